@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "cdstore",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "cdstore", targets: ["cdstore"]),
+        .library(name: "CDStore", targets: ["CDStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        /// Binary property lists and NSKeyedArchiver archives.
+        .target(name: "CDArchive", dependencies: [.target(name: "CZlib")]),
+        /// The one model type, its loaders and version hashes.
+        .target(name: "CDModel", dependencies: [
+            "CDArchive",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        /// Safe opening, metadata, entities, model cache and inspection of a store.
+        .target(name: "CDStore", dependencies: [
+            "CDArchive", "CDModel",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// Human-readable text for reports.
+        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
+        .executableTarget(name: "cdstore", dependencies: [
+            "CDModel", "CDStore", "CDRendering",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive"]),
+        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive"]),
+        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore"]),
+        .testTarget(name: "CLITests", dependencies: ["CDStore",
+            .product(name: "Crypto", package: "swift-crypto")]),
+    ]
+)

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A decoded property-list value.
+///
+/// Unlike Foundation's `PropertyListSerialization`, this keeps the `UID` values that
+/// `NSKeyedArchiver` archives are built from, and it behaves the same on Linux and macOS.
+public enum PropertyListValue: Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case boolean(Bool)
+    /// Seconds since 2001-01-01T00:00:00Z, as plists store dates.
+    case date(Double)
+    case data(Data)
+    case array([PropertyListValue])
+    /// Keys are kept in file order; property lists only ever use string keys in practice.
+    case dictionary([(key: String, value: PropertyListValue)])
+    /// A reference into an archive's `$objects` array.
+    case uid(Int)
+
+    public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return a == b
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.boolean(a), .boolean(b)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.data(a), .data(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.uid(a), .uid(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    /// The value for `key` when this is a dictionary.
+    public subscript(key: String) -> PropertyListValue? {
+        guard case .dictionary(let entries) = self else { return nil }
+        return entries.first { $0.key == key }?.value
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// Integers, booleans and whole reals as an `Int`.
+    public var intValue: Int? {
+        switch self {
+        case .integer(let i): return Int(truncatingIfNeeded: i)
+        case .boolean(let b): return b ? 1 : 0
+        case .real(let r) where r.rounded() == r && abs(r) < 9e18: return Int(r)
+        default: return nil
+        }
+    }
+
+    /// Booleans and integers as a `Bool` (archives store flags either way).
+    public var boolValue: Bool? {
+        switch self {
+        case .boolean(let b): return b
+        case .integer(let i): return i != 0
+        default: return nil
+        }
+    }
+
+    public var dataValue: Data? {
+        if case .data(let d) = self { return d }
+        return nil
+    }
+
+    public var arrayValue: [PropertyListValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    public var dictionaryEntries: [(key: String, value: PropertyListValue)]? {
+        if case .dictionary(let d) = self { return d }
+        return nil
+    }
+}
+
+/// Why a property list could not be read. Descriptions are one line, for the user.
+public struct PropertyListError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Reads binary (`bplist00`) and XML property lists.
+public enum PropertyList {
+    /// Decodes `data`, which may be a binary or an XML property list.
+    public static func decode(_ data: Data) throws -> PropertyListValue {
+        if data.starts(with: Array("bplist00".utf8)) {
+            var reader = BinaryPropertyListReader(data: data)
+            return try reader.read()
+        }
+        return try decodeWithFoundation(data)
+    }
+
+    /// XML (and OpenStep) plists carry no UIDs, so Foundation's reader is enough for them.
+    private static func decodeWithFoundation(_ data: Data) throws -> PropertyListValue {
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw PropertyListError("not a readable property list")
+        }
+        return try convert(object)
+    }
+
+    private static func convert(_ object: Any) throws -> PropertyListValue {
+        switch object {
+        case let s as String: return .string(s)
+        case let d as Data: return .data(d)
+        case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
+        case let a as [Any]: return .array(try a.map(convert))
+        case let d as [String: Any]:
+            return .dictionary(try d.keys.sorted().map { ($0, try convert(d[$0]!)) })
+        case let n as NSNumber:
+            // Booleans surface as NSNumber with the `char` type code on both platforms.
+            switch String(cString: n.objCType) {
+            case "c", "B": return .boolean(n.boolValue)
+            case "d", "f": return .real(n.doubleValue)
+            default: return .integer(n.int64Value)
+            }
+        default:
+            throw PropertyListError("unsupported value in property list: \(type(of: object))")
+        }
+    }
+}
