@@ -1,0 +1,31 @@
+import CDArchive
+import CDModel
+import Foundation
+import GRDB
+
+/// The model a store was last written with, from `Z_MODELCACHE` (store-format.md §6).
+public struct ModelCache: Sendable {
+    public let compressedSize: Int
+    public let inflatedSize: Int
+    public let model: ManagedObjectModel
+
+    /// Reads and decodes the cache. Returns `nil` when the store has no `Z_MODELCACHE` table or
+    /// no row (stores written before framework 754).
+    public static func read(_ db: Database, path: String) throws -> ModelCache? {
+        guard try db.tableExists("Z_MODELCACHE"),
+              let blob = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        else { return nil }
+        let inflated: Data
+        do {
+            inflated = try RawInflate.inflate(blob)
+        } catch {
+            throw StoreError("\(path): the model cache (Z_MODELCACHE) is corrupt: \(error)")
+        }
+        do {
+            let model = try ArchivedModelReader.model(fromArchive: inflated)
+            return ModelCache(compressedSize: blob.count, inflatedSize: inflated.count, model: model)
+        } catch {
+            throw StoreError("\(path): the model cache (Z_MODELCACHE) is corrupt: \(error)")
+        }
+    }
+}

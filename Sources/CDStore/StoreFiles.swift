@@ -1,0 +1,42 @@
+import Foundation
+
+/// The files that make up one store on disk (reference/store-format.md §2).
+public struct StoreFiles: Sendable {
+    /// The main database file, as the user named it (made absolute).
+    public let main: URL
+
+    public init(path: String) {
+        main = URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    public var wal: URL { sidecar("-wal") }
+    public var shm: URL { sidecar("-shm") }
+    public var journal: URL { sidecar("-journal") }
+
+    /// `.<name without extension>_SUPPORT/` beside the store.
+    public var supportFolder: URL {
+        let base = main.deletingPathExtension().lastPathComponent
+        return main.deletingLastPathComponent().appendingPathComponent(".\(base)_SUPPORT", isDirectory: true)
+    }
+
+    /// Externally stored attribute values live here (§9).
+    public var externalDataFolder: URL {
+        supportFolder.appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
+    }
+
+    private func sidecar(_ suffix: String) -> URL {
+        main.deletingLastPathComponent().appendingPathComponent(main.lastPathComponent + suffix)
+    }
+
+    /// The main file and the sidecars that exist, each with its role.
+    public var existingFiles: [(role: String, url: URL)] {
+        [("main", main), ("wal", wal), ("shm", shm), ("journal", journal)]
+            .filter { FileManager.default.fileExists(atPath: $0.1.path) }
+    }
+
+    /// Size in bytes, or `nil` when the file does not exist.
+    public static func size(of url: URL) -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import CDRendering
+import CDStore
+
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show a store's files, SQLite settings, metadata, model cache, entities and warnings.")
+
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    var store: String
+
+    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
+    var json = false
+
+    @Flag(name: .customLong("no-counts"), help: "Do not count rows (no table is read).")
+    var noCounts = false
+
+    func run() throws {
+        let inspection = try StoreInspector.inspect(path: store, counts: !noCounts)
+        Output.print(json ? try Output.json(inspection) : InspectionText.render(inspection))
+    }
+}
