@@ -34,13 +34,16 @@ let package = Package(
             "CDModel", "CDStore", "CDRendering",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive"]),
-        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive"]),
-        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore"]),
-        .testTarget(name: "CLITests", dependencies: ["CDStore",
-            .product(name: "Crypto", package: "swift-crypto")]),
+        /// Shared by the test targets: the corpus, private copies, checksums, golden files.
+        .target(name: "CDTestSupport", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "Tests/CDTestSupport"),
+        .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
+        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDTestSupport"]),
+        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

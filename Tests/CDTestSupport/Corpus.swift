@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+
+/// The real Core Data files in `../shared/corpus`, and safe ways to use them in tests.
+public enum Corpus {
+    /// The repository root, found from this file's location.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `shared/corpus` beside the repository (as CI and developers have it).
+    public static let root: URL = repositoryRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/corpus", isDirectory: true)
+
+    public static func url(_ relativePath: String) -> URL {
+        root.appendingPathComponent(relativePath)
+    }
+
+    /// Every SQLite store in the corpus (main files only), found by walking the whole tree and
+    /// reading each file's header: no hand-picked list. Paths are relative to ``root``.
+    public static let stores: [String] = {
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return []
+        }
+        var result: [String] = []
+        let magic = Data("SQLite format 3\u{0}".utf8)
+        for case let url as URL in walker {
+            let name = url.lastPathComponent
+            guard !name.hasSuffix("-wal"), !name.hasSuffix("-shm"), !name.hasSuffix("-journal"),
+                  (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+                  let handle = try? FileHandle(forReadingFrom: url) else { continue }
+            let head = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if head == magic {
+                result.append(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
+            }
+        }
+        return result.sorted()
+    }()
+
+    /// Every file of the corpus whose name ends in `suffix`, relative to ``root``.
+    public static func files(endingWith suffix: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(suffix) }.sorted()
+    }
+
+    /// Copies a corpus store with its sidecars (`-wal`, `-shm`, `-journal`, `_SUPPORT`) into a
+    /// fresh temporary directory, so tests never touch the corpus. Returns the copy's main file.
+    public static func copyStore(_ relativePath: String) throws -> URL {
+        let source = url(relativePath)
+        let directory = try TemporaryDirectory.make()
+        let target = directory.appendingPathComponent(source.lastPathComponent)
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = URL(fileURLWithPath: source.path + suffix)
+            if FileManager.default.fileExists(atPath: file.path) {
+                try FileManager.default.copyItem(at: file, to: URL(fileURLWithPath: target.path + suffix))
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path + suffix)
+            }
+        }
+        return target
+    }
+}
+
+/// Temporary directories for tests, under the system temporary directory.
+public enum TemporaryDirectory {
+    public static func make() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cdstore-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// SHA-256 checksums of files, to prove that reading a store changed nothing.
+public enum Checksums {
+    /// Hex SHA-256 of every regular file in `directory` (recursively), by relative path.
+    public static func of(directory: URL) throws -> [String: String] {
+        var result: [String: String] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return result }
+        for case let relative as String in walker {
+            let url = directory.appendingPathComponent(relative)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let digest = SHA256.hash(data: try Data(contentsOf: url))
+            result[relative] = digest.map { String(format: "%02x", $0) }.joined()
+        }
+        return result
+    }
+}
+
+/// Golden files under `Tests/Fixtures`. Set `CDSTORE_UPDATE_GOLDEN=1` to rewrite them from the
+/// current output (then review the diff before committing).
+public enum Golden {
+    public static let fixtures = Corpus.repositoryRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true)
+
+    /// The expected text, or `nil` when the file does not exist yet. Rewrites it in update mode.
+    public static func expected(_ name: String, actual: String) throws -> String? {
+        let url = fixtures.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["CDSTORE_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return try? String(contentsOf: url, encoding: .utf8)
+    }
+}
