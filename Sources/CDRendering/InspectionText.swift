@@ -150,6 +150,9 @@ public enum InspectionText {
         } else {
             lines.append("  external storage: none")
         }
+        if !extras.rtreeIndexTables.isEmpty {
+            lines.append("  R-tree index tables: " + extras.rtreeIndexTables.joined(separator: ", "))
+        }
         if !extras.otherTables.isEmpty {
             lines.append("  other tables: " + extras.otherTables.joined(separator: ", "))
         }

@@ -212,13 +212,14 @@ public enum StoreInspector {
         }
         let entityTables = Set(registry.entities.map { registry.tableName(for: $0) })
         let bookkeeping: Set<String> = ["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
+        let rtree = tables.filter { $0.hasPrefix("Z_RT_") }.sorted()
         let others = tables.filter { table in
             !entityTables.contains(table) && !bookkeeping.contains(table) && !table.hasPrefix("ANSCK")
-                && !table.hasPrefix("sqlite_") && !isJoinTableName(table)
+                && !table.hasPrefix("sqlite_") && !table.hasPrefix("Z_RT_") && !isJoinTableName(table)
         }.sorted()
         return StoreInspection.Extras(history: history, cloudKitTables: cloudKit,
                                       externalData: try externalData(db, files: files, registry: registry, model: model, tables: tables, counts: counts),
-                                      otherTables: others)
+                                      rtreeIndexTables: rtree, otherTables: others)
     }
 
     /// Many-to-many join tables are named `Z_<n><NAME>` (§7.6).
