@@ -83,6 +83,12 @@ public struct StoreInspection: Sendable, Codable {
         public var entity: String
         @NullEncoded public var metadataHash: String?
         @NullEncoded public var cacheHash: String?
+
+        public init(entity: String, metadataHash: String?, cacheHash: String?) {
+            self.entity = entity
+            self.metadataHash = metadataHash
+            self.cacheHash = cacheHash
+        }
     }
 
     public struct EntityInfo: Sendable, Codable {
