@@ -52,9 +52,9 @@ public enum ModelText {
             if a.preservesValueInHistoryOnDeletion { flags.append("preserved after deletion") }
             return "\(a.name): \(a.type)" + (flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")
         case .relationship(let r):
-            let arrow = r.isToMany ? (r.isOrdered ? "->> (ordered)" : "->>") : "->"
-            var text = "\(r.name) \(arrow) \(r.destinationEntity)"
+            var text = "\(r.name) \(r.isToMany ? "->>" : "->") \(r.destinationEntity)"
             if let inverse = r.inverseName { text += " (inverse \(inverse))" }
+            if r.isOrdered { flags.append("ordered") }
             flags.append("delete rule \(r.deleteRule)")
             return text + " [" + flags.joined(separator: ", ") + "]"
         case .fetched(let f):
