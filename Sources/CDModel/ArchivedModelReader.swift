@@ -206,7 +206,13 @@ public enum ArchivedModelReader {
             let property = element.string("NSPropertyName")
                 ?? element.object("NSIndexedProperty")?.string("NSPropertyName") ?? ""
             let kind = element.int("NSFetchIndexElementType") == 1 ? "RTree" : "Binary"
-            return FetchIndexElement(property: property, ascending: element.bool("NSAscending") ?? true, type: kind)
+            // An expression element indexes an `NSExpressionDescription` (e.g. `SELF`, which the
+            // SQL store turns into Z_PK), not a property of the entity.
+            let indexed = element.object("NSIndexedProperty")
+            let expression = indexed?.className == "NSExpressionDescription"
+                ? ArchivedPredicateFormatter.expression(indexed?.object("NSExpression")) : nil
+            return FetchIndexElement(property: property, ascending: element.bool("NSAscending") ?? true,
+                                     type: kind, expression: expression)
         }
         return FetchIndex(name: object.string("NSIndexName") ?? "", elements: elements,
                           partialIndexPredicate: ArchivedPredicateFormatter.predicate(object.object("NSPartialIndexPredicate")))

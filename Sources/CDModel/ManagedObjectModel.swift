@@ -348,14 +348,20 @@ public struct FetchIndex: Sendable, Codable, Equatable {
 
 /// One element of a fetch index: a property (or expression) and its order.
 public struct FetchIndexElement: Sendable, Codable, Equatable {
+    /// The indexed property's name; for an expression element, the placeholder name Core Data
+    /// gives it (`expression1`, `expression2`, …).
     public var property: String
     public var ascending: Bool
     /// `Binary` or `RTree`.
     public var type: String
-    public init(property: String, ascending: Bool = true, type: String = "Binary") {
+    /// The indexed expression (`SELF`, `entity`) when the element indexes an expression rather
+    /// than a property; `nil` for a property element.
+    public var expression: String?
+    public init(property: String, ascending: Bool = true, type: String = "Binary", expression: String? = nil) {
         self.property = property
         self.ascending = ascending
         self.type = type
+        self.expression = expression
     }
 }
 
