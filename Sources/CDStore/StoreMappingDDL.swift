@@ -1,0 +1,85 @@
+import Foundation
+
+/// SQL identifiers as the mapping writes them.
+enum SQLIdentifier {
+    /// Letters, digits and underscores, not starting with a digit: every name Core Data derives
+    /// from a valid model. Such names are written bare, as Core Data does.
+    static func isPlain(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !CharacterSet.decimalDigits.contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+    }
+
+    /// Bare when plain (Core Data's style), otherwise double-quoted.
+    static func render(_ name: String) -> String {
+        isPlain(name) ? name : quoted(name)
+    }
+
+    /// Always double-quoted, for statements cdstore runs itself.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension MappedTable {
+    /// The CREATE TABLE statement in Core Data's text, as `sqlite_master.sql` keeps it (no
+    /// trailing semicolon): `CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, … )`.
+    ///
+    /// Entity, join and history tables put a space inside the parentheses; the bookkeeping
+    /// tables of §3 do not.
+    public var createStatement: String {
+        let name = SQLIdentifier.render(self.name)
+        let definitions = columns.map { column -> String in
+            var text = SQLIdentifier.render(column.name) + " " + column.type
+            if primaryKey == [column.name] && kind != .manyToMany { text += " PRIMARY KEY" }
+            if column.unique { text += " UNIQUE" }
+            return text
+        }
+        switch kind {
+        case .bookkeeping:
+            return "CREATE TABLE \(name) (\(definitions.joined(separator: ", ")))"
+        case .manyToMany:
+            let key = "PRIMARY KEY (" + primaryKey.map(SQLIdentifier.render).joined(separator: ", ") + ")"
+            return "CREATE TABLE \(name) ( \((definitions + [key]).joined(separator: ", ")) )"
+        case .entity, .history:
+            return "CREATE TABLE \(name) ( \(definitions.joined(separator: ", ")) )"
+        }
+    }
+}
+
+extension MappedIndex {
+    /// The CREATE INDEX statement in Core Data's text: plain for key indexes
+    /// (`ON ZPAGE (ZBOOK)`), `COLLATE BINARY ASC|DESC` per column for fetch indexes and
+    /// uniqueness constraints, then ` WHERE …` for a partial index.
+    public var createStatement: String {
+        let elements = columns.enumerated().map { offset, column -> String in
+            let name = SQLIdentifier.render(column)
+            guard let order, offset < order.count else { return name }
+            return "\(name) COLLATE BINARY \(order[offset])"
+        }
+        var text = "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLIdentifier.render(name)) ON \(SQLIdentifier.render(table)) ("
+            + elements.joined(separator: ", ") + ")"
+        if let whereClause { text += " WHERE " + whereClause }
+        return text
+    }
+}
+
+extension StoreMapping {
+    /// Every CREATE statement in the order Core Data runs them: model tables (each entity table
+    /// followed by its join tables), their indexes, the bookkeeping tables, then the history
+    /// tables and their indexes; the order `sqlite_master` lists them in for a fresh store.
+    public var createStatements: [String] {
+        let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
+        let bookkeeping = tables.filter { $0.kind == .bookkeeping }
+        let history = tables.filter { $0.kind == .history }
+        return model.map(\.createStatement)
+            + model.flatMap(\.indexes).map(\.createStatement)
+            + bookkeeping.map(\.createStatement)
+            + history.map(\.createStatement)
+            + history.flatMap(\.indexes).map(\.createStatement)
+    }
+
+    /// ``createStatements`` as a script, one statement per line, each ending in `;`.
+    public var createScript: String {
+        createStatements.map { $0 + ";\n" }.joined()
+    }
+}

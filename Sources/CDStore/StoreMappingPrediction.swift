@@ -1,0 +1,621 @@
+import CDModel
+import Foundation
+
+/// Settings that are not part of the model but change the tables.
+public struct MappingOptions: Sendable, Equatable {
+    /// The persistent-history tables to include (§11). When `nil`, the history entities in the
+    /// registry's `Z_PRIMARYKEY` decide; without a registry, there are none.
+    public var history: HistoryLayout?
+    /// Whether to include `Z_MODELCACHE` (absent from stores written before framework 754, §3).
+    public var includesModelCache: Bool
+    /// How uniqueness constraints are written; see ``UniquenessStyle``.
+    public var uniqueness: UniquenessStyle
+
+    public init(history: HistoryLayout? = nil, includesModelCache: Bool = true, uniqueness: UniquenessStyle = .index) {
+        self.history = history
+        self.includesModelCache = includesModelCache
+        self.uniqueness = uniqueness
+    }
+}
+
+/// How Core Data writes a uniqueness constraint.
+///
+/// Framework 851 (macOS 10.13 knowledgeC) declares a one-property constraint on the column:
+/// `ZMETADATAHASH VARCHAR UNIQUE`. Framework 866 (10.14) and later create
+/// `Z_<Entity>_UNIQUE_<p>` indexes instead. Where between the two the switch happened, and how
+/// the old style writes a constraint of several properties, is **uncertain**; such constraints
+/// stay indexes.
+public enum UniquenessStyle: String, Sendable, Codable {
+    case index
+    case columnConstraint
+
+    /// The style of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
+    public init(frameworkVersion: Int) {
+        self = frameworkVersion < 866 ? .columnConstraint : .index
+    }
+}
+
+extension StoreMapping {
+    /// The mapping Core Data would create for `model`, by the rules of store-format.md §7.
+    ///
+    /// `Z_ENT` numbers come from `registry` (`Z_PRIMARYKEY`) when given; otherwise from
+    /// ``computedEntityNumbers(for:)``. No store is consulted, so uncertain rules are applied as
+    /// observed; use ``resolve(model:registry:schema:options:)`` to check them.
+    public static func predict(model: ManagedObjectModel, registry: EntityRegistry? = nil,
+                               options: MappingOptions = MappingOptions()) -> StoreMapping {
+        var builder = MappingBuilder(model: model, registry: registry)
+        return builder.build(options: options)
+    }
+
+    /// `Z_ENT` numbers by the order observed in real stores (§4): root entities in name order,
+    /// each followed depth-first by its sub-tree, siblings in name order.
+    ///
+    /// The name order is case-insensitive (netusage numbers `NetworkAttachment` 12 before
+    /// `NWActivityFragment` 13), with byte order breaking ties. The exact collation is
+    /// **uncertain** (§14 item 4): prefer `Z_PRIMARYKEY` whenever a store is at hand.
+    public static func computedEntityNumbers(for model: ManagedObjectModel) -> [String: Int] {
+        let names = Set(model.entities.map(\.name))
+        func byName(_ a: String, _ b: String) -> Bool {
+            let (la, lb) = (a.lowercased(), b.lowercased())
+            return la != lb ? la < lb : a < b
+        }
+        var numbers: [String: Int] = [:]
+        func visit(_ name: String) {
+            guard numbers[name] == nil else { return }
+            numbers[name] = numbers.count + 1
+            for child in model.subentities(of: name).map(\.name).sorted(by: byName) { visit(child) }
+        }
+        let roots = model.entities.filter { entity in entity.parentName.map { !names.contains($0) } ?? true }
+        for root in roots.map(\.name).sorted(by: byName) { visit(root) }
+        return numbers
+    }
+}
+
+/// Which persistent-history tables a store has (§11).
+public enum HistoryLayout: String, Sendable, Codable {
+    /// macOS 10.13 (framework 851): `ACHANGE` and `ATRANSACTION` without the `…TS` columns.
+    case legacy
+    /// Framework 1044 and later: adds `ATRANSACTIONSTRING` and the interned-string keys.
+    case current
+}
+
+/// Column groups in the order Core Data writes them (§7.3), each with its declared type.
+///
+/// Observed on every corpus store: integers (with booleans and keys), then doubles, floats and
+/// dates sorted together, then decimals, strings, URIs, UUIDs, transformables, binary data.
+enum ColumnGroup: Int, Comparable {
+    case integer, real, decimal, string, uri, uuid, transformable, binary
+
+    static func < (lhs: ColumnGroup, rhs: ColumnGroup) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `nil` for types that have no column: undefined, object ID, composite (§7.5).
+    init?(_ type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: self = .integer
+        case .double, .float, .date: self = .real
+        case .decimal: self = .decimal
+        case .string: self = .string
+        case .uri: self = .uri
+        case .uuid: self = .uuid
+        case .transformable: self = .transformable
+        case .binary: self = .binary
+        default: return nil
+        }
+    }
+
+    static func sqlType(_ type: AttributeType) -> String {
+        switch type {
+        case .double, .float: return "FLOAT"
+        case .date: return "TIMESTAMP"
+        case .decimal: return "DECIMAL"
+        case .string, .uri: return "VARCHAR"
+        case .uuid, .transformable, .binary: return "BLOB"
+        default: return "INTEGER"
+        }
+    }
+}
+
+/// Where a column sorts: group, then declaring entity, then attributes before relationships,
+/// then name; a relationship's companion and order columns follow its key.
+private struct ColumnSortKey: Comparable {
+    var group: ColumnGroup
+    /// `Z_ENT` of the declaring entity; `Int.max - 1` places hidden to-many keys and `Int.max`
+    /// places `Z_FOK_` columns after every entity's integers (both observed in Photos).
+    var entity: Int
+    var kind: Int
+    var name: String
+    var part: Int
+
+    static func < (lhs: ColumnSortKey, rhs: ColumnSortKey) -> Bool {
+        (lhs.group, lhs.entity, lhs.kind, lhs.name, lhs.part) < (rhs.group, rhs.entity, rhs.kind, rhs.name, rhs.part)
+    }
+}
+
+/// Builds a ``StoreMapping`` from a model, one hierarchy table at a time.
+struct MappingBuilder {
+    let model: ManagedObjectModel
+    let registry: EntityRegistry?
+    private var numbers: [String: Int] = [:]
+    private var notes: [MappingResolution] = []
+    /// Entity name → the table its hierarchy lives in.
+    private var tableOf: [String: String] = [:]
+    /// Per table: the upper-cased column names taken so far (§7.2 collisions are per table).
+    private var takenNames: [String: Set<String>] = [:]
+    private var pending: [String: [(ColumnSortKey, MappedColumn)]] = [:]
+
+    init(model: ManagedObjectModel, registry: EntityRegistry?) {
+        self.model = model
+        self.registry = registry
+    }
+
+    mutating func build(options: MappingOptions) -> StoreMapping {
+        assignNumbers()
+        let ordered = model.entities.sorted { number($0.name) < number($1.name) }
+        let roots = ordered.filter { isRoot($0) }
+        for root in roots {
+            let table = "Z" + root.name.uppercased()
+            takenNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
+            pending[table] = []
+            for member in hierarchy(of: root.name) { tableOf[member] = table }
+        }
+        for entity in ordered { addColumns(of: entity) }
+        for entity in ordered { addHiddenToManyKeys(of: entity) }
+        let joins = joinTables(ordered: ordered)
+
+        var tables: [MappedTable] = []
+        for root in roots {
+            let name = "Z" + root.name.uppercased()
+            let members = hierarchy(of: root.name)
+            var columns = [
+                MappedColumn(name: "Z_PK", type: "INTEGER", role: .primaryKey),
+                MappedColumn(name: "Z_ENT", type: "INTEGER", role: .entityType),
+                MappedColumn(name: "Z_OPT", type: "INTEGER", role: .optimisticLock),
+            ]
+            columns += (pending[name] ?? []).sorted { $0.0 < $1.0 }.map(\.1)
+            var table = MappedTable(name: name, kind: .entity, entities: members, columns: columns, primaryKey: ["Z_PK"])
+            if options.uniqueness == .columnConstraint { markUniqueColumns(of: &table, members: members) }
+            table.indexes = indexes(of: table, members: members, uniqueness: options.uniqueness)
+            tables.append(table)
+            tables += joins.filter { join in members.contains(join.owner) }.map(\.table)
+        }
+        tables += bookkeepingTables(includesModelCache: options.includesModelCache)
+        tables += historyTables(options: options)
+
+        let entities = ordered.map {
+            MappedEntity(name: $0.name, number: number($0.name), parent: $0.parentName, table: tableOf[$0.name] ?? "")
+        }
+        return StoreMapping(entities: entities, tables: tables, resolutions: notes)
+    }
+
+    // MARK: Entities
+
+    private func number(_ entity: String) -> Int { numbers[entity] ?? 0 }
+
+    private func isRoot(_ entity: EntityDescription) -> Bool {
+        entity.parentName.map { model.entity(named: $0) == nil } ?? true
+    }
+
+    /// `name` and its descendants in `Z_ENT` order.
+    private func hierarchy(of name: String) -> [String] {
+        var result: [String] = []
+        var pendingNames = [name]
+        while let next = pendingNames.popLast() {
+            guard !result.contains(next) else { continue }
+            result.append(next)
+            pendingNames += model.subentities(of: next).map(\.name)
+        }
+        return result.sorted { number($0) < number($1) }
+    }
+
+    private func hasSubentities(_ name: String) -> Bool {
+        !model.subentities(of: name).isEmpty
+    }
+
+    /// Numbers from `Z_PRIMARYKEY` by name, then by renaming identifier (a renamed entity can
+    /// keep its old name there: CoreDataPlus `LuxuryCar` is row 3 `ExpensiveSportCar`).
+    private mutating func assignNumbers() {
+        let computed = StoreMapping.computedEntityNumbers(for: model)
+        guard let registry else {
+            numbers = computed
+            notes.append(MappingResolution(rule: .entityNumbering, held: nil,
+                detail: "Z_ENT numbers computed from the model (roots, then sub-trees, by case-insensitive name); the collation is uncertain"))
+            return
+        }
+        var missing: [String] = []
+        for entity in model.entities {
+            if let row = registry.entity(named: entity.name) {
+                numbers[entity.name] = row.ent
+            } else if let old = entity.renamingIdentifier, let row = registry.entity(named: old) {
+                numbers[entity.name] = row.ent
+                notes.append(MappingResolution(rule: .renamedEntity, held: true,
+                    detail: "\(entity.name) is Z_PRIMARYKEY row \(row.ent) under its renaming identifier \(old)"))
+            } else {
+                missing.append(entity.name)
+            }
+        }
+        let taken = Set(numbers.values)
+        var next = (registry.entities.map(\.ent).filter { $0 < 16000 }.max() ?? 0) + 1
+        for name in missing {
+            while taken.contains(next) { next += 1 }
+            numbers[name] = next
+            next += 1
+            notes.append(MappingResolution(rule: .entityNumbering, held: false,
+                detail: "\(name) has no Z_PRIMARYKEY row; numbered \(numbers[name] ?? 0)"))
+        }
+        let agrees = model.entities.allSatisfy { computed[$0.name] == numbers[$0.name] }
+        notes.append(MappingResolution(rule: .entityNumbering, held: agrees,
+            detail: agrees ? "Z_PRIMARYKEY numbers equal the computed order"
+                           : "Z_PRIMARYKEY numbers differ from the computed order; Z_PRIMARYKEY wins"))
+    }
+
+    // MARK: Columns
+
+    /// `base`, or `base1`, `base2`, … when the table already has that name (§7.2).
+    private mutating func uniqueName(_ base: String, in table: String) -> String {
+        var taken = takenNames[table] ?? []
+        var candidate = base
+        var suffix = 1
+        while taken.contains(candidate.uppercased()) {
+            candidate = base + String(suffix)
+            suffix += 1
+        }
+        taken.insert(candidate.uppercased())
+        takenNames[table] = taken
+        return candidate
+    }
+
+    private mutating func add(_ column: MappedColumn, key: ColumnSortKey, to table: String) {
+        pending[table, default: []].append((key, column))
+    }
+
+    /// Attributes and to-one relationships, the entity's own properties in name order: the order
+    /// in which colliding names are numbered (NoteStore `ZACCOUNT` … `ZACCOUNT5` by `Z_ENT`).
+    private mutating func addColumns(of entity: EntityDescription) {
+        guard let table = tableOf[entity.name] else { return }
+        let ent = number(entity.name)
+        for property in entity.properties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
+            switch property {
+            case .attribute(let attribute):
+                guard let group = ColumnGroup(attribute.type) else {
+                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table,
+                        detail: "\(entity.name).\(attribute.name) (\(attribute.type)) has no column"))
+                    continue
+                }
+                let name = uniqueName("Z" + attribute.name.uppercased(), in: table)
+                let column = MappedColumn(name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
+                                          entity: entity.name, property: attribute.name,
+                                          renamedFrom: attribute.common.renamingIdentifier)
+                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, name: attribute.name, part: 0), to: table)
+            case .relationship(let relationship) where !relationship.isToMany:
+                addToOne(relationship, of: entity, table: table)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// The key, the `Z<n>_` companion when the destination has sub-entities, and `Z_FOK_` when
+    /// the inverse is an ordered to-many (§7.6).
+    private mutating func addToOne(_ relationship: RelationshipDescription, of entity: EntityDescription, table: String) {
+        let ent = number(entity.name)
+        let key = uniqueName("Z" + relationship.name.uppercased(), in: table)
+        let stem = String(key.dropFirst())
+        let destination = relationship.destinationEntity
+        func sortKey(_ part: Int) -> ColumnSortKey {
+            ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name, part: part)
+        }
+        add(MappedColumn(name: key, type: "INTEGER", role: .toOneKey, entity: entity.name, property: relationship.name,
+                         destination: destination, renamedFrom: relationship.common.renamingIdentifier),
+            key: sortKey(0), to: table)
+        if hasSubentities(destination) {
+            let companion = uniqueName("Z\(number(destination))_" + stem, in: table)
+            add(MappedColumn(name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
+                             property: relationship.name, destination: destination),
+                key: sortKey(1), to: table)
+        }
+        if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
+            let order = uniqueName("Z_FOK_" + stem, in: table)
+            add(MappedColumn(name: order, type: "INTEGER", role: .toOneOrder, entity: entity.name,
+                             property: relationship.name, destination: destination),
+                key: ColumnSortKey(group: .integer, entity: Int.max, kind: ent, name: relationship.name, part: 0),
+                to: table)
+        }
+    }
+
+    /// A to-many without inverse keeps its key in the destination table, named
+    /// `Z<sourceZ_ENT><REL>` (§7.6; Photos `ZASSETCONTRIBUTOR.Z3LIBRARYSCOPEASSETCONTRIBUTORS`).
+    private mutating func addHiddenToManyKeys(of entity: EntityDescription) {
+        let ent = number(entity.name)
+        for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
+        where relationship.isToMany && !relationship.common.isTransient && relationship.inverseName == nil {
+            guard let table = tableOf[relationship.destinationEntity] else { continue }
+            let name = uniqueName("Z\(ent)" + relationship.name.uppercased(), in: table)
+            add(MappedColumn(name: name, type: "INTEGER", role: .toManyKeyWithoutInverse, entity: entity.name,
+                             property: relationship.name, destination: entity.name),
+                key: ColumnSortKey(group: .integer, entity: Int.max - 1, kind: ent, name: relationship.name, part: 0),
+                to: table)
+        }
+    }
+
+    /// The entity in `entity`'s lineage that declares `property` itself.
+    private func declaringEntity(of property: String, from entity: String) -> String {
+        model.lineage(of: entity).first { $0.properties.contains { $0.name == property } }?.name ?? entity
+    }
+
+    private func isToMany(_ property: String, of entity: String) -> Bool {
+        model.allProperties(of: entity).contains {
+            if case .relationship(let relationship) = $0 { return relationship.name == property && relationship.isToMany }
+            return false
+        }
+    }
+
+    func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        guard let name = relationship.inverseName else { return nil }
+        let owner = relationship.inverseEntity ?? relationship.destinationEntity
+        for property in model.allProperties(of: owner) {
+            if case .relationship(let inverse) = property, inverse.name == name { return inverse }
+        }
+        return nil
+    }
+
+    // MARK: Many-to-many
+
+    private struct JoinTable {
+        var owner: String
+        var table: MappedTable
+    }
+
+    /// One join table per many-to-many pair (§7.6).
+    ///
+    /// Each to-many of a pair gets a name unique among the many-to-many relationships with the
+    /// same destination entity, numbered in `Z_ENT` order (Photos `Z_3REPRESENTATIVEASSETS1`
+    /// for `Suggestion.representativeAssets` after `Memory.representativeAssets`). The table is
+    /// named after the relationship of the entity with the lower `Z_ENT`; for a reflexive pair
+    /// in one entity, after the name that sorts first. Both are **uncertain**: migrations keep
+    /// historical choices, which ``StoreMapping/resolve(model:registry:schema:options:)`` adopts.
+    private mutating func joinTables(ordered: [EntityDescription]) -> [JoinTable] {
+        var stems: [String: String] = [:]
+        var takenPerDestination: [String: Set<String>] = [:]
+        var pairs: [(EntityDescription, RelationshipDescription, RelationshipDescription)] = []
+        for entity in ordered {
+            for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
+            where relationship.isToMany && !relationship.common.isTransient {
+                guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
+                var taken = takenPerDestination[relationship.destinationEntity] ?? []
+                var stem = relationship.name.uppercased()
+                var suffix = 1
+                while taken.contains(stem) {
+                    stem = relationship.name.uppercased() + String(suffix)
+                    suffix += 1
+                }
+                taken.insert(stem)
+                takenPerDestination[relationship.destinationEntity] = taken
+                stems[entity.name + "." + relationship.name] = stem
+                pairs.append((entity, relationship, inverse))
+            }
+        }
+        var result: [JoinTable] = []
+        var done: Set<String> = []
+        for (entity, relationship, inverse) in pairs {
+            let inverseOwner = declaringEntity(of: inverse.name, from: relationship.inverseEntity ?? relationship.destinationEntity)
+            let mine = entity.name + "." + relationship.name
+            let theirs = inverseOwner + "." + inverse.name
+            guard !done.contains(mine), !done.contains(theirs) else { continue }
+            done.formUnion([mine, theirs])
+            let selfInverse = mine == theirs
+            let mineNames = selfInverse || number(entity.name) < number(inverseOwner)
+                || (number(entity.name) == number(inverseOwner) && relationship.name < inverse.name)
+            let mySide = JoinSide(entity: entity.name, relationship: relationship, stem: stems[mine] ?? "")
+            let theirSide = JoinSide(entity: inverseOwner, relationship: inverse, stem: stems[theirs] ?? "")
+            let (named, other) = mineNames ? (mySide, theirSide) : (theirSide, mySide)
+            result.append(JoinTable(owner: named.entity, table: makeJoinTable(named: named, other: other, selfInverse: selfInverse)))
+        }
+        return result.sorted { $0.owner == $1.owner ? $0.table.name < $1.table.name : number($0.owner) < number($1.owner) }
+    }
+
+    /// One side of a many-to-many: the declaring entity, the relationship and its column stem.
+    private struct JoinSide {
+        var entity: String
+        var relationship: RelationshipDescription
+        var stem: String
+    }
+
+    /// `Z_<n><REL>`, named by `named` (declared by entity n), with `Z_<n><INVERSE>` (keys of n,
+    /// named after the other side) and `Z_<m><REL>` (keys of REL's destination m). A
+    /// self-inverse relationship pairs its column with `REFLEXIVE`.
+    private func makeJoinTable(named: JoinSide, other: JoinSide, selfInverse: Bool) -> MappedTable {
+        func key(_ side: JoinSide) -> MappedColumn {
+            MappedColumn(name: "Z_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                         role: .joinKey, entity: side.entity, property: side.relationship.name,
+                         destination: side.relationship.destinationEntity)
+        }
+        func order(_ side: JoinSide) -> MappedColumn {
+            MappedColumn(name: "Z_FOK_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                         role: .joinOrder, entity: side.entity, property: side.relationship.name,
+                         destination: side.relationship.destinationEntity)
+        }
+        var columns: [MappedColumn]
+        if selfInverse {
+            columns = [key(named), MappedColumn(name: "REFLEXIVE", type: "INTEGER", role: .joinKey, destination: named.entity)]
+        } else {
+            columns = [key(other), key(named)]
+            if other.relationship.isOrdered { columns.append(order(other)) }
+        }
+        if named.relationship.isOrdered { columns.append(order(named)) }
+        let name = "Z_\(number(named.entity))" + named.stem
+        var table = MappedTable(name: name, kind: .manyToMany, columns: columns,
+                                primaryKey: [columns[0].name, columns[1].name])
+        table.indexes = [Self.joinIndex(table: name, first: columns[0].name, second: columns[1].name)]
+        return table
+    }
+
+    static func joinIndex(table: String, first: String, second: String) -> MappedIndex {
+        MappedIndex(name: "\(table)_\(second)_INDEX", table: table, kind: .manyToMany, columns: [second, first])
+    }
+
+    // MARK: Indexes
+
+    /// The column-constraint style: one-property constraints become `UNIQUE` columns.
+    private func markUniqueColumns(of table: inout MappedTable, members: [String]) {
+        for member in members {
+            for constraint in model.entity(named: member)?.uniquenessConstraints ?? [] where constraint.count == 1 {
+                guard let column = column(ofProperty: constraint[0], entity: member, in: table),
+                      let position = table.columns.firstIndex(of: column) else { continue }
+                table.columns[position].unique = true
+            }
+        }
+    }
+
+    /// Key indexes in column order, the `Z_ENT` index, then per entity its fetch indexes and
+    /// uniqueness constraints: the order Core Data creates them in (§7.7).
+    private mutating func indexes(of table: MappedTable, members: [String], uniqueness: UniquenessStyle) -> [MappedIndex] {
+        var result: [MappedIndex] = []
+        for column in table.columns where column.role == .toOneKey || column.role == .toManyKeyWithoutInverse {
+            result.append(MappedIndex(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                                      kind: .foreignKey, columns: [column.name]))
+        }
+        if members.count > 1 {
+            result.append(MappedIndex(name: "\(table.name)_Z_ENT_INDEX", table: table.name, kind: .entityType, columns: ["Z_ENT"]))
+        }
+        for member in members {
+            guard let entity = model.entity(named: member) else { continue }
+            if entity.fetchIndexes.isEmpty {
+                result += indexedAttributes(of: entity, table: table)
+            }
+            for fetchIndex in entity.fetchIndexes {
+                if let index = self.fetchIndex(fetchIndex, of: entity, table: table) { result.append(index) }
+            }
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                if uniqueness == .columnConstraint && constraint.count == 1 { continue }
+                let columns = constraint.compactMap { column(ofProperty: $0, entity: member, in: table)?.name }
+                guard columns.count == constraint.count else {
+                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
+                        detail: "uniqueness constraint \(member) \(constraint) names a property without a column"))
+                    continue
+                }
+                result.append(MappedIndex(name: "Z_\(member)_UNIQUE_" + constraint.joined(separator: "_"),
+                                          table: table.name, kind: .uniqueness, unique: true, columns: columns,
+                                          order: columns.map { _ in "ASC" }, entity: member))
+            }
+        }
+        return result
+    }
+
+    /// Legacy "indexed" attributes of a model that has no fetch indexes. Models compiled by
+    /// current Xcode turn these flags into fetch indexes, which take their place.
+    private func indexedAttributes(of entity: EntityDescription, table: MappedTable) -> [MappedIndex] {
+        entity.attributes.filter { $0.common.isIndexed && !$0.common.isTransient }.compactMap { attribute in
+            guard let column = column(ofProperty: attribute.name, entity: entity.name, in: table) else { return nil }
+            return MappedIndex(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                               kind: .indexedAttribute, columns: [column.name])
+        }
+    }
+
+    /// `Z_<Entity>_<name>`, each element `COLLATE BINARY ASC|DESC`.
+    ///
+    /// Skipped, as in every corpus store: indexes with a to-many element (no column) and
+    /// indexes of a single to-one (its key index already covers it). `SELF` indexes `Z_PK`
+    /// and `entity` indexes `Z_ENT`. R-tree elements build a virtual table that is not mapped.
+    private mutating func fetchIndex(_ fetchIndex: FetchIndex, of entity: EntityDescription, table: MappedTable) -> MappedIndex? {
+        var columns: [String] = []
+        var foreignKeys = 0
+        for element in fetchIndex.elements {
+            if element.type != "Binary" {
+                notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
+                    detail: "R-tree fetch index \(entity.name).\(fetchIndex.name) (a Z_RT_ virtual table) is not mapped"))
+                return nil
+            }
+            if let expression = element.expression {
+                switch expression {
+                case "SELF": columns.append("Z_PK")
+                case "entity": columns.append("Z_ENT")
+                default:
+                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
+                        detail: "fetch index \(entity.name).\(fetchIndex.name) indexes the expression \(expression)"))
+                    return nil
+                }
+                continue
+            }
+            guard let column = column(ofProperty: element.property, entity: entity.name, in: table) else {
+                if !isToMany(element.property, of: entity.name) {
+                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
+                        detail: "fetch index \(entity.name).\(fetchIndex.name) names \(element.property), which has no column"))
+                }
+                return nil
+            }
+            if column.role == .toOneKey { foreignKeys += 1 }
+            columns.append(column.name)
+        }
+        if columns.isEmpty || (columns.count == 1 && foreignKeys == 1) { return nil }
+        var whereClause: String?
+        if let predicate = fetchIndex.partialIndexPredicate {
+            whereClause = PartialIndexSQL.translate(predicate) { path in
+                self.column(ofProperty: path, entity: entity.name, in: table)?.name
+            }
+            if whereClause == nil {
+                notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
+                    detail: "partial index predicate of \(entity.name).\(fetchIndex.name) not translated: \(predicate)"))
+            }
+        }
+        return MappedIndex(name: "Z_\(entity.name)_\(fetchIndex.name)", table: table.name, kind: .fetchIndex,
+                           columns: columns, order: fetchIndex.elements.map { $0.ascending ? "ASC" : "DESC" },
+                           whereClause: whereClause, entity: entity.name)
+    }
+
+    /// The attribute or to-one key column of `property` as `entity` sees it (own or inherited).
+    private func column(ofProperty property: String, entity: String, in table: MappedTable) -> MappedColumn? {
+        for ancestor in model.lineage(of: entity) {
+            if let column = table.columns.first(where: {
+                $0.entity == ancestor.name && $0.property == property && ($0.role == .attribute || $0.role == .toOneKey)
+            }) {
+                return column
+            }
+        }
+        return nil
+    }
+
+    // MARK: Framework tables
+
+    /// Verbatim in every store from framework 230 to 1448 (§3).
+    private func bookkeepingTables(includesModelCache: Bool) -> [MappedTable] {
+        func column(_ name: String, _ type: String) -> MappedColumn {
+            MappedColumn(name: name, type: type, role: .framework)
+        }
+        var tables = [
+            MappedTable(name: "Z_PRIMARYKEY", kind: .bookkeeping,
+                        columns: [column("Z_ENT", "INTEGER"), column("Z_NAME", "VARCHAR"),
+                                  column("Z_SUPER", "INTEGER"), column("Z_MAX", "INTEGER")],
+                        primaryKey: ["Z_ENT"]),
+            MappedTable(name: "Z_METADATA", kind: .bookkeeping,
+                        columns: [column("Z_VERSION", "INTEGER"), column("Z_UUID", "VARCHAR(255)"),
+                                  column("Z_PLIST", "BLOB")],
+                        primaryKey: ["Z_VERSION"]),
+        ]
+        if includesModelCache {
+            tables.append(MappedTable(name: "Z_MODELCACHE", kind: .bookkeeping,
+                                      columns: [column("Z_CONTENT", "BLOB")], primaryKey: []))
+        }
+        return tables
+    }
+
+    /// The history tables come from a framework model that the cache does not hold, so they are
+    /// written out here from the DDL seen in real stores (§11). One `ZTOMBSTONE<i>` BLOB per
+    /// attribute that "preserves its value after deletion", as many as the entity (with its
+    /// inherited attributes) that has the most: knowledgeC 10.13 has 3, Photos 6.
+    private mutating func historyTables(options: MappingOptions) -> [MappedTable] {
+        var layout = options.history
+        if layout == nil, let registry {
+            let names = Set(registry.entities.filter { $0.reservedRange == .history }.map(\.name))
+            layout = names.contains("TRANSACTIONSTRING") ? .current : names.contains("TRANSACTION") ? .legacy : nil
+            if let layout {
+                notes.append(MappingResolution(rule: .historyLayout, held: nil,
+                    detail: "persistent history (\(layout.rawValue) layout) from the history entities in Z_PRIMARYKEY"))
+            }
+        }
+        guard let layout else { return [] }
+        let tombstones = model.entities.map { entity in
+            model.lineage(of: entity.name).flatMap(\.attributes).filter(\.preservesValueInHistoryOnDeletion).count
+        }.max() ?? 0
+        return HistoryTables.tables(layout: layout, tombstones: tombstones)
+    }
+}
