@@ -1,0 +1,181 @@
+import CDModel
+import Foundation
+import GRDB
+
+extension StoreMapping {
+    /// The mapping of `model` checked against a real store, following the store wherever an
+    /// uncertain rule and the store disagree; each check is recorded in ``resolutions``.
+    ///
+    /// Settled against the store: which relationship names a join table and the suffixes of its
+    /// columns (migrations keep names chosen under earlier entity numbers), and the column order
+    /// of tables a migration reshaped. Everything else stays as predicted, so
+    /// ``compare(with:)`` still reports what does not match.
+    public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema,
+                               options: MappingOptions = MappingOptions()) -> StoreMapping {
+        var options = options
+        options.includesModelCache = schema.table(named: "Z_MODELCACHE") != nil
+        options.history = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
+            : schema.table(named: "ATRANSACTION") != nil ? .legacy : nil
+        var mapping = predict(model: model, registry: registry, options: options)
+        if mapping.usesUniqueColumns(in: schema) {
+            options.uniqueness = .columnConstraint
+            mapping = predict(model: model, registry: registry, options: options)
+            mapping.resolutions.append(MappingResolution(rule: .uniquenessStyle, held: false,
+                detail: "the store declares one-property uniqueness constraints as UNIQUE columns (framework before 866)"))
+        }
+        if let layout = options.history {
+            mapping.resolutions.append(MappingResolution(rule: .historyLayout, held: true,
+                detail: "persistent-history tables (\(layout.rawValue) layout) found in the store"))
+        }
+        mapping.resolveJoinTables(against: schema)
+        mapping.resolveCollisionSuffixes(against: schema)
+        mapping.resolveColumnOrder(against: schema)
+        return mapping
+    }
+
+    /// The resolved mapping of the store open in `db`, from its model cache and `Z_PRIMARYKEY`;
+    /// `nil` when the store has no model cache (framework before 754).
+    public static func read(_ db: Database, path: String) throws -> StoreMapping? {
+        guard let cache = try ModelCache.read(db, path: path) else { return nil }
+        let registry = try EntityRegistry.read(db)
+        let schema = try StoreSchema.read(db)
+        return resolve(model: cache.model, registry: registry, schema: schema)
+    }
+
+    /// Whether a predicted one-property uniqueness index is absent because the store wrote the
+    /// constraint on the column instead (`ZMETADATAHASH VARCHAR UNIQUE`).
+    private func usesUniqueColumns(in schema: StoreSchema) -> Bool {
+        tables.flatMap(\.indexes).contains { index in
+            guard index.kind == .uniqueness, index.columns.count == 1, schema.index(named: index.name) == nil,
+                  let table = table(named: index.table), let column = table.column(named: index.columns[0]),
+                  let sql = schema.table(named: index.table)?.sql else { return false }
+            return sql.contains(" \(column.name) \(column.type) UNIQUE")
+        }
+    }
+
+    // MARK: Join tables
+
+    /// For each predicted join table the store does not have as predicted, looks for the store
+    /// table of the same relationship pair under the other relationship's name or other column
+    /// suffixes, and adopts its names.
+    mutating func resolveJoinTables(against schema: StoreSchema) {
+        let joinIndexes = tables.indices.filter { tables[$0].kind == .manyToMany }
+        let exact = joinIndexes.filter { Self.sameColumns(tables[$0], schema.table(named: tables[$0].name)) }
+        var claimed = Set(exact.map { tables[$0].name })
+        var moved: [String] = []
+        for index in joinIndexes where !exact.contains(index) {
+            let predicted = tables[index]
+            let candidates = schema.tables.filter { !claimed.contains($0.name) && $0.name.hasPrefix("Z_") }
+            let current = self
+            guard let adopted = candidates.lazy.compactMap({ current.adopt(predicted, as: $0) }).first else {
+                resolutions.append(MappingResolution(rule: .joinTableNaming, held: false, table: predicted.name,
+                    detail: "no store table matches the join table \(predicted.name)"))
+                continue
+            }
+            claimed.insert(adopted.name)
+            tables[index] = adopted
+            moved.append("\(predicted.name) → \(adopted.name)")
+        }
+        if !joinIndexes.isEmpty {
+            let detail = moved.isEmpty
+                ? "all \(joinIndexes.count) join tables named as predicted"
+                : "the store keeps other names (chosen under earlier entity numbers); adopted " + moved.joined(separator: ", ")
+            resolutions.append(MappingResolution(rule: .joinTableNaming, held: moved.isEmpty, detail: detail))
+        }
+    }
+
+    private static func sameColumns(_ table: MappedTable, _ actual: StoreSchema.Table?) -> Bool {
+        guard let actual else { return false }
+        return actual.columns.map(\.name) == table.columns.map(\.name)
+    }
+
+    /// `predicted` renamed to `actual`'s names, if `actual` holds the same relationship pair:
+    /// its key columns are `Z_<m><REL>` (with any collision suffix) for the two sides, the side
+    /// whose keys sit in the second column names the table (either side may), and the order
+    /// columns follow their keys.
+    private func adopt(_ predicted: MappedTable, as actual: StoreSchema.Table) -> MappedTable? {
+        let keys = predicted.columns.filter { $0.role == .joinKey }
+        guard keys.count == 2, actual.columns.count == predicted.columns.count else { return nil }
+        let actualFirst = actual.columns[0].name
+        let actualSecond = actual.columns[1].name
+        guard let first = keys.first(where: { isVariant(actualFirst, of: $0) }),
+              let second = keys.first(where: { $0 != first && isVariant(actualSecond, of: $0) }),
+              let owner = second.entity, let property = second.property, let ownerNumber = entityNumber(of: owner),
+              Self.isSuffixed(actual.name, stem: "Z_\(ownerNumber)" + property.uppercased())
+        else { return nil }
+        let keyNames = [first.name: actualFirst, second.name: actualSecond]
+        var columns = [first, second]
+        columns[0].name = actualFirst
+        columns[1].name = actualSecond
+        for column in predicted.columns where column.role == .joinOrder {
+            guard let key = keys.first(where: { $0.entity == column.entity && $0.property == column.property }),
+                  let newKey = keyNames[key.name] else { return nil }
+            var order = column
+            order.name = "Z_FOK_" + newKey.dropFirst(2)
+            columns.append(order)
+        }
+        guard columns.map(\.name) == actual.columns.map(\.name) else { return nil }
+        var table = MappedTable(name: actual.name, kind: .manyToMany, columns: columns,
+                                primaryKey: [actualFirst, actualSecond])
+        table.indexes = [MappingBuilder.joinIndex(table: actual.name, first: actualFirst, second: actualSecond)]
+        return table
+    }
+
+    /// `name` is `column`'s name, or `Z_<m><REL>` for the same relationship with another suffix.
+    private func isVariant(_ name: String, of column: MappedColumn) -> Bool {
+        if name == column.name { return true }
+        guard let property = column.property, let destination = column.destination,
+              let number = entityNumber(of: destination) else { return false }
+        return Self.isSuffixed(name, stem: "Z_\(number)" + property.uppercased())
+    }
+
+    /// `stem` followed by nothing or by a collision number.
+    private static func isSuffixed(_ name: String, stem: String) -> Bool {
+        name.hasPrefix(stem) && name.dropFirst(stem.count).allSatisfy(\.isNumber)
+    }
+
+    // MARK: Collisions
+
+    /// Records whether the numbered names of colliding properties (§7.2) are all in the store.
+    mutating func resolveCollisionSuffixes(against schema: StoreSchema) {
+        var held: [String] = []
+        var failed: [String] = []
+        for table in tables where table.kind == .entity {
+            guard let actual = schema.table(named: table.name) else { continue }
+            let present = Set(actual.columns.map(\.name))
+            for column in table.columns where column.role == .attribute || column.role == .toOneKey {
+                guard let property = column.property, column.name != "Z" + property.uppercased() else { continue }
+                if present.contains(column.name) { held.append(column.name) } else { failed.append("\(table.name).\(column.name)") }
+            }
+        }
+        guard !held.isEmpty || !failed.isEmpty else { return }
+        resolutions.append(MappingResolution(rule: .collisionSuffix, held: failed.isEmpty,
+            detail: failed.isEmpty
+                ? "numbered in Z_ENT order, as predicted: " + held.joined(separator: ", ")
+                : "not in the store: " + failed.joined(separator: ", ")))
+    }
+
+    // MARK: Column order
+
+    /// Adopts the store's column order where the store has exactly the predicted columns in
+    /// another order, saying why (see ``orderExplanation(_:_:)``).
+    mutating func resolveColumnOrder(against schema: StoreSchema) {
+        var held = 0
+        for index in tables.indices where tables[index].kind == .entity || tables[index].kind == .history {
+            let table = tables[index]
+            guard let actual = schema.table(named: table.name) else { continue }
+            let names = actual.columns.map(\.name)
+            if names == table.columns.map(\.name) {
+                held += 1
+                continue
+            }
+            guard Set(names) == Set(table.columns.map(\.name)), names.count == table.columns.count else { continue }
+            let reason = orderExplanation(table, actual) ?? "unexplained"
+            tables[index].columns = names.compactMap { table.column(named: $0) }
+            resolutions.append(MappingResolution(rule: .columnOrder, held: false, table: table.name,
+                                                 detail: "column order follows the store: " + reason))
+        }
+        resolutions.append(MappingResolution(rule: .columnOrder, held: nil,
+                                             detail: "predicted column order held in \(held) table(s)"))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+
+/// What a store's `sqlite_master` actually holds: tables with their columns, indexes, triggers.
+public struct StoreSchema: Sendable, Codable, Equatable {
+    public struct Column: Sendable, Codable, Equatable {
+        public var name: String
+        /// The declared type, as `PRAGMA table_info` reports it.
+        public var type: String
+
+        public init(name: String, type: String) {
+            self.name = name
+            self.type = type
+        }
+    }
+
+    public struct Table: Sendable, Codable, Equatable {
+        public var name: String
+        @NullEncoded public var sql: String?
+        public var columns: [Column]
+
+        public init(name: String, sql: String?, columns: [Column]) {
+            self.name = name
+            self.sql = sql
+            self.columns = columns
+        }
+
+        /// Columns added by `ALTER TABLE … ADD COLUMN`, which Core Data's lightweight migration
+        /// uses. SQLite splices each new definition in before the closing parenthesis, so the
+        /// text reads `ZLENSMODEL VARCHAR , ZSLUSHVERSION INTEGER)`: Core Data itself never
+        /// writes a space before a comma.
+        public var appendedColumns: [String] {
+            guard let sql, let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close,
+                  let splice = sql[sql.index(after: open)..<close].range(of: " , ") else { return [] }
+            return sql[splice.upperBound..<close].split(separator: ",").compactMap {
+                $0.split(separator: " ").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            }
+        }
+
+        /// `ALTER TABLE … RENAME TO` rewrites the statement with the new name quoted
+        /// (`CREATE TABLE "Z_3SUGGESTIONS…"`), which Core Data never writes.
+        public var wasRenamed: Bool {
+            sql?.hasPrefix("CREATE TABLE \"") ?? false
+        }
+    }
+
+    public struct Index: Sendable, Codable, Equatable {
+        public var name: String
+        public var table: String
+        /// `nil` for SQLite's automatic indexes (`sqlite_autoindex_…`).
+        @NullEncoded public var sql: String?
+
+        public init(name: String, table: String, sql: String?) {
+            self.name = name
+            self.table = table
+            self.sql = sql
+        }
+    }
+
+    public struct Trigger: Sendable, Codable, Equatable {
+        public var name: String
+        public var table: String
+        @NullEncoded public var sql: String?
+
+        public init(name: String, table: String, sql: String?) {
+            self.name = name
+            self.table = table
+            self.sql = sql
+        }
+    }
+
+    /// In `sqlite_master` order.
+    public var tables: [Table]
+    public var indexes: [Index]
+    public var triggers: [Trigger]
+
+    public init(tables: [Table], indexes: [Index], triggers: [Trigger]) {
+        self.tables = tables
+        self.indexes = indexes
+        self.triggers = triggers
+    }
+
+    /// Reads `sqlite_master` and each table's `PRAGMA table_info` (through GRDB, which quotes
+    /// the table name; no value is spliced into SQL).
+    public static func read(_ db: Database) throws -> StoreSchema {
+        let rows = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
+        var schema = StoreSchema(tables: [], indexes: [], triggers: [])
+        for row in rows {
+            let type: String = row[0] ?? ""
+            let name: String = row[1] ?? ""
+            let table: String = row[2] ?? ""
+            let sql: String? = row[3]
+            switch type {
+            case "table":
+                let columns = (try? db.columns(in: name)) ?? []
+                schema.tables.append(Table(name: name, sql: sql,
+                                           columns: columns.map { Column(name: $0.name, type: $0.type) }))
+            case "index":
+                schema.indexes.append(Index(name: name, table: table, sql: sql))
+            case "trigger":
+                schema.triggers.append(Trigger(name: name, table: table, sql: sql))
+            default:
+                continue
+            }
+        }
+        return schema
+    }
+
+    public func table(named name: String) -> Table? {
+        tables.first { $0.name == name }
+    }
+
+    public func index(named name: String) -> Index? {
+        indexes.first { $0.name == name }
+    }
+
+    /// Signs that migrations reshaped the store after Core Data created it: renamed tables,
+    /// appended columns, indexes on renamed tables. Such stores keep objects of earlier model
+    /// versions, so differences there are explained rather than failed.
+    public var showsMigrationHistory: Bool {
+        tables.contains { $0.wasRenamed || !$0.appendedColumns.isEmpty }
+            || indexes.contains { $0.sql?.contains(" ON \"") ?? false }
+    }
+}
