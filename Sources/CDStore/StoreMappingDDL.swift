@@ -64,15 +64,28 @@ extension MappedIndex {
 }
 
 extension StoreMapping {
-    /// Every CREATE statement in the order Core Data runs them: model tables (each entity table
-    /// followed by its join tables), their indexes, the bookkeeping tables, then the history
-    /// tables and their indexes; the order `sqlite_master` lists them in for a fresh store.
+    /// Every CREATE statement in the order Core Data runs them for a new store, which is the
+    /// order `sqlite_master` lists them in: model tables (each entity table followed by its join
+    /// tables); then per entity table its key and `Z_ENT` indexes, its join tables' indexes, its
+    /// fetch and uniqueness indexes; the bookkeeping tables; the history tables and indexes.
     public var createStatements: [String] {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
+        var indexes: [MappedIndex] = []
+        var declared: [MappedIndex] = []
+        for table in model {
+            if table.kind == .entity {
+                indexes += declared
+                declared = table.indexes.filter { $0.kind == .fetchIndex || $0.kind == .uniqueness }
+                indexes += table.indexes.filter { $0.kind != .fetchIndex && $0.kind != .uniqueness }
+            } else {
+                indexes += table.indexes
+            }
+        }
+        indexes += declared
         let bookkeeping = tables.filter { $0.kind == .bookkeeping }
         let history = tables.filter { $0.kind == .history }
         return model.map(\.createStatement)
-            + model.flatMap(\.indexes).map(\.createStatement)
+            + indexes.map(\.createStatement)
             + bookkeeping.map(\.createStatement)
             + history.map(\.createStatement)
             + history.flatMap(\.indexes).map(\.createStatement)

@@ -483,7 +483,12 @@ struct MappingBuilder {
                 result += indexedAttributes(of: entity, table: table)
             }
             for fetchIndex in entity.fetchIndexes {
-                if let index = self.fetchIndex(fetchIndex, of: entity, table: table) { result.append(index) }
+                // A model can list one name twice (PGCurationCache `Moment.identifier`); Core
+                // Data creates the index once.
+                if let index = self.fetchIndex(fetchIndex, of: entity, table: table),
+                   !result.contains(where: { $0.name == index.name }) {
+                    result.append(index)
+                }
             }
             for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
                 if uniqueness == .columnConstraint && constraint.count == 1 { continue }
