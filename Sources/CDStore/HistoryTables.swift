@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Modelling them, rather than skipping them, lets a recreated store carry history tables that
 /// Core Data accepts, and lets a comparison flag a damaged one.
-enum HistoryTables {
+enum HistoryTableDefinitions {
     static func tables(layout: HistoryLayout, tombstones: Int) -> [MappedTable] {
         var result = [change(tombstones: tombstones), transaction(layout: layout)]
         if layout == .current { result.append(transactionString()) }

@@ -26,6 +26,7 @@ public struct SchemaComparison: Sendable, Codable, Equatable {
 
 /// One difference between the mapping and the store.
 public struct SchemaDifference: Sendable, Codable, Equatable {
+    /// What differs.
     public enum Kind: String, Sendable, Codable {
         case missingTable, extraTable
         case missingColumn, extraColumn, columnType, columnOrder
@@ -35,6 +36,7 @@ public struct SchemaDifference: Sendable, Codable, Equatable {
         case trigger
     }
 
+    /// Whether the difference counts against the mapping.
     public enum Severity: String, Sendable, Codable {
         /// A Core Data object that is not as predicted.
         case failure

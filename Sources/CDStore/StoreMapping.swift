@@ -5,7 +5,7 @@ import Foundation
 /// Data's order, with what each column is for (store-format.md §7, §11).
 ///
 /// Build one with ``predict(model:registry:options:)`` (rules only) or
-/// ``resolve(model:registry:schema:options:)`` (rules checked against a real store). Its JSON
+/// ``resolve(model:registry:schema:)`` (rules checked against a real store). Its JSON
 /// form is the `cdstore model --sql --json` contract: `{"tables":[{"name":…,"columns":[…],
 /// "indexes":[…]}], …}` with every key always present.
 public struct StoreMapping: Sendable, Codable, Equatable {
@@ -81,8 +81,9 @@ public struct StoreMapping: Sendable, Codable, Equatable {
             guard let destination = table.columns.first(where: {
                 $0.role == .joinKey && $0.entity == declaring && $0.property == relationship
             }) else { continue }
-            let keys = table.columns.filter { $0.role == .joinKey }
-            let source = keys.count == 2 ? keys.first { $0.name != destination.name } ?? destination : destination
+            // The other key column holds the relationship's own entity (`REFLEXIVE` for a
+            // self-inverse relationship).
+            let source = table.columns.first { $0.role == .joinKey && $0.name != destination.name } ?? destination
             let order = table.columns.first { $0.role == .joinOrder && $0.entity == declaring && $0.property == relationship }
             return JoinTableLookup(table: table.name, sourceColumn: source.name,
                                    destinationColumn: destination.name, orderColumn: order?.name)
@@ -121,6 +122,7 @@ public struct MappedEntity: Sendable, Codable, Equatable {
 
 /// One table Core Data creates.
 public struct MappedTable: Sendable, Codable, Equatable {
+    /// Why the table exists.
     public enum Kind: String, Sendable, Codable {
         /// `Z<ROOT>`: one per inheritance hierarchy (§7.1).
         case entity
@@ -331,6 +333,7 @@ public struct JoinTableLookup: Sendable, Codable, Equatable {
 /// without a store applies the observed rule; resolving against a store checks each one and
 /// follows the store where they disagree, so later commands can rely on the names.
 public struct MappingResolution: Sendable, Codable, Equatable {
+    /// The rule a note is about.
     public enum Rule: String, Sendable, Codable {
         /// `Z_ENT` numbers: from `Z_PRIMARYKEY`, or computed by the observed order (§4).
         case entityNumbering

@@ -3,15 +3,15 @@ import Foundation
 
 /// Settings that are not part of the model but change the tables.
 public struct MappingOptions: Sendable, Equatable {
-    /// The persistent-history tables to include (§11). When `nil`, the history entities in the
-    /// registry's `Z_PRIMARYKEY` decide; without a registry, there are none.
-    public var history: HistoryLayout?
+    /// The persistent-history tables to include (§11).
+    public var history: HistoryOption
     /// Whether to include `Z_MODELCACHE` (absent from stores written before framework 754, §3).
     public var includesModelCache: Bool
     /// How uniqueness constraints are written; see ``UniquenessStyle``.
     public var uniqueness: UniquenessStyle
 
-    public init(history: HistoryLayout? = nil, includesModelCache: Bool = true, uniqueness: UniquenessStyle = .index) {
+    public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
+                uniqueness: UniquenessStyle = .index) {
         self.history = history
         self.includesModelCache = includesModelCache
         self.uniqueness = uniqueness
@@ -40,7 +40,7 @@ extension StoreMapping {
     ///
     /// `Z_ENT` numbers come from `registry` (`Z_PRIMARYKEY`) when given; otherwise from
     /// ``computedEntityNumbers(for:)``. No store is consulted, so uncertain rules are applied as
-    /// observed; use ``resolve(model:registry:schema:options:)`` to check them.
+    /// observed; use ``resolve(model:registry:schema:)`` to check them.
     public static func predict(model: ManagedObjectModel, registry: EntityRegistry? = nil,
                                options: MappingOptions = MappingOptions()) -> StoreMapping {
         var builder = MappingBuilder(model: model, registry: registry)
@@ -69,6 +69,16 @@ extension StoreMapping {
         for root in roots.map(\.name).sorted(by: byName) { visit(root) }
         return numbers
     }
+}
+
+/// Whether to include the persistent-history tables, which the model does not say (§11).
+public enum HistoryOption: Sendable, Equatable {
+    /// As the history entities (16001–16003) in the registry's `Z_PRIMARYKEY` say; none
+    /// without a registry. Core Data may create the tables before it registers the entities
+    /// (VUIndex has empty history tables and no such rows), so a store's schema is better.
+    case asRegistered
+    case none
+    case layout(HistoryLayout)
 }
 
 /// Which persistent-history tables a store has (§11).
@@ -115,19 +125,25 @@ enum ColumnGroup: Int, Comparable {
     }
 }
 
-/// Where a column sorts: group, then declaring entity, then attributes before relationships,
-/// then name; a relationship's companion and order columns follow its key.
+/// Where a column sorts (§7.3): by group; within the integer group, each entity's own columns
+/// (`Z_ENT` order), then hidden to-many keys, then `Z_FOK_` order columns (both observed in
+/// Photos); then attributes before relationships, by name. A relationship's `Z<n>_` companion
+/// follows its key (`part` 1).
 private struct ColumnSortKey: Comparable {
+    enum Block: Int { case own, hiddenKeys, orderColumns }
+
     var group: ColumnGroup
-    /// `Z_ENT` of the declaring entity; `Int.max - 1` places hidden to-many keys and `Int.max`
-    /// places `Z_FOK_` columns after every entity's integers (both observed in Photos).
+    var block = Block.own
+    /// `Z_ENT` of the declaring entity.
     var entity: Int
+    /// 0 for attributes, 1 for relationships.
     var kind: Int
     var name: String
-    var part: Int
+    var part = 0
 
     static func < (lhs: ColumnSortKey, rhs: ColumnSortKey) -> Bool {
-        (lhs.group, lhs.entity, lhs.kind, lhs.name, lhs.part) < (rhs.group, rhs.entity, rhs.kind, rhs.name, rhs.part)
+        (lhs.group, lhs.block.rawValue, lhs.entity, lhs.kind, lhs.name, lhs.part)
+            < (rhs.group, rhs.block.rawValue, rhs.entity, rhs.kind, rhs.name, rhs.part)
     }
 }
 
@@ -285,7 +301,7 @@ struct MappingBuilder {
                 let column = MappedColumn(name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
                                           entity: entity.name, property: attribute.name,
                                           renamedFrom: attribute.common.renamingIdentifier)
-                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, name: attribute.name, part: 0), to: table)
+                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, name: attribute.name), to: table)
             case .relationship(let relationship) where !relationship.isToMany:
                 addToOne(relationship, of: entity, table: table)
             default:
@@ -301,23 +317,21 @@ struct MappingBuilder {
         let key = uniqueName("Z" + relationship.name.uppercased(), in: table)
         let stem = String(key.dropFirst())
         let destination = relationship.destinationEntity
-        func sortKey(_ part: Int) -> ColumnSortKey {
-            ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name, part: part)
-        }
+        let sortKey = ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name)
         add(MappedColumn(name: key, type: "INTEGER", role: .toOneKey, entity: entity.name, property: relationship.name,
                          destination: destination, renamedFrom: relationship.common.renamingIdentifier),
-            key: sortKey(0), to: table)
+            key: sortKey, to: table)
         if hasSubentities(destination) {
             let companion = uniqueName("Z\(number(destination))_" + stem, in: table)
             add(MappedColumn(name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
                              property: relationship.name, destination: destination),
-                key: sortKey(1), to: table)
+                key: ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name, part: 1), to: table)
         }
         if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
             let order = uniqueName("Z_FOK_" + stem, in: table)
             add(MappedColumn(name: order, type: "INTEGER", role: .toOneOrder, entity: entity.name,
                              property: relationship.name, destination: destination),
-                key: ColumnSortKey(group: .integer, entity: Int.max, kind: ent, name: relationship.name, part: 0),
+                key: ColumnSortKey(group: .integer, block: .orderColumns, entity: ent, kind: 1, name: relationship.name),
                 to: table)
         }
     }
@@ -332,7 +346,7 @@ struct MappingBuilder {
             let name = uniqueName("Z\(ent)" + relationship.name.uppercased(), in: table)
             add(MappedColumn(name: name, type: "INTEGER", role: .toManyKeyWithoutInverse, entity: entity.name,
                              property: relationship.name, destination: entity.name),
-                key: ColumnSortKey(group: .integer, entity: Int.max - 1, kind: ent, name: relationship.name, part: 0),
+                key: ColumnSortKey(group: .integer, block: .hiddenKeys, entity: ent, kind: 1, name: relationship.name),
                 to: table)
         }
     }
@@ -372,7 +386,7 @@ struct MappingBuilder {
     /// for `Suggestion.representativeAssets` after `Memory.representativeAssets`). The table is
     /// named after the relationship of the entity with the lower `Z_ENT`; for a reflexive pair
     /// in one entity, after the name that sorts first. Both are **uncertain**: migrations keep
-    /// historical choices, which ``StoreMapping/resolve(model:registry:schema:options:)`` adopts.
+    /// historical choices, which ``StoreMapping/resolve(model:registry:schema:)`` adopts.
     private mutating func joinTables(ordered: [EntityDescription]) -> [JoinTable] {
         var stems: [String: String] = [:]
         var takenPerDestination: [String: Set<String>] = [:]
@@ -608,19 +622,23 @@ struct MappingBuilder {
     /// attribute that "preserves its value after deletion", as many as the entity (with its
     /// inherited attributes) that has the most: knowledgeC 10.13 has 3, Photos 6.
     private mutating func historyTables(options: MappingOptions) -> [MappedTable] {
-        var layout = options.history
-        if layout == nil, let registry {
-            let names = Set(registry.entities.filter { $0.reservedRange == .history }.map(\.name))
-            layout = names.contains("TRANSACTIONSTRING") ? .current : names.contains("TRANSACTION") ? .legacy : nil
-            if let layout {
-                notes.append(MappingResolution(rule: .historyLayout, held: nil,
-                    detail: "persistent history (\(layout.rawValue) layout) from the history entities in Z_PRIMARYKEY"))
-            }
+        let layout: HistoryLayout
+        switch options.history {
+        case .none:
+            return []
+        case .layout(let chosen):
+            layout = chosen
+        case .asRegistered:
+            let names = Set(registry?.entities.filter { $0.reservedRange == .history }.map(\.name) ?? [])
+            guard let registered: HistoryLayout = names.contains("TRANSACTIONSTRING") ? .current
+                    : names.contains("TRANSACTION") ? .legacy : nil else { return [] }
+            layout = registered
+            notes.append(MappingResolution(rule: .historyLayout, held: nil,
+                detail: "persistent history (\(layout.rawValue) layout) from the history entities in Z_PRIMARYKEY"))
         }
-        guard let layout else { return [] }
         let tombstones = model.entities.map { entity in
             model.lineage(of: entity.name).flatMap(\.attributes).filter(\.preservesValueInHistoryOnDeletion).count
         }.max() ?? 0
-        return HistoryTables.tables(layout: layout, tombstones: tombstones)
+        return HistoryTableDefinitions.tables(layout: layout, tombstones: tombstones)
     }
 }

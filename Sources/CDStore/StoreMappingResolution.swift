@@ -7,15 +7,15 @@ extension StoreMapping {
     /// uncertain rule and the store disagree; each check is recorded in ``resolutions``.
     ///
     /// Settled against the store: which relationship names a join table and the suffixes of its
-    /// columns (migrations keep names chosen under earlier entity numbers), and the column order
-    /// of tables a migration reshaped. Everything else stays as predicted, so
+    /// columns (migrations keep names chosen under earlier entity numbers), the column order of
+    /// tables a migration reshaped, and the options the model cannot say (history tables,
+    /// `Z_MODELCACHE`, the uniqueness style). Everything else stays as predicted, so
     /// ``compare(with:)`` still reports what does not match.
-    public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema,
-                               options: MappingOptions = MappingOptions()) -> StoreMapping {
-        var options = options
-        options.includesModelCache = schema.table(named: "Z_MODELCACHE") != nil
-        options.history = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
+    public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema) -> StoreMapping {
+        let history: HistoryLayout? = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
             : schema.table(named: "ATRANSACTION") != nil ? .legacy : nil
+        var options = MappingOptions(history: history.map(HistoryOption.layout) ?? HistoryOption.none,
+                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil)
         var mapping = predict(model: model, registry: registry, options: options)
         if mapping.usesUniqueColumns(in: schema) {
             options.uniqueness = .columnConstraint
@@ -23,7 +23,7 @@ extension StoreMapping {
             mapping.resolutions.append(MappingResolution(rule: .uniquenessStyle, held: false,
                 detail: "the store declares one-property uniqueness constraints as UNIQUE columns (framework before 866)"))
         }
-        if let layout = options.history {
+        if let layout = history {
             mapping.resolutions.append(MappingResolution(rule: .historyLayout, held: true,
                 detail: "persistent-history tables (\(layout.rawValue) layout) found in the store"))
         }
@@ -158,7 +158,7 @@ extension StoreMapping {
     // MARK: Column order
 
     /// Adopts the store's column order where the store has exactly the predicted columns in
-    /// another order, saying why (see ``orderExplanation(_:_:)``).
+    /// another order that its migration history explains (``orderExplanation(_:_:)``).
     mutating func resolveColumnOrder(against schema: StoreSchema) {
         var held = 0
         for index in tables.indices where tables[index].kind == .entity || tables[index].kind == .history {
@@ -170,7 +170,11 @@ extension StoreMapping {
                 continue
             }
             guard Set(names) == Set(table.columns.map(\.name)), names.count == table.columns.count else { continue }
-            let reason = orderExplanation(table, actual) ?? "unexplained"
+            guard let reason = orderExplanation(table, actual) else {
+                resolutions.append(MappingResolution(rule: .columnOrder, held: false, table: table.name,
+                    detail: "the store's column order differs and nothing explains it; the predicted order is kept"))
+                continue
+            }
             tables[index].columns = names.compactMap { table.column(named: $0) }
             resolutions.append(MappingResolution(rule: .columnOrder, held: false, table: table.name,
                                                  detail: "column order follows the store: " + reason))

@@ -3,6 +3,7 @@ import GRDB
 
 /// What a store's `sqlite_master` actually holds: tables with their columns, indexes, triggers.
 public struct StoreSchema: Sendable, Codable, Equatable {
+    /// A column as `PRAGMA table_info` reports it.
     public struct Column: Sendable, Codable, Equatable {
         public var name: String
         /// The declared type, as `PRAGMA table_info` reports it.
@@ -14,6 +15,7 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         }
     }
 
+    /// A `sqlite_master` table row with its columns.
     public struct Table: Sendable, Codable, Equatable {
         public var name: String
         @NullEncoded public var sql: String?
@@ -44,6 +46,7 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         }
     }
 
+    /// A `sqlite_master` index row.
     public struct Index: Sendable, Codable, Equatable {
         public var name: String
         public var table: String
@@ -57,6 +60,7 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         }
     }
 
+    /// A `sqlite_master` trigger row.
     public struct Trigger: Sendable, Codable, Equatable {
         public var name: String
         public var table: String
@@ -81,7 +85,8 @@ public struct StoreSchema: Sendable, Codable, Equatable {
     }
 
     /// Reads `sqlite_master` and each table's `PRAGMA table_info` (through GRDB, which quotes
-    /// the table name; no value is spliced into SQL).
+    /// the table name; no value is spliced into SQL). A table SQLite cannot describe, such as a
+    /// virtual table whose module this SQLite lacks, is listed without columns.
     public static func read(_ db: Database) throws -> StoreSchema {
         let rows = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
         var schema = StoreSchema(tables: [], indexes: [], triggers: [])

@@ -406,7 +406,7 @@ private let knownFailures: [String: Set<String>] = [
         #expect(mapping.entityNumber(of: "NetworkAttachment") == 12 && mapping.entityNumber(of: "NWActivityFragment") == 13)
         #expect(mapping.resolutions.contains { $0.rule == .entityNumbering && $0.held == nil })
         #expect(mapping.tables.filter { $0.kind == .history }.isEmpty)
-        #expect(StoreMapping.predict(model: mapped.model, options: MappingOptions(history: .current))
+        #expect(StoreMapping.predict(model: mapped.model, options: MappingOptions(history: .layout(.current)))
             .tables.filter { $0.kind == .history }.map(\.name) == ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
     }
 }
