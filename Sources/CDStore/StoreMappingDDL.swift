@@ -68,6 +68,13 @@ extension StoreMapping {
     /// order `sqlite_master` lists them in: model tables (each entity table followed by its join
     /// tables); then per entity table its key and `Z_ENT` indexes, its join tables' indexes, its
     /// fetch and uniqueness indexes; the bookkeeping tables; the history tables and indexes.
+    ///
+    /// The text equals `sqlite_master` for every corpus store no migration reshaped. Where it
+    /// cannot: SQLite rewrites statements on `ALTER TABLE` (renamed tables come back quoted,
+    /// added columns after ` , `; Photos); framework 977 writes two spaces after `WHERE` in a
+    /// to-one `!= nil` partial index (Photos 10.15.4); framework 754 creates the `Z_ENT` index
+    /// before the key indexes (photosgraph); a store written by a migration lists the
+    /// bookkeeping tables first. Derived-attribute triggers (§7.8) are not generated.
     public var createStatements: [String] {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
         var indexes: [MappedIndex] = []
