@@ -71,7 +71,7 @@ public struct EntityDescription: Sendable, Codable, Equatable {
     public var fetchIndexes: [FetchIndex]
     /// Legacy compound indexes: lists of property names.
     public var compoundIndexes: [[String]]
-    /// Declared (own) properties, in source order.
+    /// Declared (own) properties: in source order for XML, in name order for archives.
     public var properties: [PropertyDescription]
 
     public init(name: String, className: String = "NSManagedObject", parentName: String? = nil,
@@ -248,7 +248,7 @@ public struct ValidationRule: Sendable, Codable, Equatable {
 }
 
 /// `NSDeleteRule` codes.
-public enum DeleteRule: Int, Sendable, Codable, CustomStringConvertible {
+public enum DeleteRule: Int, Sendable, Codable, CaseIterable, CustomStringConvertible {
     case noAction = 0, nullify = 1, cascade = 2, deny = 3
 
     /// The XML spelling.
