@@ -34,13 +34,12 @@ public enum ModelFiles {
     }
 
     private static func sourceBundle(_ url: URL) throws -> [ModelVersion] {
-        let names = try contents(of: url).filter { $0.hasSuffix(".xcdatamodel") }.sorted(by: finderOrder)
+        let names = try versionNames(in: url, extension: "xcdatamodel")
         guard !names.isEmpty else { throw Failure("\(url.path) holds no .xcdatamodel version") }
         let current = currentVersionName(url)
         return try names.map { name in
-            let versionName = String(name.dropLast(".xcdatamodel".count))
-            let isCurrent = current.map { $0 == versionName } ?? (names.count == 1)
-            return ModelVersion(name: versionName, current: isCurrent, model: try sourceVersion(url.appendingPathComponent(name)))
+            let isCurrent = current.map { $0 == name } ?? (names.count == 1)
+            return ModelVersion(name: name, current: isCurrent, model: try sourceVersion(url.appendingPathComponent(name + ".xcdatamodel")))
         }
     }
 
@@ -71,7 +70,7 @@ public enum ModelFiles {
 
     /// `.omo` files use an undocumented layout; Core Data itself falls back to the `.mom` (§3.1).
     private static func compiledBundle(_ url: URL) throws -> [ModelVersion] {
-        let names = try contents(of: url).filter { $0.hasSuffix(".mom") }.sorted(by: finderOrder)
+        let names = try versionNames(in: url, extension: "mom")
         guard !names.isEmpty else { throw Failure("\(url.path) holds no .mom version") }
         var current: String?
         if let data = try? Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")),
@@ -79,9 +78,8 @@ public enum ModelFiles {
             current = info["NSManagedObjectModel_CurrentVersionName"]?.stringValue
         }
         return try names.map { name in
-            let versionName = String(name.dropLast(".mom".count))
-            let isCurrent = current.map { $0 == versionName } ?? (names.count == 1)
-            return ModelVersion(name: versionName, current: isCurrent, model: try compiledModel(url.appendingPathComponent(name)))
+            let isCurrent = current.map { $0 == name } ?? (names.count == 1)
+            return ModelVersion(name: name, current: isCurrent, model: try compiledModel(url.appendingPathComponent(name + ".mom")))
         }
     }
 
@@ -99,6 +97,13 @@ public enum ModelFiles {
         } catch {
             throw Failure("\(url.path): cannot read (\(FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"))")
         }
+    }
+
+    /// Names (without extension) of the versions in a bundle, in Finder order.
+    private static func versionNames(in bundle: URL, extension pathExtension: String) throws -> [String] {
+        try contents(of: bundle).filter { $0.hasSuffix("." + pathExtension) }
+            .map { String($0.dropLast(pathExtension.count + 1)) }
+            .sorted(by: finderOrder)
     }
 
     private static func contents(of directory: URL) throws -> [String] {
