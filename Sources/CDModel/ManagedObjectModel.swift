@@ -9,13 +9,17 @@ public struct ManagedObjectModel: Sendable, Codable, Equatable {
     public var versionIdentifiers: [String]
     public var fetchRequestTemplates: [FetchRequestTemplate]
     public var configurations: [ModelConfiguration]
+    /// `usedWithCloudKit="YES"` in the XML: the CloudKit model rules apply (errors.md §3).
+    public var usedWithCloudKit: Bool
 
     public init(entities: [EntityDescription] = [], versionIdentifiers: [String] = [],
-                fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = []) {
+                fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = [],
+                usedWithCloudKit: Bool = false) {
         self.entities = entities
         self.versionIdentifiers = versionIdentifiers
         self.fetchRequestTemplates = fetchRequestTemplates
         self.configurations = configurations
+        self.usedWithCloudKit = usedWithCloudKit
     }
 
     public func entity(named name: String) -> EntityDescription? {

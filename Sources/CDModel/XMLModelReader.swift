@@ -20,6 +20,7 @@ public enum XMLModelReader {
         if let identifier = root.attributes["userDefinedModelVersionIdentifier"] {
             model.versionIdentifiers = [identifier]
         }
+        model.usedWithCloudKit = root.flag("usedWithCloudKit")
         model.entities = root.children("entity").map(entity)
         model.fetchRequestTemplates = root.children("fetchRequest").map(fetchRequest)
         model.configurations = root.children("configuration").map { configuration in

@@ -2,6 +2,8 @@ import ArgumentParser
 
 /// The `cdstore` command: subcommands only, each a thin layer over the library modules.
 struct CDStoreCommand: ParsableCommand {
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "cdstore",
         abstract: "Inspect Core Data store files without Core Data.",
@@ -9,6 +11,15 @@ struct CDStoreCommand: ParsableCommand {
             Every command that reads a store opens a private read-only copy of it (with its -wal \
             and -shm), so the store itself is never changed.
             """,
-        version: "0.1.0",
         subcommands: [InspectCommand.self, ModelCommand.self])
+
+    /// Declared here rather than through `CommandConfiguration.version`, which would add a
+    /// `--version` flag to every subcommand and clash with `model --version NAME`.
+    @Flag(name: .long, help: "Show the version.")
+    var version = false
+
+    func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        Output.print("cdstore \(Self.version)")
+    }
 }
