@@ -9,17 +9,7 @@ struct CDStoreCommand: ParsableCommand {
         abstract: "Inspect Core Data store files without Core Data.",
         discussion: """
             Every command that reads a store opens a private read-only copy of it (with its -wal \
-            and -shm), so the store itself is never changed.
+            and -shm), so the store itself is never changed. `cdstore --version` shows the version.
             """,
         subcommands: [InspectCommand.self, ModelCommand.self])
-
-    /// Declared here rather than through `CommandConfiguration.version`, which would add a
-    /// `--version` flag to every subcommand and clash with `model --version NAME`.
-    @Flag(name: .long, help: "Show the version.")
-    var version = false
-
-    func run() throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        Output.print("cdstore \(Self.version)")
-    }
 }
