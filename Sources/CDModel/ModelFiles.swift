@@ -54,8 +54,12 @@ public enum ModelFiles {
     private static func sourceVersion(_ url: URL) throws -> ManagedObjectModel {
         let contentsFile = url.appendingPathComponent("contents")
         if FileManager.default.fileExists(atPath: contentsFile.path) { return try xml(contentsFile) }
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path) {
-            throw Failure("\(url.path) is in the Xcode 3 model format (a binary elements file); open and re-save it in Xcode")
+        if LegacyElementsReader.isLegacyBundle(url) {
+            do {
+                return try LegacyElementsReader.model(fromBundleAt: url)
+            } catch let failure as LegacyElementsReader.Failure {
+                throw Failure("\(url.path) is in the Xcode 3 model format and could not be read (\(failure.description)); open and re-save it in Xcode")
+            }
         }
         throw Failure("\(url.path) has no contents file")
     }

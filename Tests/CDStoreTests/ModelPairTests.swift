@@ -10,6 +10,9 @@ import Testing
 @Suite struct ModelPairTests {
     /// Store → (model bundle, the version whose XML reproduces the store's hashes).
     static let expectedVersions: [String: (model: String, version: String)] = [
+        "apple-coredatabooks/CoreDataBooks.sqlite": ("apple-coredatabooks/CoreDataBooks.xcdatamodeld", "CoreDataBooks"),
+        "apple-recipes/Recipes.sqlite": ("apple-recipes/Recipes.xcdatamodel", "Recipes"),
+        "recipes-migration/Recipes.sqlite": ("recipes-migration/Recipes.xcdatamodeld", "Recipes"),
         "bookmigration/Model1.sqlite": ("bookmigration/Model.xcdatamodeld", "Model1"),
         "cdplus-samplemodel/SampleModel_V1.sqlite": ("cdplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel"),
         "cdplus-samplemodel/SampleModel_V2.sqlite": ("cdplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel2"),
@@ -25,12 +28,13 @@ import Testing
         "wibosco-revised/CoreDataMigration_Example_3.sqlite": ("wibosco-revised/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 3"),
     ]
 
-    /// Stores whose corpus folder also holds a source model bundle with `contents` XML, found
+    /// Stores whose corpus folder also holds a source model (`contents` XML or an Xcode 3
+    /// `elements` archive), found
     /// by walking the corpus (so a new pair without an expectation fails `everyPairIsNamed`).
     static let discoveredPairs: [String] = Corpus.stores.filter { store in
         let folder = Corpus.url(String(store.prefix { $0 != "/" }))
         guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return false }
-        return walker.compactMap { $0 as? String }.contains { $0.hasSuffix(".xcdatamodel/contents") }
+        return walker.compactMap { $0 as? String }.contains { $0.hasSuffix(".xcdatamodel/contents") || $0.hasSuffix(".xcdatamodel/elements") }
     }
 
     @Test func everyPairIsNamed() {
