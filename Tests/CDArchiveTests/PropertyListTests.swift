@@ -1,3 +1,4 @@
+import CDTestSupport
 import CDArchive
 import Foundation
 import Testing
@@ -74,10 +75,10 @@ struct PropertyListTests {
         let hashes = try #require(info["NSManagedObjectModel_VersionHashes"])
         #expect(hashes.dictionaryEntries?.map(\.key) == ["SampleModel3", "SampleModel2", "SampleModel"])
         #expect(hashes["SampleModel2"] == .dictionary([
-            ("Car", .data(hex("7e503efbf4b63cd93ff729e9675e21c63c65262d85a9889f59a2440af6481b93"))),
-            ("Person", .data(hex("067ae62e1bd1014cb6559d990803ae58f354dd1b7ba7b7722a361c0c39f2134e"))),
-            ("LuxuryCar", .data(hex("a873c5590010e4ea3f7bdf846786dfbf5cb095526b86aa0de2c569c4bb121886"))),
-            ("SportCar", .data(hex("722a55b5bbcd51d74876a4dd8f8f7bbde57ddc61cb65a577ec5b0fbe978d7b8c"))),
+            ("Car", .data(Data(hex: "7e503efbf4b63cd93ff729e9675e21c63c65262d85a9889f59a2440af6481b93"))),
+            ("Person", .data(Data(hex: "067ae62e1bd1014cb6559d990803ae58f354dd1b7ba7b7722a361c0c39f2134e"))),
+            ("LuxuryCar", .data(Data(hex: "a873c5590010e4ea3f7bdf846786dfbf5cb095526b86aa0de2c569c4bb121886"))),
+            ("SportCar", .data(Data(hex: "722a55b5bbcd51d74876a4dd8f8f7bbde57ddc61cb65a577ec5b0fbe978d7b8c"))),
         ]))
         #expect(hashes["SampleModel3"]?.dictionaryEntries?.map(\.key).sorted() == ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
     }
@@ -86,8 +87,8 @@ struct PropertyListTests {
     @Test func binaryVersionInfoWithoutCurrentVersion() throws {
         let info = try PropertyList.decode(try ArchiveTestFiles.corpusFile("nintendoish-gamelibrary-model/GameLibrary.momd/VersionInfo.plist"))
         #expect(info == .dictionary([("NSManagedObjectModel_VersionHashes", .dictionary([("DataStore", .dictionary([
-            ("Game", .data(hex("0025b0d3ff20b5874a4c3d8745274f59b4a3d0e046c7f2f4c99adb29aebd29e5"))),
-            ("Rom", .data(hex("86626e5c667b76b9591cae96077639e299548f40172aa3f25ba45b6881235a79"))),
+            ("Game", .data(Data(hex: "0025b0d3ff20b5874a4c3d8745274f59b4a3d0e046c7f2f4c99adb29aebd29e5"))),
+            ("Rom", .data(Data(hex: "86626e5c667b76b9591cae96077639e299548f40172aa3f25ba45b6881235a79"))),
         ]))]))]))
     }
 
@@ -100,9 +101,9 @@ struct PropertyListTests {
         #expect(info == .dictionary([
             ("NSManagedObjectModel_CurrentVersionName", .string("RestKitCoreData")),
             ("NSManagedObjectModel_VersionHashes", .dictionary([("RestKitCoreData", .dictionary([
-                ("RKDummyEntity", .data(hex("ffacb66b61f37a968a594ea3c916c56cd1a0f3388f538a7acabe34a941ba6f1f"))),
-                ("RKSearchWord", .data(hex("f082cccd80a761ef2e1b374b1ea9f1a3a4545fe89f122f6d8dc46be1d4592f6e"))),
-                ("RKSearchableManagedObject", .data(hex("9a43d10ae76e91744ee6f057e69514ea574956485fedb13bc246e60ce971243a"))),
+                ("RKDummyEntity", .data(Data(hex: "ffacb66b61f37a968a594ea3c916c56cd1a0f3388f538a7acabe34a941ba6f1f"))),
+                ("RKSearchWord", .data(Data(hex: "f082cccd80a761ef2e1b374b1ea9f1a3a4545fe89f122f6d8dc46be1d4592f6e"))),
+                ("RKSearchableManagedObject", .data(Data(hex: "9a43d10ae76e91744ee6f057e69514ea574956485fedb13bc246e60ce971243a"))),
             ]))])),
         ]))
     }

@@ -1,35 +1,28 @@
+import CDTestSupport
 import CDArchive
 import Foundation
 import Testing
 
 @Suite("Raw DEFLATE")
 struct RawInflateTests {
-    /// Checks the test's own SHA-256 against the FIPS 180-2 examples before it is trusted.
-    @Test func sha256OfKnownMessages() {
-        #expect(sha256Hex(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(sha256Hex(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(sha256Hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    }
-
     /// `cb48cdc9c90700` is python's raw DEFLATE of "hello" (`zlib.compressobj(9, DEFLATED, -15)`).
     @Test func smallStream() throws {
-        #expect(try RawInflate.inflate(hex("cb48cdc9c90700")) == Data("hello".utf8))
+        #expect(try RawInflate.inflate(Data(hex: "cb48cdc9c90700")) == Data("hello".utf8))
     }
 
     /// The same stream with zlib's header and checksum (`zlib.compress(b"hello")`) is not raw
     /// DEFLATE: its first byte reads as a stored block whose length check fails.
     @Test func zlibWrappedStreamIsRejected() {
-        #expect(throws: PropertyListError.self) { try RawInflate.inflate(hex("789ccb48cdc9c90700062c0215")) }
+        #expect(throws: PropertyListError.self) { try RawInflate.inflate(Data(hex: "789ccb48cdc9c90700062c0215")) }
     }
 
     @Test func modelCacheInflatesToTheSizePythonReports() throws {
         let blob = try ArchiveTestFiles.fixture("wibosco-1-modelcache.deflate")
         #expect(blob.count == 1341)
-        #expect(sha256Hex(blob) == "d1fe9276cf8d5433fbce26ac0f89f1b8ac5e53a917931a7a3c04a8fe5b097361")
+        #expect(Checksums.sha256Hex(blob) == "d1fe9276cf8d5433fbce26ac0f89f1b8ac5e53a917931a7a3c04a8fe5b097361")
         let inflated = try RawInflate.inflate(blob)
         #expect(inflated.count == 2033)
-        #expect(sha256Hex(inflated) == "dc2477c59806a7c3a641f53789a420aa693fe62e365456f1385df9a54e0f01a3")
+        #expect(Checksums.sha256Hex(inflated) == "dc2477c59806a7c3a641f53789a420aa693fe62e365456f1385df9a54e0f01a3")
         #expect(try RawInflate.inflate(blob, limit: 2033) == inflated)
     }
 
@@ -53,7 +46,7 @@ struct RawInflateTests {
     /// and its complement disagree, a distance reaching before the start of the output.
     @Test(arguments: ["07", "ff", "0100000000", "010500fbff", "030200"])
     func corruptStreamThrows(_ bytes: String) {
-        #expect(throws: PropertyListError.self) { try RawInflate.inflate(hex(bytes)) }
+        #expect(throws: PropertyListError.self) { try RawInflate.inflate(Data(hex: bytes)) }
     }
 
     /// Corrupting the real stream must never crash. DEFLATE has no checksum, so some corrupted

@@ -1,3 +1,4 @@
+import CDTestSupport
 import CDArchive
 import Foundation
 import Testing
