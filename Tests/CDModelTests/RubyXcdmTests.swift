@@ -441,3 +441,49 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// `Samples/schemas/<App>/*.rb`: each app's schema history, for showing migrations.
+@Suite struct SampleSchemaTests {
+    static let folder = Corpus.repositoryRoot.appendingPathComponent("Samples/schemas", isDirectory: true)
+
+    static let apps: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted()
+    }()
+
+    @Test func theFiveSampleAppsAreThere() {
+        #expect(Self.apps == ["Articles", "Employees", "FailedBank", "TaskList", "ToDo"])
+    }
+
+    /// Each later version adds one property to one entity, so only that entity's hash changes
+    /// (the hashes of §5 cover every persistent property; no sample entity has a sub-entity).
+    @Test(arguments: apps) func eachVersionAddsOnePropertyToOneEntity(app: String) throws {
+        let url = Self.folder.appendingPathComponent(app, isDirectory: true)
+        #expect(ModelFiles.canRead(url))
+        let versions = try ModelFiles.versions(at: url)
+        #expect(versions.count >= 2)
+        #expect(versions.map(\.current) == Array(repeating: false, count: versions.count - 1) + [true])
+        for (earlier, later) in zip(versions, versions.dropFirst()) {
+            let before = VersionHashes.entityHashes(of: earlier.model)
+            let after = VersionHashes.entityHashes(of: later.model)
+            #expect(before.keys.sorted() == after.keys.sorted(), "\(later.name)")
+            let changed = Set(after.keys.filter { before[$0] != after[$0] })
+            let grown = Set(later.model.entities.filter { entity in
+                let previous = earlier.model.entity(named: entity.name)?.properties.map(\.name) ?? []
+                return Set(entity.properties.map(\.name)).isStrictSuperset(of: previous)
+                    && entity.properties.count == previous.count + 1
+            }.map(\.name))
+            #expect(grown.count == 1, "\(app) \(later.name): \(grown)")
+            #expect(changed == grown, "\(app) \(later.name): hashes changed for \(changed.sorted())")
+        }
+    }
+
+    /// The FailedBank schema reproduces the tutorial's own Xcode model, hash for hash.
+    @Test func failedBankMatchesTheTutorialModel() throws {
+        let schema = try ModelFiles.versions(at: Self.folder.appendingPathComponent("FailedBank/0001_initial.rb"))
+        let xcode = try ModelFiles.versions(at: Corpus.url("failedbankcd-seed/FailedBankCD.xcdatamodeld"))
+        let schemaModel = try #require(schema.first).model
+        let xcodeModel = try #require(xcode.first).model
+        #expect(VersionHashes.entityHashes(of: schemaModel) == VersionHashes.entityHashes(of: xcodeModel))
+    }
+}
