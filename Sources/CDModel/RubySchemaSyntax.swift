@@ -1,10 +1,12 @@
 import Foundation
 
-/// The small part of Ruby that ruby-xcdm schema files use, read as data: method calls with
-/// literal arguments and `do … end` / `{ … }` blocks (reference/model-format.md §7).
-///
-/// Nothing is evaluated. There are no variables, constants, operators, string interpolation,
-/// heredocs or `%w` literals; meeting one is a parse error, never a guess.
+// The small part of Ruby that ruby-xcdm schema files use, read as data: method calls with
+// literal arguments and `do … end` / `{ … }` blocks (reference/model-format.md §7).
+//
+// Nothing is evaluated. There are no variables, constants, operators, string interpolation,
+// heredocs or `%w` literals; meeting one is a parse error, never a guess.
+
+/// 1-based line and column (counted in Unicode scalars) in a Ruby file.
 struct RubySourcePosition: Equatable, Sendable {
     var line: Int
     var column: Int
@@ -393,7 +395,8 @@ struct RubyLexer {
 
     private var atLineStart: Bool { column == 1 }
 
-    /// Whether the current line, from here, is exactly `word` (optionally followed by spaces).
+    /// Whether the rest of the line is exactly `word` (trailing spaces allowed), or with
+    /// `prefixOnly`, starts with `word` followed by white space.
     private func lineIs(_ word: String, prefixOnly: Bool = false) -> Bool {
         let expected = Array(word.unicodeScalars)
         guard offset + expected.count <= scalars.count,

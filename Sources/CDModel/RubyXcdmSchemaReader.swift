@@ -39,6 +39,7 @@ public enum RubyXcdmSchemaReader {
         try loadSchema(text, fileName: fileName, xcodeVersion: xcodeVersion).version
     }
 
+    /// The one version of the schema file at `url`; errors name the file by its path.
     public static func version(fromSchemaAt url: URL, xcodeVersion: String? = nil) throws -> ModelVersion {
         try version(fromSchema: try read(url), fileName: url.path, xcodeVersion: xcodeVersion)
     }
