@@ -2,7 +2,8 @@ import CDArchive
 import Foundation
 
 /// Loads every version a model file or bundle holds: `.xcdatamodeld`, `.xcdatamodel`, a bare
-/// `contents` file, `.momd` and `.mom` (reference/model-format.md §1, §3).
+/// `contents` file, `.momd` and `.mom` (reference/model-format.md §1, §3), and ruby-xcdm
+/// schemas: one `.rb` file or a folder of them (§7).
 public enum ModelFiles {
     /// Why a model path could not be read. One line, for the user.
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -12,7 +13,8 @@ public enum ModelFiles {
 
     /// The kinds of path this reader understands, by name and layout.
     public static func canRead(_ url: URL) -> Bool {
-        ["xcdatamodeld", "xcdatamodel", "momd", "mom"].contains(url.pathExtension) || url.lastPathComponent == "contents"
+        ["xcdatamodeld", "xcdatamodel", "momd", "mom", "rb"].contains(url.pathExtension) || url.lastPathComponent == "contents"
+            || RubyXcdmSchemaReader.isSchemasFolder(url)
     }
 
     public static func versions(at url: URL) throws -> [ModelVersion] {
@@ -21,7 +23,11 @@ public enum ModelFiles {
         case "xcdatamodel": return [ModelVersion(name: url.deletingPathExtension().lastPathComponent, current: true, model: try sourceVersion(url))]
         case "momd": return try compiledBundle(url)
         case "mom": return [ModelVersion(name: url.deletingPathExtension().lastPathComponent, current: true, model: try compiledModel(url))]
+        case "rb": return try rubyXcdm { [try RubyXcdmSchemaReader.version(fromSchemaAt: url)] }
         default:
+            if RubyXcdmSchemaReader.isSchemasFolder(url) {
+                return try rubyXcdm { try RubyXcdmSchemaReader.versions(inSchemasFolder: url) }
+            }
             guard url.lastPathComponent == "contents" else { throw Failure("\(url.path): not a model file") }
             let name = url.deletingLastPathComponent().deletingPathExtension().lastPathComponent
             return [ModelVersion(name: name, current: true, model: try xml(url))]
@@ -69,6 +75,15 @@ public enum ModelFiles {
             return try XMLModelReader.model(fromXML: try read(url))
         } catch let failure as XMLModelReader.Failure {
             throw Failure("\(url.path): \(failure.description)")
+        }
+    }
+
+    /// Schemas are read in the current Xcode style (no Xcode version; see ``RubyXcdmSchemaReader``).
+    private static func rubyXcdm(_ load: () throws -> [ModelVersion]) throws -> [ModelVersion] {
+        do {
+            return try load()
+        } catch let failure as RubyXcdmSchemaReader.Failure {
+            throw Failure(failure.description)
         }
     }
 

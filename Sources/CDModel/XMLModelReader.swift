@@ -12,7 +12,12 @@ public enum XMLModelReader {
     }
 
     public static func model(fromXML data: Data) throws -> ManagedObjectModel {
-        let root = try XMLTree.parse(data)
+        try model(from: XMLTree.parse(data))
+    }
+
+    /// The model of an element tree already in memory, such as the one ruby-xcdm would write
+    /// for a schema (``RubyXcdmSchemaReader``).
+    static func model(from root: XMLTree) throws -> ManagedObjectModel {
         guard root.name == "model" else {
             throw Failure(description: "not a Core Data model: the XML root is <\(root.name)>, not <model>")
         }

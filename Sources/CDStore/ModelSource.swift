@@ -18,7 +18,7 @@ public enum ModelSource {
             }
         }
         if isDirectory.boolValue {
-            throw StoreError("\(url.path) is a directory but not a model (.xcdatamodeld, .xcdatamodel, .momd)")
+            throw StoreError("\(url.path) is a directory but not a model (.xcdatamodeld, .xcdatamodel, .momd, a folder of ruby-xcdm .rb schemas)")
         }
         return try cachedVersion(at: url.path)
     }
