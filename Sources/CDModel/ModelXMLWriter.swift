@@ -92,10 +92,12 @@ public enum ModelXMLWriter {
 
     private static func attribute(_ a: AttributeDescription) -> String {
         let isDate = a.type == .date
+        // A date default is an interval unless the source wrote text (ruby-xcdm writes "NO").
+        let dateInterval = isDate ? a.defaultValue.flatMap { Double($0) == nil ? nil : $0 } : nil
         var list = commonAttributes(a.common)
         list.append(("attributeType", a.type == .undefined ? nil : a.type.description))
-        list.append(("defaultValueString", isDate ? nil : a.defaultValue))
-        list.append(("defaultDateTimeInterval", isDate ? a.defaultValue : nil))
+        list.append(("defaultValueString", dateInterval == nil ? a.defaultValue : nil))
+        list.append(("defaultDateTimeInterval", dateInterval))
         list.append((isDate ? "minDateTimeInterval" : "minValueString", a.minValue))
         list.append((isDate ? "maxDateTimeInterval" : "maxValueString", a.maxValue))
         list.append(("regularExpressionString", a.regularExpression))

@@ -8,15 +8,17 @@ struct ModelCommand: ParsableCommand {
         commandName: "model",
         abstract: "Show a model from any source: its entities, version hashes, SQL tables or lint findings.",
         discussion: """
-            PATH is an .xcdatamodeld bundle (every version), an .xcdatamodel folder or its contents \
-            file, a compiled .momd or .mom, or a store file (the model cached in its Z_MODELCACHE).
+            PATH is an .xcdatamodeld bundle (every version), an .xcdatamodel folder (Xcode 4 and \
+            later, or the Xcode 3 binary format) or its contents file, a compiled .momd or .mom, a \
+            ruby-xcdm schema file or schemas folder (read as data, never run), or a store file (the \
+            model cached in its Z_MODELCACHE).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, json, xcdatamodel
     }
 
-    @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom) or a store file.")
+    @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.")
     var path: String
 
     @Option(name: .customLong("version"), help: ArgumentHelp("Only this model version (by name).", valueName: "name"))

@@ -93,6 +93,21 @@ enum ModelSources {
         }
     }
 
+    /// ruby-xcdm schemas: the corpus fixture (whose `publishedAt` has the text default "NO") and
+    /// every sample schema folder.
+    @Test func rubyXcdmSchemas() throws {
+        let samples = Corpus.repositoryRoot.appendingPathComponent("Samples/schemas")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted().map { samples.appendingPathComponent($0) }
+        #expect(folders.count >= 5)
+        var versions = try folders.flatMap { try ModelFiles.versions(at: $0) }
+        versions += try ModelFiles.versions(at: Corpus.url("xcdm-ruby-xcdm-fixture/001_baseline.rb"))
+        versions += try ModelFiles.versions(at: Corpus.url("xcdm-cdq/001_baseline.rb"))
+        for version in versions { try expectSameHashes(version.model, version.name) }
+        let fixture = try #require(versions.last(where: { $0.model.entity(named: "Article")?.attributes.contains { $0.name == "publishedAt" } == true }))
+        let xml = ModelXMLWriter.xml(for: fixture.model)
+        #expect(xml.contains("<attribute name=\"publishedAt\" optional=\"YES\" attributeType=\"Date\" defaultValueString=\"NO\""))
+    }
+
     @Test(arguments: ModelSources.compiledModels.map(\.path))
     func compiledModels(_ path: String) throws {
         try expectSameHashes(try ArchivedModelReader.model(fromArchive: Data(contentsOf: URL(fileURLWithPath: path))), path)
