@@ -322,7 +322,8 @@ log "Summary ($(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /p
         db=${store_of[$label]}
         table=${table_of[$label]}
         n=$(sql "$db" "SELECT COUNT(*) FROM $table;")
-        printf '| %-6s | %-5s | %9s | %9s | %13s | %16s | %13s | %8s | %13s |\n' \
+        # '±' is two bytes but one column: widths of those cells are one larger.
+        printf '| %-6s | %-5s | %9s | %9s | %14s | %17s | %14s | %8s | %13s |\n' \
             "$label" "$table" "$n" "$(mib "$(size_of "$db")")" \
             "${mean_ms[$label/inspect]} ± ${sd_ms[$label/inspect]}" \
             "${mean_ms[$label/no-counts]} ± ${sd_ms[$label/no-counts]}" \
