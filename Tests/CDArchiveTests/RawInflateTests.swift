@@ -53,7 +53,7 @@ struct RawInflateTests {
     /// streams still decode; the rest must throw.
     @Test func corruptedModelCacheNeverCrashes() throws {
         let blob = try ArchiveTestFiles.fixture("wibosco-1-modelcache.deflate")
-        var generator = SeededGenerator(state: 1951)
+        var generator = SeededGenerator(seed: 1951)
         var failures = 0
         for _ in 0..<500 {
             var corrupted = [UInt8](blob)

@@ -22,7 +22,7 @@ struct RobustnessTests {
     /// Seeded, so the same buffers every run. Random bytes never form a valid trailer (its
     /// count needs six leading zero bytes), with or without the `bplist00` magic.
     @Test func randomBytesThrow() {
-        var generator = SeededGenerator(state: 2001)
+        var generator = SeededGenerator(seed: 2001)
         for round in 0..<400 {
             let body = (0..<Int.random(in: 0...600, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let data = Data(round.isMultiple(of: 2) ? Array("bplist00".utf8) + body : body)
@@ -161,7 +161,7 @@ struct RobustnessTests {
     /// string is still a string.)
     @Test func damagedArchivesNeverCrash() throws {
         let mom = [UInt8](try ArchiveTestFiles.corpusFile(Self.momPath))
-        var generator = SeededGenerator(state: 1984)
+        var generator = SeededGenerator(seed: 1984)
         var thrown = 0
         var parsed = 0
         for _ in 0..<400 {

@@ -334,7 +334,7 @@ import Testing
     /// Damaged bytes anywhere either still decode or throw; nothing crashes.
     @Test func corruptedArchivesNeverCrash() throws {
         let data = try Data(contentsOf: Corpus.url("apple-recipes/Recipes.xcdatamodel/elements"))
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         for _ in 0..<400 {
             var damaged = data
             for _ in 0..<(1 + Int(generator.next() % 4)) {
@@ -367,15 +367,3 @@ import Testing
     }
 }
 
-/// A small deterministic generator, so damaged inputs are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
