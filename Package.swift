@@ -39,7 +39,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
-        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDTestSupport"]),
+        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),

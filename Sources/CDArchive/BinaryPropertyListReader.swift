@@ -11,9 +11,15 @@ struct BinaryPropertyListReader {
     private var offsetSize = 0
     private var referenceSize = 0
     private var objectCount = 0
+    /// Where the object table ends: no object's bytes may run into the offset table.
     private var offsetTableStart = 0
-    /// Guards against reference cycles, which a valid plist cannot have.
-    private var depth = 0
+    /// Objects already decoded, by index. Writers store each distinct value once and refer to
+    /// it from everywhere it occurs, and decoding each reference anew would take exponential
+    /// time on a file that shares deeply.
+    private var decoded: [Int: PropertyListValue] = [:]
+    /// Objects being decoded: meeting one again is a reference cycle, which a valid plist
+    /// cannot have. Their number is the recursion depth.
+    private var active: Set<Int> = []
 
     init(data: Data) {
         bytes = [UInt8](data)
@@ -24,36 +30,40 @@ struct BinaryPropertyListReader {
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
-        let count = try readUInt(at: trailer + 8, size: 8)
-        let top = try readUInt(at: trailer + 16, size: 8)
-        let tableStart = try readUInt(at: trailer + 24, size: 8)
+        let count = Self.bigEndian(bytes[trailer + 8..<trailer + 16])
+        let top = Self.bigEndian(bytes[trailer + 16..<trailer + 24])
+        let tableStart = Self.bigEndian(bytes[trailer + 24..<trailer + 32])
+        // `tableStart` is compared before any arithmetic on it, which could overflow.
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
               count > 0, count < UInt64(bytes.count), top < count,
-              tableStart >= 8, tableStart + count * UInt64(offsetSize) <= UInt64(trailer)
+              tableStart >= 8, tableStart <= UInt64(trailer),
+              count * UInt64(offsetSize) <= UInt64(trailer) - tableStart
         else { throw PropertyListError("binary property list has a corrupt trailer") }
         objectCount = Int(count)
         offsetTableStart = Int(tableStart)
         return try object(Int(top))
     }
 
-    private func readUInt(at offset: Int, size: Int) throws -> UInt64 {
-        guard offset >= 0, size > 0, offset + size <= bytes.count else {
-            throw PropertyListError("binary property list is truncated")
-        }
-        var value: UInt64 = 0
-        for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
-        return value
+    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// The position of an object; `index` is below `objectCount`, so its entry is in the table.
     private func offset(ofObject index: Int) throws -> Int {
-        guard index >= 0, index < objectCount else {
-            throw PropertyListError("binary property list refers to a missing object")
-        }
-        let value = try readUInt(at: offsetTableStart + index * offsetSize, size: offsetSize)
+        let entry = offsetTableStart + index * offsetSize
+        let value = Self.bigEndian(bytes[entry..<entry + offsetSize])
         guard value >= 8, value < UInt64(offsetTableStart) else {
             throw PropertyListError("binary property list has a corrupt offset table")
         }
         return Int(value)
+    }
+
+    /// `count` bytes of an object starting at `start`; they must end before the offset table.
+    private func payload(_ start: Int, _ count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, start >= 0, start <= offsetTableStart, count <= offsetTableStart - start else {
+            throw PropertyListError("binary property list is truncated")
+        }
+        return bytes[start..<start + count]
     }
 
     /// The length that follows a marker: the low nibble, or an integer object after it when the
@@ -61,34 +71,38 @@ struct BinaryPropertyListReader {
     private func length(marker: UInt8, at position: Int) throws -> (Int, Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, position + 1) }
-        guard position + 1 < bytes.count else { throw PropertyListError("binary property list is truncated") }
-        let intMarker = bytes[position + 1]
-        guard intMarker >> 4 == 0x1 else { throw PropertyListError("binary property list has a corrupt length") }
+        guard let intMarker = try payload(position + 1, 1).first, intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
+            throw PropertyListError("binary property list has a corrupt length")
+        }
         let size = 1 << Int(intMarker & 0x0F)
-        let value = try readUInt(at: position + 2, size: size)
-        guard value < UInt64(bytes.count) else { throw PropertyListError("binary property list has a corrupt length") }
+        let value = Self.bigEndian(try payload(position + 2, size))
+        guard value < UInt64(offsetTableStart) else { throw PropertyListError("binary property list has a corrupt length") }
         return (Int(value), position + 2 + size)
     }
 
-    private func slice(_ start: Int, _ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, start >= 0, start + count <= bytes.count else {
-            throw PropertyListError("binary property list is truncated")
+    /// `count` object references starting at `start`, each checked against the object table.
+    private func references(at start: Int, count: Int) throws -> [Int] {
+        let raw = try payload(start, count * referenceSize)
+        return try stride(from: raw.startIndex, to: raw.endIndex, by: referenceSize).map { i in
+            let index = Self.bigEndian(raw[i..<i + referenceSize])
+            guard index < UInt64(objectCount) else {
+                throw PropertyListError("binary property list refers to a missing object")
+            }
+            return Int(index)
         }
-        return bytes[start..<start + count]
-    }
-
-    private mutating func references(at start: Int, count: Int) throws -> [Int] {
-        guard count >= 0, count <= objectCount * 2 + 16 else {
-            throw PropertyListError("binary property list has a corrupt collection size")
-        }
-        return try (0..<count).map { Int(try readUInt(at: start + $0 * referenceSize, size: referenceSize)) }
     }
 
     private mutating func object(_ index: Int) throws -> PropertyListValue {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth < 512 else { throw PropertyListError("binary property list nests too deeply") }
-        let position = try offset(ofObject: index)
+        if let value = decoded[index] { return value }
+        guard active.insert(index).inserted else { throw PropertyListError("binary property list has a reference cycle") }
+        defer { active.remove(index) }
+        guard active.count <= 512 else { throw PropertyListError("binary property list nests too deeply") }
+        let value = try parse(at: try offset(ofObject: index))
+        decoded[index] = value
+        return value
+    }
+
+    private mutating func parse(at position: Int) throws -> PropertyListValue {
         let marker = bytes[position]
         switch marker >> 4 {
         case 0x0:
@@ -98,54 +112,47 @@ struct BinaryPropertyListReader {
             default: throw PropertyListError("binary property list has an unsupported value (0x\(String(marker, radix: 16)))")
             }
         case 0x1:
+            guard marker & 0x0F <= 4 else { throw PropertyListError("binary property list has a corrupt integer") }
             let size = 1 << Int(marker & 0x0F)
-            guard size <= 16 else { throw PropertyListError("binary property list has a corrupt integer") }
             // 16-byte integers carry the value in their low 8 bytes.
-            let raw = try readUInt(at: position + 1 + max(0, size - 8), size: min(size, 8))
+            let raw = Self.bigEndian(try payload(position + 1, size).suffix(8))
             return .integer(size >= 8 ? Int64(bitPattern: raw) : Int64(raw))
         case 0x2:
-            let size = 1 << Int(marker & 0x0F)
-            let raw = try readUInt(at: position + 1, size: size)
-            switch size {
-            case 4: return .real(Double(Float(bitPattern: UInt32(raw))))
-            case 8: return .real(Double(bitPattern: raw))
+            switch marker & 0x0F {
+            case 2: return .real(Double(Float(bitPattern: UInt32(Self.bigEndian(try payload(position + 1, 4))))))
+            case 3: return .real(Double(bitPattern: Self.bigEndian(try payload(position + 1, 8))))
             default: throw PropertyListError("binary property list has a corrupt real")
             }
         case 0x3:
             guard marker == 0x33 else { throw PropertyListError("binary property list has a corrupt date") }
-            return .date(Double(bitPattern: try readUInt(at: position + 1, size: 8)))
+            return .date(Double(bitPattern: Self.bigEndian(try payload(position + 1, 8))))
         case 0x4:
             let (count, start) = try length(marker: marker, at: position)
-            return .data(Data(try slice(start, count)))
+            return .data(Data(try payload(start, count)))
         case 0x5:
             let (count, start) = try length(marker: marker, at: position)
-            let raw = try slice(start, count)
-            return .string(String(decoding: raw, as: UTF8.self))
+            return .string(String(decoding: try payload(start, count), as: UTF8.self))
         case 0x6:
             let (count, start) = try length(marker: marker, at: position)
-            let raw = try slice(start, count * 2)
-            var units = [UInt16]()
-            units.reserveCapacity(count)
-            var i = raw.startIndex
-            while i < raw.endIndex {
-                units.append(UInt16(raw[i]) << 8 | UInt16(raw[i + 1]))
-                i += 2
-            }
+            let raw = try payload(start, count * 2)
+            let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map { UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1]) }
             return .string(String(decoding: units, as: UTF16.self))
         case 0x8:
+            // UIDs index `$objects`, so one wider than 8 bytes or beyond `Int` cannot be right.
             let size = Int(marker & 0x0F) + 1
-            return .uid(Int(try readUInt(at: position + 1, size: size)))
+            guard size <= 8, let uid = Int(exactly: Self.bigEndian(try payload(position + 1, size))) else {
+                throw PropertyListError("binary property list has a corrupt UID")
+            }
+            return .uid(uid)
         case 0xA, 0xC:
             let (count, start) = try length(marker: marker, at: position)
-            let refs = try references(at: start, count: count)
-            return .array(try refs.map { try object($0) })
+            return .array(try references(at: start, count: count).map { try object($0) })
         case 0xD:
             let (count, start) = try length(marker: marker, at: position)
-            let keyRefs = try references(at: start, count: count)
-            let valueRefs = try references(at: start + count * referenceSize, count: count)
+            let refs = try references(at: start, count: count * 2)
             var entries: [(key: String, value: PropertyListValue)] = []
             entries.reserveCapacity(count)
-            for (k, v) in zip(keyRefs, valueRefs) {
+            for (k, v) in zip(refs[..<count], refs[count...]) {
                 guard case .string(let key) = try object(k) else {
                     throw PropertyListError("binary property list has a non-string dictionary key")
                 }

@@ -40,24 +40,44 @@ public final class KeyedArchive: Sendable {
     }
 
     /// Decodes a value into Foundation-like terms (strings, numbers, collections, dates, …).
-    public func decode(_ value: PropertyListValue?, depth: Int = 0) -> ArchivedValue {
+    public func decode(_ value: PropertyListValue?) -> ArchivedValue {
+        var walk = ArchiveWalk()
+        return decode(value, &walk)
+    }
+
+    func decode(_ value: PropertyListValue?, _ walk: inout ArchiveWalk) -> ArchivedValue {
         guard let value else { return .null }
-        guard depth < 64 else { return .object(className: "…", size: 0) }
+        guard walk.depth < 64, walk.budget > 0 else { return .unexpanded }
+        walk.depth += 1
+        walk.budget -= 1
+        defer { walk.depth -= 1 }
         switch value {
         case .uid:
             guard let object = object(for: value) else { return .null }
-            return object.decoded(depth: depth + 1)
+            return object.decoded(&walk)
         case .string(let s): return s == "$null" ? .null : .string(s)
         case .integer(let i): return .integer(i)
         case .real(let r): return .real(r)
         case .boolean(let b): return .boolean(b)
         case .date(let d): return .date(d)
         case .data(let d): return .data(d)
-        case .array(let a): return .array(a.map { decode($0, depth: depth + 1) })
+        case .array(let a): return .array(a.map { decode($0, &walk) })
         case .dictionary(let d):
-            return .dictionary(d.map { (.string($0.key), decode($0.value, depth: depth + 1)) })
+            return .dictionary(d.map { (.string($0.key), decode($0.value, &walk)) })
         }
     }
+}
+
+/// The limits of one decoding walk. An archive is a graph: an object that contains itself
+/// would recurse forever, and objects shared at every level (`2^n` paths through `n` of
+/// them) would expand beyond any memory.
+struct ArchiveWalk {
+    /// Objects being decoded; meeting one again is a cycle.
+    var path: Set<Int> = []
+    /// Nesting of values, which bounds the recursion.
+    var depth = 0
+    /// How many more values the result may hold.
+    var budget = 1 << 20
 }
 
 /// One object of a ``KeyedArchive``: a dictionary with a `$class`, or an inline value.
@@ -142,22 +162,29 @@ public struct ArchivedObject: Sendable {
     }
 
     /// This object in Foundation-like terms.
-    public func decoded(depth: Int = 0) -> ArchivedValue {
-        guard case .dictionary = raw else { return archive.decode(raw, depth: depth) }
+    public func decoded() -> ArchivedValue {
+        var walk = ArchiveWalk()
+        return decoded(&walk)
+    }
+
+    func decoded(_ walk: inout ArchiveWalk) -> ArchivedValue {
+        guard case .dictionary = raw else { return archive.decode(raw, &walk) }
         guard let name = className else { return .object(className: "?", size: 0) }
+        guard walk.path.insert(index).inserted else { return .unexpanded }
+        defer { walk.path.remove(index) }
         switch name {
         case "NSString", "NSMutableString":
             return .string(stringContent ?? "")
         case "NSAttributedString", "NSMutableAttributedString", "NSConcreteAttributedString":
             return .string(object("NSString")?.stringContent ?? "")
         case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet":
-            return .array((raw["NS.objects"]?.arrayValue ?? []).map { archive.decode($0, depth: depth + 1) })
+            return .array((raw["NS.objects"]?.arrayValue ?? []).map { archive.decode($0, &walk) })
         case "NSSet", "NSMutableSet", "NSCountedSet":
-            return .set((raw["NS.objects"]?.arrayValue ?? []).map { archive.decode($0, depth: depth + 1) })
+            return .set((raw["NS.objects"]?.arrayValue ?? []).map { archive.decode($0, &walk) })
         case "NSDictionary", "NSMutableDictionary":
             let keys = raw["NS.keys"]?.arrayValue ?? []
             let values = raw["NS.objects"]?.arrayValue ?? []
-            return .dictionary(zip(keys, values).map { (archive.decode($0, depth: depth + 1), archive.decode($1, depth: depth + 1)) })
+            return .dictionary(zip(keys, values).map { (archive.decode($0, &walk), archive.decode($1, &walk)) })
         case "NSDate":
             if case .real(let t)? = raw["NS.time"] { return .date(t) }
             if let t = raw["NS.time"]?.intValue { return .date(Double(t)) }
@@ -171,7 +198,7 @@ public struct ArchivedObject: Sendable {
             return .null
         case "NSURL":
             let relative = string("NS.relative") ?? ""
-            if let base = object("NS.base")?.decoded(depth: depth + 1), case .url(let b) = base {
+            if case .url(let b) = archive.decode(raw["NS.base"], &walk) {
                 return .url(URL(string: relative, relativeTo: URL(string: b))?.absoluteString ?? relative)
             }
             return .url(relative)
@@ -205,6 +232,10 @@ public indirect enum ArchivedValue: Sendable, Equatable {
     case dictionary([ArchivedValuePair])
     /// An instance of a class cdstore does not decode; `size` counts its archived keys.
     case object(className: String, size: Int)
+
+    /// An `.object` named "…" that stands for a value left out: it repeats an object that
+    /// encloses it, lies too deep, or would make the result too large.
+    public static let unexpanded = ArchivedValue.object(className: "…", size: 0)
 
     public static func dictionary(_ pairs: [(ArchivedValue, ArchivedValue)]) -> ArchivedValue {
         .dictionary(pairs.map { ArchivedValuePair(key: $0.0, value: $0.1) })

@@ -97,14 +97,18 @@ public enum PropertyList {
         return try decodeWithFoundation(data)
     }
 
-    /// XML (and OpenStep) plists carry no UIDs, so Foundation's reader is enough for them.
+    /// XML plists carry no UIDs, so Foundation's reader is enough for them. Its OpenStep
+    /// results are refused: almost any short text parses as an OpenStep string, so a damaged
+    /// binary plist (`bplist0`) would otherwise come back as one.
     private static func decodeWithFoundation(_ data: Data) throws -> PropertyListValue {
         let object: Any
+        var format = PropertyListSerialization.PropertyListFormat.xml
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
         } catch {
             throw PropertyListError("not a readable property list")
         }
+        guard format == .xml else { throw PropertyListError("not a binary or XML property list") }
         return try convert(object)
     }
 

@@ -9,13 +9,17 @@ public struct ManagedObjectModel: Sendable, Codable, Equatable {
     public var versionIdentifiers: [String]
     public var fetchRequestTemplates: [FetchRequestTemplate]
     public var configurations: [ModelConfiguration]
+    /// `usedWithCloudKit="YES"` in the XML: the CloudKit model rules apply (errors.md §3).
+    public var usedWithCloudKit: Bool
 
     public init(entities: [EntityDescription] = [], versionIdentifiers: [String] = [],
-                fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = []) {
+                fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = [],
+                usedWithCloudKit: Bool = false) {
         self.entities = entities
         self.versionIdentifiers = versionIdentifiers
         self.fetchRequestTemplates = fetchRequestTemplates
         self.configurations = configurations
+        self.usedWithCloudKit = usedWithCloudKit
     }
 
     public func entity(named name: String) -> EntityDescription? {
@@ -71,7 +75,7 @@ public struct EntityDescription: Sendable, Codable, Equatable {
     public var fetchIndexes: [FetchIndex]
     /// Legacy compound indexes: lists of property names.
     public var compoundIndexes: [[String]]
-    /// Declared (own) properties, in source order.
+    /// Declared (own) properties: in source order for XML, in name order for archives.
     public var properties: [PropertyDescription]
 
     public init(name: String, className: String = "NSManagedObject", parentName: String? = nil,
@@ -248,7 +252,7 @@ public struct ValidationRule: Sendable, Codable, Equatable {
 }
 
 /// `NSDeleteRule` codes.
-public enum DeleteRule: Int, Sendable, Codable, CustomStringConvertible {
+public enum DeleteRule: Int, Sendable, Codable, CaseIterable, CustomStringConvertible {
     case noAction = 0, nullify = 1, cascade = 2, deny = 3
 
     /// The XML spelling.

@@ -36,7 +36,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         do {
             for (role, url) in files.existingFiles {
                 let suffix = role == "main" ? "" : "-\(role)"
-                try FileManager.default.copyItem(at: url, to: URL(fileURLWithPath: copy.path + suffix))
+                try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
             }
             database = try Self.open(copy: copy, hasJournal: FileManager.default.fileExists(atPath: files.journal.path))
             try Self.checkSignature(database, path: files.main.path)

@@ -2,13 +2,14 @@ import ArgumentParser
 
 /// The `cdstore` command: subcommands only, each a thin layer over the library modules.
 struct CDStoreCommand: ParsableCommand {
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "cdstore",
         abstract: "Inspect Core Data store files without Core Data.",
         discussion: """
             Every command that reads a store opens a private read-only copy of it (with its -wal \
-            and -shm), so the store itself is never changed.
+            and -shm), so the store itself is never changed. `cdstore --version` shows the version.
             """,
-        version: "0.1.0",
         subcommands: [InspectCommand.self, ModelCommand.self])
 }

@@ -6,24 +6,70 @@ import CDStore
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Show the model cached inside a store, or its version hashes.")
+        abstract: "Show a model from any source: its entities, version hashes, SQL tables or lint findings.",
+        discussion: """
+            PATH is an .xcdatamodeld bundle (every version), an .xcdatamodel folder (Xcode 4 and \
+            later, or the Xcode 3 binary format) or its contents file, a compiled .momd or .mom, a \
+            ruby-xcdm schema file or schemas folder (read as data, never run), or a store file (the \
+            model cached in its Z_MODELCACHE).
+            """)
 
-    @Argument(help: "A store file whose model cache (Z_MODELCACHE) is read.")
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, xcdatamodel
+    }
+
+    @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.")
     var path: String
+
+    @Option(name: .customLong("version"), help: ArgumentHelp("Only this model version (by name).", valueName: "name"))
+    var versionName: String?
 
     @Flag(name: .long, help: "Print the entity version hashes and the model checksum.")
     var hashes = false
 
-    @Flag(name: .long, help: "Print JSON.")
+    @Flag(name: .long, help: "Report what momc warns about and the CloudKit model rules (error 134060).")
+    var lint = false
+
+    @Flag(name: .long, help: "With --lint, apply the CloudKit rules even if the model is not marked for CloudKit.")
+    var cloudkit = false
+
+    @Flag(name: .long, help: "Print JSON (same as --format json).")
     var json = false
 
+    @Option(name: .long, help: "Output format: text, json or xcdatamodel (an editable contents XML of one version).")
+    var format: Format = .text
+
+    func validate() throws {
+        if format == .xcdatamodel && (hashes || lint || json) {
+            throw ValidationError("--format xcdatamodel cannot be combined with --hashes, --lint or --json")
+        }
+        if cloudkit && !lint { throw ValidationError("--cloudkit goes with --lint") }
+    }
+
     func run() throws {
-        let versions = try ModelSource.versions(at: path)
-        if hashes {
+        var versions = try ModelSource.versions(at: path)
+        if let versionName {
+            guard let chosen = versions.first(where: { $0.name == versionName }) else {
+                throw StoreError("\(path) has no version named \"\(versionName)\"; versions: \(versions.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+            }
+            versions = [chosen]
+        }
+        let asJSON = json || format == .json
+        if format == .xcdatamodel {
+            let version = versions.count == 1 ? versions[0] : versions.first(where: \.current)
+            guard let version else {
+                throw StoreError("\(path) has several versions and none is current; choose one with --version")
+            }
+            Output.print(ModelXMLWriter.xml(for: version.model))
+        } else if lint {
+            let report = LintReport(versions: versions, cloudKit: cloudkit)
+            Output.print(asJSON ? try Output.json(report) : LintText.render(report))
+            if report.versions.contains(where: { !$0.findings.isEmpty }) { throw ExitCode(1) }
+        } else if hashes {
             let report = ModelHashReport(versions: versions)
-            Output.print(json ? try Output.json(report) : ModelText.renderHashes(report))
+            Output.print(asJSON ? try Output.json(report) : ModelText.renderHashes(report))
         } else {
-            Output.print(json ? try Output.json(versions) : ModelText.render(versions))
+            Output.print(asJSON ? try Output.json(versions) : ModelText.render(versions))
         }
     }
 }

@@ -6,6 +6,13 @@ import Foundation
 
 // Problems with the user's input are one line on stderr and exit status 2; usage errors keep
 // ArgumentParser's own messages and exit codes.
+// `cdstore --version` is handled here: an ArgumentParser flag on the root command would also be
+// parsed inside subcommands and clash with `model --version NAME`.
+if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+    Output.print("cdstore \(CDStoreCommand.version)")
+    exit(0)
+}
+
 do {
     var command = try CDStoreCommand.parseAsRoot()
     try command.run()

@@ -72,6 +72,11 @@ public enum TemporaryDirectory {
 
 /// SHA-256 checksums of files, to prove that reading a store changed nothing.
 public enum Checksums {
+    /// Lowercase hex SHA-256 of `data`.
+    public static func sha256Hex(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Hex SHA-256 of every regular file in `directory` (recursively), by relative path.
     public static func of(directory: URL) throws -> [String: String] {
         var result: [String: String] = [:]
@@ -80,8 +85,7 @@ public enum Checksums {
             let url = directory.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            let digest = SHA256.hash(data: try Data(contentsOf: url))
-            result[relative] = digest.map { String(format: "%02x", $0) }.joined()
+            result[relative] = sha256Hex(try Data(contentsOf: url))
         }
         return result
     }
@@ -100,5 +104,36 @@ public enum Golden {
             try actual.write(to: url, atomically: true, encoding: .utf8)
         }
         return try? String(contentsOf: url, encoding: .utf8)
+    }
+}
+
+extension Data {
+    /// Bytes from a hex string written in a test (`"cb48cdc9"`); traps on malformed input.
+    public init(hex: String) {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        self.init(bytes)
+    }
+}
+
+/// A seeded SplitMix64 generator, so "random" test inputs are the same on every run.
+public struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

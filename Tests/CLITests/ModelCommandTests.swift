@@ -1,0 +1,91 @@
+import CDTestSupport
+import Foundation
+import Testing
+
+/// `cdstore model` on each kind of source, end to end.
+@Suite struct ModelCommandTests {
+    private func hashes(_ arguments: [String]) throws -> [(name: String, current: Bool, hashes: [String: String])] {
+        let result = try CommandRunner.run(["model", "--hashes", "--json"] + arguments)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        return (json["versions"] as? [[String: Any]] ?? []).map {
+            ($0["name"] as? String ?? "", $0["current"] as? Bool ?? false, $0["entityHashes"] as? [String: String] ?? [:])
+        }
+    }
+
+    @Test func everyVersionOfASourceBundle() throws {
+        let versions = try hashes([Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path])
+        #expect(versions.map(\.name) == ["CoreDataMigration_Example", "CoreDataMigration_Example 2",
+                                         "CoreDataMigration_Example 3", "CoreDataMigration_Example 4"])
+        #expect(versions.map(\.current) == [false, false, false, true])
+    }
+
+    @Test func compiledBundleNamesItsCurrentVersion() throws {
+        let versions = try hashes([Corpus.url("cdplus-samplemodel/SampleModel.momd").path])
+        #expect(versions.map(\.name) == ["SampleModel", "SampleModel2", "SampleModel3"])
+        #expect(versions.filter(\.current).map(\.name) == ["SampleModel"])
+    }
+
+    /// The same model from its source, its compiled form and the store it wrote hashes the same.
+    @Test func sameModelFromThreeSources() throws {
+        let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
+        let fromStore = try hashes([store.path])
+        let fromSource = try hashes(["--version", "SampleModel2", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path])
+        let fromMom = try hashes([Corpus.url("cdplus-samplemodel/SampleModel.momd/SampleModel2.mom").path])
+        #expect(fromStore.count == 1 && fromSource.count == 1 && fromMom.count == 1)
+        #expect(fromStore[0].hashes == fromSource[0].hashes)
+        #expect(fromMom[0].hashes == fromSource[0].hashes)
+        #expect(fromSource[0].hashes.count == 4)
+    }
+
+    @Test func unknownVersionListsTheVersions() throws {
+        let path = Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path
+        let result = try CommandRunner.run(["model", path, "--version", "Nope"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "cdstore: error: \(path) has no version named \"Nope\"; versions: \"SampleModel\", \"SampleModel2\", \"SampleModel3\"\n")
+    }
+
+    /// `--format xcdatamodel` of a store's cache, saved as a bundle and read again: same hashes.
+    @Test func xcdatamodelRoundTripThroughFiles() throws {
+        let store = try Corpus.copyStore("osxphotos-photos-15.4.1/Photos.sqlite")
+        let xml = try CommandRunner.run(["model", "--format", "xcdatamodel", store.path])
+        #expect(xml.status == 0)
+        let bundle = try TemporaryDirectory.make().appendingPathComponent("Photos.xcdatamodel")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        try xml.stdout.write(to: bundle.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let original = try hashes([store.path])
+        let reloaded = try hashes([bundle.path])
+        #expect(original[0].hashes.count == 68)
+        #expect(reloaded[0].hashes == original[0].hashes)
+    }
+
+    @Test func lintExitsOneWithFindings() throws {
+        let result = try CommandRunner.run(["model", "--lint", Corpus.url("mogenerator-test-models/test.xcdatamodel").path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("Version test (current): 3 findings\n"))
+        let clean = try CommandRunner.run(["model", "--lint", Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path])
+        #expect(clean.status == 0)
+    }
+
+    /// Xcode 3 bundles (a binary `elements` file, no `contents`) load like any other source.
+    @Test func legacyModelLoads() throws {
+        let result = try CommandRunner.run(["model", Corpus.url("apple-recipes/Recipes.xcdatamodel").path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.hasPrefix("Version Recipes (current)\n"))
+        #expect(result.stdout.contains("\n  RecipeType\n    name: String"))
+    }
+
+    @Test func conflictingOptionsAreUsageErrors() throws {
+        let result = try CommandRunner.run(["model", "x", "--format", "xcdatamodel", "--hashes"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--format xcdatamodel cannot be combined with --hashes, --lint or --json"))
+    }
+}
+
+@Suite struct VersionFlagTests {
+    @Test func rootVersion() throws {
+        let result = try CommandRunner.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "cdstore 0.1.0\n")
+    }
+}
