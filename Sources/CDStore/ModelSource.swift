@@ -32,4 +32,42 @@ public enum ModelSource {
         }
         return [ModelVersion(name: "cache", current: true, model: cache.model)]
     }
+
+    /// The tables, columns and indexes Core Data creates for one version of the model at `path`.
+    ///
+    /// For a store, its cached model is mapped and uncertain rules are resolved against the
+    /// store's own `sqlite_master`; for model files the mapping is predicted, with entity numbers
+    /// in the order observed in real stores. `versionName` picks a version; the current one is
+    /// used by default.
+    public static func mapping(at path: String, versionName: String? = nil) throws -> StoreMapping {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        if exists, !isDirectory.boolValue, !ModelFiles.canRead(url) {
+            if let versionName, versionName != "cache" {
+                throw StoreError("\(url.path) is a store; its only version is \"cache\", not \"\(versionName)\"")
+            }
+            let snapshot = try StoreSnapshot(path: url.path)
+            guard let mapping = try snapshot.read({ db in try StoreMapping.read(db, path: url.path) }) else {
+                throw StoreError("\(url.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
+            }
+            return mapping
+        }
+        let version = try chooseVersion(try versions(at: path), named: versionName, path: path)
+        return StoreMapping.predict(model: version.model)
+    }
+
+    /// The version named `name`, or else the only or current one.
+    public static func chooseVersion(_ versions: [ModelVersion], named name: String?, path: String) throws -> ModelVersion {
+        if let name {
+            guard let chosen = versions.first(where: { $0.name == name }) else {
+                throw StoreError("\(path) has no version named \"\(name)\"; versions: \(versions.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+            }
+            return chosen
+        }
+        guard let version = versions.count == 1 ? versions.first : versions.first(where: \.current) else {
+            throw StoreError("\(path) has several versions and none is current; choose one with --version")
+        }
+        return version
+    }
 }

@@ -27,6 +27,9 @@ struct ModelCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the entity version hashes and the model checksum.")
     var hashes = false
 
+    @Flag(name: .long, help: "Print the tables, columns and indexes Core Data creates for the model.")
+    var sql = false
+
     @Flag(name: .long, help: "Report what momc warns about and the CloudKit model rules (error 134060).")
     var lint = false
 
@@ -40,26 +43,28 @@ struct ModelCommand: ParsableCommand {
     var format: Format = .text
 
     func validate() throws {
-        if format == .xcdatamodel && (hashes || lint || json) {
-            throw ValidationError("--format xcdatamodel cannot be combined with --hashes, --lint or --json")
+        if format == .xcdatamodel && (hashes || lint || sql || json) {
+            throw ValidationError("--format xcdatamodel cannot be combined with --hashes, --sql, --lint or --json")
+        }
+        if [hashes, lint, sql].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --hashes, --sql and --lint")
         }
         if cloudkit && !lint { throw ValidationError("--cloudkit goes with --lint") }
     }
 
     func run() throws {
+        let asJSON = json || format == .json
+        if sql {
+            let mapping = try ModelSource.mapping(at: path, versionName: versionName)
+            Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping))
+            return
+        }
         var versions = try ModelSource.versions(at: path)
         if let versionName {
-            guard let chosen = versions.first(where: { $0.name == versionName }) else {
-                throw StoreError("\(path) has no version named \"\(versionName)\"; versions: \(versions.map { "\"\($0.name)\"" }.joined(separator: ", "))")
-            }
-            versions = [chosen]
+            versions = [try ModelSource.chooseVersion(versions, named: versionName, path: path)]
         }
-        let asJSON = json || format == .json
         if format == .xcdatamodel {
-            let version = versions.count == 1 ? versions[0] : versions.first(where: \.current)
-            guard let version else {
-                throw StoreError("\(path) has several versions and none is current; choose one with --version")
-            }
+            let version = try ModelSource.chooseVersion(versions, named: nil, path: path)
             Output.print(ModelXMLWriter.xml(for: version.model))
         } else if lint {
             let report = LintReport(versions: versions, cloudKit: cloudkit)

@@ -78,7 +78,7 @@ import Testing
     @Test func conflictingOptionsAreUsageErrors() throws {
         let result = try CommandRunner.run(["model", "x", "--format", "xcdatamodel", "--hashes"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--format xcdatamodel cannot be combined with --hashes, --lint or --json"))
+        #expect(result.stderr.contains("--format xcdatamodel cannot be combined with --hashes, --sql, --lint or --json"))
     }
 }
 
@@ -87,5 +87,36 @@ import Testing
         let result = try CommandRunner.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout == "cdstore 0.1.0\n")
+    }
+}
+
+@Suite struct ModelSQLTests {
+    /// The mapping of a store's cached model, resolved against its own schema, is its DDL.
+    @Test func storeSQLIsItsSchema() throws {
+        let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
+        let result = try CommandRunner.run(["model", "--sql", store.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZDATE TIMESTAMP, ZPOSTID VARCHAR );\n"))
+        #expect(result.stdout.contains("CREATE INDEX ZCOLOR_ZPOST_INDEX ON ZCOLOR (ZPOST);\n"))
+        #expect(result.stdout.hasPrefix("-- entityNumbering: Z_PRIMARYKEY numbers equal the computed order [held]\n"))
+    }
+
+    @Test func jsonContract() throws {
+        let result = try CommandRunner.run(["model", "--sql", "--json", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path, "--version", "SampleModel2"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let tables = try #require(json["tables"] as? [[String: Any]])
+        let car = try #require(tables.first { $0["name"] as? String == "ZCAR" })
+        let columns = (car["columns"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(columns.prefix(3) == ["Z_PK", "Z_ENT", "Z_OPT"])
+        let indexes = (car["indexes"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(indexes.contains("ZCAR_Z_ENT_INDEX"))
+        #expect(tables.contains { $0["name"] as? String == "Z_PRIMARYKEY" })
+    }
+
+    @Test func optionsExcludeEachOther() throws {
+        let result = try CommandRunner.run(["model", "x", "--sql", "--hashes"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("choose one of --hashes, --sql and --lint"))
     }
 }

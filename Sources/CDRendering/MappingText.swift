@@ -1,0 +1,15 @@
+import CDStore
+
+/// `cdstore model --sql` as text: the DDL Core Data runs, with notes on the uncertain naming
+/// rules as SQL comments.
+public enum MappingText {
+    public static func render(_ mapping: StoreMapping) -> String {
+        var lines: [String] = []
+        for note in mapping.resolutions {
+            let verdict = note.held.map { $0 ? "held" : "did not hold; the store's names are used" } ?? "predicted"
+            lines.append("-- \(note.rule.rawValue)\(note.table.map { " (\($0))" } ?? ""): \(note.detail) [\(verdict)]")
+        }
+        if !lines.isEmpty { lines.append("") }
+        return lines.joined(separator: "\n") + mapping.createScript
+    }
+}
