@@ -70,4 +70,16 @@ public enum ModelSource {
         }
         return version
     }
+
+    /// The version of the model at `path` that wrote the store: the one whose entity hashes equal
+    /// the store's metadata, else the current one (so an old store can still be read, with the
+    /// differences showing as missing columns).
+    public static func storeModel(at path: String, for snapshot: StoreSnapshot) throws -> ManagedObjectModel {
+        let candidates = try versions(at: path)
+        let stored = try snapshot.read { db in try StoreMetadata.read(db, path: snapshot.files.main.path).versionHashes }
+        if let match = candidates.first(where: { VersionHashes.entityHashes(of: $0.model) == stored }) {
+            return match.model
+        }
+        return try chooseVersion(candidates, named: nil, path: path).model
+    }
 }

@@ -1,0 +1,149 @@
+import CDArchive
+import CDStore
+import Foundation
+
+/// How binary values appear in output (`--binary`).
+public enum BinaryMode: String, Sendable, CaseIterable {
+    /// Left out.
+    case omit
+    /// Size, the first bytes in hex and a SHA-256 prefix.
+    case summary
+    case hex
+    case base64
+}
+
+/// Turns a stream of objects into text, one section per entity. Renderers keep no more than
+/// one object (or one small batch, for tables) so output streams as rows arrive.
+public protocol ObjectRenderer {
+    /// Text that starts a section of objects of one entity with these property names.
+    mutating func beginSection(entity: String, properties: [String]) -> String
+    mutating func render(_ object: StoredObject) -> String
+    /// Text that ends a section.
+    mutating func endSection() -> String
+    /// Text after the last section.
+    mutating func finish() -> String
+}
+
+extension ObjectRenderer {
+    public mutating func beginSection(entity: String, properties: [String]) -> String { "" }
+    public mutating func endSection() -> String { "" }
+    public mutating func finish() -> String { "" }
+}
+
+/// Core Data's own `-[NSManagedObject description]` (reference/rendering-and-cli.md §1).
+///
+/// The pointer-like numbers Core Data prints are memory addresses; cdstore derives them from
+/// the entity number and `Z_PK` so the output is reproducible:
+/// object `0x6<Z_ENT, 5 hex digits><Z_PK, 8 hex digits>`, object ID
+/// `0xd<Z_PK << 18 | Z_ENT, 15 hex digits>`, relationship fault object address + property index.
+public struct DescriptionRenderer: ObjectRenderer {
+    /// To-many members listed before `(...and N more...)`.
+    public var listLimit: Int
+
+    public init(listLimit: Int = 10) {
+        self.listLimit = listLimit
+    }
+
+    public static func objectAddress(_ id: ObjectID) -> UInt64 {
+        0x6 << 52 | UInt64(id.ent & 0xFFFFF) << 32 | UInt64(truncatingIfNeeded: id.pk) & 0xFFFF_FFFF
+    }
+
+    public static func objectIDValue(_ id: ObjectID) -> UInt64 {
+        0xD << 60 | (UInt64(truncatingIfNeeded: id.pk) << 18 | UInt64(id.ent & 0x3FFFF)) & 0x0FFF_FFFF_FFFF_FFFF
+    }
+
+    static func idText(_ id: ObjectID) -> String {
+        "0x" + String(objectIDValue(id), radix: 16) + " <\(id.uri)>"
+    }
+
+    public mutating func render(_ object: StoredObject) -> String {
+        var out = "<\(object.className): 0x\(String(Self.objectAddress(object.id), radix: 16))> (entity: \(object.id.entity); id: \(Self.idText(object.id)); data: {\n"
+        for (index, entry) in object.values.sorted(by: { $0.name < $1.name }).enumerated() {
+            out += "    \(Self.plistString(entry.name)) = \(value(entry.value, name: entry.name, owner: object.id, index: index));\n"
+        }
+        return out + "})\n"
+    }
+
+    private func value(_ value: ObjectValue, name: String, owner: ObjectID, index: Int) -> String {
+        switch value {
+        case .null: return "nil"
+        case .integer(let i): return String(i)
+        case .boolean(let b): return b ? "1" : "0"
+        case .decimal(let d), .double(let d): return ValueText.number(d)
+        case .string(let s): return Self.plistString(s)
+        case .date(let t): return "\"\(ValueText.coreDataDate(t))\""
+        case .binary(let d), .transformableData(let d): return ValueText.dataDescription(d)
+        case .uuid(let u): return Self.plistString(u.uuidString)
+        case .uri(let u): return Self.plistString(u)
+        case .transformable(let archived, _): return Self.archived(archived, indent: 4)
+        case .externalReference(let file, let exists):
+            return Self.plistString("<external data: \(file)\(exists ? "" : ", missing")>")
+        case .object(let target): return "\"\(Self.idText(target))\""
+        case .objects(nil):
+            let address = Self.objectAddress(owner) + 8 * UInt64(index + 1)
+            return "\"<relationship fault: 0x\(String(address, radix: 16)) '\(name)'>\""
+        case .objectCount(let count):
+            return "\"<relationship with \(count) object\(count == 1 ? "" : "s")>\""
+        case .objects(let members?):
+            var items = members.prefix(listLimit).map { "\"\(Self.idText($0))\"" }
+            if members.count > listLimit { items.append("\"(...and \(members.count - listLimit) more...)\"") }
+            guard !items.isEmpty else { return "    (\n    )" }
+            return "    (\n" + items.map { "        " + $0 }.joined(separator: ",\n") + "\n    )"
+        case .unexpected(let text): return Self.plistString(text)
+        }
+    }
+
+    /// Old-style plist strings: bare when purely alphanumeric, otherwise quoted with `\"`,
+    /// `\\`, `\n` escapes and non-ASCII as `\Uxxxx` (lower-case hex, UTF-16 units).
+    public static func plistString(_ text: String) -> String {
+        if !text.isEmpty && text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) {
+            return text
+        }
+        var out = "\""
+        for unit in text.utf16 {
+            switch unit {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x0D: out += "\\r"
+            case 0x20...0x7E: out.append(Character(Unicode.Scalar(unit)!))
+            default: out += String(format: "\\U%04x", unit)
+            }
+        }
+        return out + "\""
+    }
+
+    static func archived(_ value: ArchivedValue, indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        switch value {
+        case .null: return "\"<null>\""
+        case .string(let s): return plistString(s)
+        case .integer(let i): return String(i)
+        case .real(let r): return ValueText.number(r)
+        case .boolean(let b): return b ? "1" : "0"
+        case .date(let t): return "\"\(ValueText.coreDataDate(t))\""
+        case .data(let d): return ValueText.dataDescription(d)
+        case .uuid(let u): return plistString(u.uuidString)
+        case .url(let u): return plistString(u)
+        case .array(let items), .set(let items):
+            let open = value.isSet ? "{(" : "("
+            let close = value.isSet ? ")}" : ")"
+            guard !items.isEmpty else { return open + "\n" + pad + close }
+            return open + "\n" + items.map { pad + "    " + archived($0, indent: indent + 4) }.joined(separator: ",\n") + "\n" + pad + close
+        case .dictionary(let pairs):
+            guard !pairs.isEmpty else { return "{\n" + pad + "}" }
+            return "{\n" + pairs.map { pair in
+                pad + "    " + archived(pair.key, indent: indent + 4) + " = " + archived(pair.value, indent: indent + 4) + ";"
+            }.joined(separator: "\n") + "\n" + pad + "}"
+        case .object(let className, _): return "\"<\(className)>\""
+        }
+    }
+}
+
+extension ArchivedValue {
+    var isSet: Bool {
+        if case .set = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,259 @@
+import CDArchive
+import CDStore
+import Crypto
+import Foundation
+
+/// Plain text for one value, as the line, table, expanded and CSV formats show it.
+public struct PlainValues: Sendable {
+    public var binary: BinaryMode
+    /// Text for nil (sqlite3's `-nullvalue`); empty by default, as Ruby's `nil.to_s`.
+    public var null: String
+
+    public init(binary: BinaryMode = .summary, null: String = "") {
+        self.binary = binary
+        self.null = null
+    }
+
+    public func text(_ value: ObjectValue) -> String {
+        switch value {
+        case .null: return null
+        case .integer(let i): return String(i)
+        case .boolean(let b): return b ? "1" : "0"
+        case .decimal(let d), .double(let d): return ValueText.number(d)
+        case .string(let s): return s
+        case .date(let t): return ValueText.coreDataDate(t)
+        case .binary(let d), .transformableData(let d): return binaryText(d)
+        case .uuid(let u): return u.uuidString
+        case .uri(let u): return u
+        case .transformable(let archived, _): return Self.compact(archived)
+        case .externalReference(let file, let exists): return "<external data: \(file)\(exists ? "" : ", missing")>"
+        case .object(let target): return target.uri
+        case .objects(nil): return "<fault>"
+        case .objectCount(let count): return "\(count) object\(count == 1 ? "" : "s")"
+        case .objects(let members?):
+            let count = "\(members.count) object\(members.count == 1 ? "" : "s")"
+            return members.isEmpty ? count : count + ": " + members.map { "\($0.entity)/p\($0.pk)" }.joined(separator: ", ")
+        case .unexpected(let text): return text
+        }
+    }
+
+    public func binaryText(_ data: Data) -> String {
+        switch binary {
+        case .omit: return ""
+        case .hex: return data.map { String(format: "%02x", $0) }.joined()
+        case .base64: return data.base64EncodedString()
+        case .summary:
+            let head = data.prefix(8).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: data).prefix(4).map { String(format: "%02x", $0) }.joined()
+            return "<\(data.count) bytes \(head)\(data.count > 8 ? "…" : "") sha256:\(digest)>"
+        }
+    }
+
+    /// One-line text for a decoded archive: `(a, b)`, `{k = v}`.
+    static func compact(_ value: ArchivedValue) -> String {
+        switch value {
+        case .null: return "<null>"
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .real(let r): return ValueText.number(r)
+        case .boolean(let b): return b ? "1" : "0"
+        case .date(let t): return ValueText.coreDataDate(t)
+        case .data(let d): return "<\(d.count) bytes>"
+        case .uuid(let u): return u.uuidString
+        case .url(let u): return u
+        case .array(let items): return "(" + items.map(compact).joined(separator: ", ") + ")"
+        case .set(let items): return "{(" + items.map(compact).joined(separator: ", ") + ")}"
+        case .dictionary(let pairs): return "{" + pairs.map { compact($0.key) + " = " + compact($0.value) }.joined(separator: "; ") + "}"
+        case .object(let className, let size): return "<\(className), \(size) keys>"
+        }
+    }
+}
+
+/// One line per object: a `to_s`-style template such as
+/// `Priority: {priority} Completed: {completed} Description: '{task_description}'`, or by default
+/// `Entity p1: key=value …`. `{_entity}`, `{_id}` (the URI) and `{_pk}` are also available;
+/// `{{` and `}}` write braces.
+public struct LineRenderer: ObjectRenderer {
+    public var template: String?
+    public var values: PlainValues
+
+    public init(template: String? = nil, values: PlainValues = PlainValues()) {
+        self.template = template
+        self.values = values
+    }
+
+    public mutating func render(_ object: StoredObject) -> String {
+        guard let template else {
+            let pairs = object.values.filter { !isOmitted($0.value) }.map { "\($0.name)=\(quoted(values.text($0.value)))" }
+            return "\(object.id.entity) p\(object.id.pk): " + pairs.joined(separator: " ") + "\n"
+        }
+        return Self.fill(template, object: object, values: values) + "\n"
+    }
+
+    private func isOmitted(_ value: ObjectValue) -> Bool {
+        if values.binary == .omit, case .binary = value { return true }
+        return false
+    }
+
+    private func quoted(_ text: String) -> String {
+        text.isEmpty || text.contains(where: { $0 == " " || $0 == "'" }) ? "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" : text
+    }
+
+    /// Replaces `{name}` placeholders; an unknown name is left as written so mistakes show.
+    static func fill(_ template: String, object: StoredObject, values: PlainValues) -> String {
+        var out = ""
+        var index = template.startIndex
+        while index < template.endIndex {
+            let character = template[index]
+            let next = template.index(after: index)
+            if character == "{", next < template.endIndex, template[next] == "{" {
+                out.append("{"); index = template.index(after: next); continue
+            }
+            if character == "}", next < template.endIndex, template[next] == "}" {
+                out.append("}"); index = template.index(after: next); continue
+            }
+            if character == "{", let close = template[next...].firstIndex(of: "}") {
+                let key = String(template[next..<close])
+                switch key {
+                case "_entity": out += object.id.entity
+                case "_id": out += object.id.uri
+                case "_pk": out += String(object.id.pk)
+                default:
+                    if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
+                }
+                index = template.index(after: close)
+                continue
+            }
+            out.append(character)
+            index = next
+        }
+        return out
+    }
+}
+
+/// One block per object, property per line, like psql's `\x`.
+public struct ExpandedRenderer: ObjectRenderer {
+    public var values: PlainValues
+    private var count = 0
+    private var width = 0
+
+    public init(values: PlainValues = PlainValues()) {
+        self.values = values
+    }
+
+    public mutating func beginSection(entity: String, properties: [String]) -> String {
+        width = max(properties.map(\.count).max() ?? 0, 4)
+        return ""
+    }
+
+    public mutating func render(_ object: StoredObject) -> String {
+        count += 1
+        var out = "-[ RECORD \(count): \(object.id.entity) p\(object.id.pk) ]" + String(repeating: "-", count: 8) + "\n"
+        for (name, value) in object.values {
+            if values.binary == .omit, case .binary = value { continue }
+            out += name.padding(toLength: width, withPad: " ", startingAt: 0) + " | " + values.text(value).replacingOccurrences(of: "\n", with: "\\n") + "\n"
+        }
+        return out
+    }
+}
+
+/// RFC 4180 CSV: a header row per entity, fields quoted when they hold a comma, quote or line
+/// break, quotes doubled, CRLF line ends.
+public struct CSVRenderer: ObjectRenderer {
+    public var values: PlainValues
+    private var properties: [String] = []
+    private var sections = 0
+
+    public init(values: PlainValues = PlainValues()) {
+        self.values = values
+    }
+
+    public mutating func beginSection(entity: String, properties: [String]) -> String {
+        self.properties = properties
+        sections += 1
+        return (sections > 1 ? "\r\n" : "") + (["_entity", "_id"] + properties).map(Self.field).joined(separator: ",") + "\r\n"
+    }
+
+    public mutating func render(_ object: StoredObject) -> String {
+        let cells = properties.map { name in object.value(name).map(values.text) ?? "" }
+        return ([object.id.entity, object.id.uri] + cells).map(Self.field).joined(separator: ",") + "\r\n"
+    }
+
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// A box-drawn table per entity. Column widths come from the first batch of rows, so the table
+/// streams; later longer values are cut with `…`. Columns share the terminal width.
+public struct TableRenderer: ObjectRenderer {
+    public var values: PlainValues
+    public var terminalWidth: Int
+    public var batchSize: Int
+    private var properties: [String] = []
+    private var pending: [[String]] = []
+    private var widths: [Int]?
+
+    public init(values: PlainValues = PlainValues(), terminalWidth: Int = 120, batchSize: Int = 200) {
+        self.values = values
+        self.terminalWidth = terminalWidth
+        self.batchSize = batchSize
+    }
+
+    public mutating func beginSection(entity: String, properties: [String]) -> String {
+        self.properties = ["_pk"] + properties.filter { !(values.binary == .omit && $0.isEmpty) }
+        pending = []
+        widths = nil
+        return entity + "\n"
+    }
+
+    public mutating func render(_ object: StoredObject) -> String {
+        let row = [String(object.id.pk)] + properties.dropFirst().map { name in
+            (object.value(name).map(values.text) ?? "").replacingOccurrences(of: "\n", with: "↵")
+        }
+        if widths != nil { return line(row) }
+        pending.append(row)
+        return pending.count >= batchSize ? flush() : ""
+    }
+
+    public mutating func endSection() -> String {
+        var out = widths == nil ? flush() : ""
+        if let widths { out += border("└", "┴", "┘", widths) }
+        return out
+    }
+
+    private mutating func flush() -> String {
+        let widths = fit(properties.indices.map { column in
+            ([properties[column]] + pending.map { $0[column] }).map(\.count).max() ?? 1
+        })
+        self.widths = widths
+        var out = border("┌", "┬", "┐", widths) + line(properties) + border("├", "┼", "┤", widths)
+        for row in pending { out += line(row) }
+        pending = []
+        return out
+    }
+
+    /// Shrinks the widest columns until the table fits the terminal (at least 3 characters each).
+    private func fit(_ natural: [Int]) -> [Int] {
+        var widths = natural
+        let budget = terminalWidth - (3 * widths.count + 1)
+        while widths.reduce(0, +) > budget, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 3 {
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    private func line(_ cells: [String]) -> String {
+        guard let widths = widths ?? Optional(properties.map(\.count)) else { return "" }
+        let parts = zip(cells, widths).map { cell, width -> String in
+            let text = cell.count > width ? String(cell.prefix(max(width - 1, 0))) + "…" : cell
+            return " " + text + String(repeating: " ", count: width - text.count) + " "
+        }
+        return "│" + parts.joined(separator: "│") + "│\n"
+    }
+
+    private func border(_ left: String, _ middle: String, _ right: String, _ widths: [Int]) -> String {
+        left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right + "\n"
+    }
+}

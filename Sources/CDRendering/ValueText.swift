@@ -1,0 +1,76 @@
+import CDArchive
+import CDStore
+import Foundation
+
+/// Text forms of object values shared by the renderers.
+public enum ValueText {
+    /// Core Data's date form in descriptions: `2013-07-18 11:23:30 +0000`.
+    public static func coreDataDate(_ secondsSince2001: Double) -> String {
+        let parts = CivilTime(secondsSince2001: secondsSince2001)
+        return "\(parts.date) \(parts.time) +0000"
+    }
+
+    /// ISO 8601 in UTC, with milliseconds only when the value has a fraction, for JSON and CSV.
+    public static func isoDate(_ secondsSince2001: Double) -> String {
+        let parts = CivilTime(secondsSince2001: secondsSince2001)
+        return "\(parts.date)T\(parts.time)\(parts.milliseconds.map { String(format: ".%03d", $0) } ?? "")Z"
+    }
+
+    /// A double the way NSNumber prints it: shortest form, no trailing `.0` on whole values.
+    public static func number(_ value: Double) -> String {
+        if value.rounded() == value && abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// `{length = 4, bytes = 0x01020304}`, NSData's modern description; long data is elided
+    /// in the middle as Foundation does.
+    public static func dataDescription(_ data: Data) -> String {
+        func hex(_ bytes: Data.SubSequence) -> String {
+            var groups: [String] = []
+            var group = ""
+            for (index, byte) in bytes.enumerated() {
+                group += String(format: "%02x", byte)
+                if index % 4 == 3 { groups.append(group); group = "" }
+            }
+            if !group.isEmpty { groups.append(group) }
+            return groups.joined(separator: " ")
+        }
+        if data.count <= 24 { return "{length = \(data.count), bytes = 0x\(hex(data[...]))}" }
+        return "{length = \(data.count), bytes = 0x\(hex(data.prefix(16))) ... \(hex(data.suffix(8)))}"
+    }
+}
+
+/// A UTC calendar date and time computed arithmetically: formatting millions of dates through
+/// `DateFormatter` would dominate a dump's run time.
+struct CivilTime {
+    let date: String
+    let time: String
+    /// Milliseconds when the value is not a whole second.
+    let milliseconds: Int?
+
+    /// Core Data dates count seconds from 2001-01-01, which is 978,307,200 s after 1970-01-01.
+    init(secondsSince2001: Double) {
+        let unix = secondsSince2001 + 978_307_200
+        let wholeSeconds = unix.rounded(.down)
+        let fraction = unix - wholeSeconds
+        let millis = Int((fraction * 1000).rounded())
+        milliseconds = fraction == 0 ? nil : min(millis, 999)
+        let total = Int64(wholeSeconds)
+        var days = total / 86_400
+        var secondOfDay = total % 86_400
+        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        // Days since 1970-01-01 to a proleptic Gregorian date, counting in 400-year eras that
+        // start on March 1st so leap days fall at the end of each year.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        date = String(format: "%04lld-%02lld-%02lld", year, month, day)
+        time = String(format: "%02lld:%02lld:%02lld", secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
+    }
+}

@@ -1,0 +1,331 @@
+import CDModel
+import Foundation
+import GRDB
+
+/// What to read: one entity (with its sub-entities, as a Core Data fetch does) or every entity,
+/// in what order, how many, and which to-many relationships to fetch.
+public struct ObjectQuery: Sendable {
+    /// `nil` reads every entity, each object once under its concrete entity.
+    public var entity: String?
+    public var sort: [SortKey]
+    public var limit: Int?
+    public var offset: Int?
+    /// To-many relationships whose members are fetched; the others stay faults.
+    public var includes: Set<String>
+    /// Count the members of to-many relationships that are not included, instead of leaving
+    /// them as faults (one indexed query per relationship and object).
+    public var countsToMany: Bool
+
+    public init(entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
+                includes: Set<String> = [], countsToMany: Bool = false) {
+        self.entity = entity
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+        self.includes = includes
+        self.countsToMany = countsToMany
+    }
+
+    /// `KEY` or `KEY:desc` (also `:asc`).
+    public struct SortKey: Sendable, Equatable {
+        public var property: String
+        public var ascending: Bool
+        public init(property: String, ascending: Bool = true) {
+            self.property = property
+            self.ascending = ascending
+        }
+
+        public init?(parsing text: String) {
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard let name = parts.first, !name.isEmpty else { return nil }
+            switch parts.count > 1 ? parts[1].lowercased() : "asc" {
+            case "asc", "ascending": self.init(property: name, ascending: true)
+            case "desc", "descending": self.init(property: name, ascending: false)
+            default: return nil
+            }
+        }
+    }
+}
+
+/// A group of objects read together: one entity's objects, or an entity and its sub-entities.
+public struct ObjectSection: Sendable {
+    public let entity: String
+    /// Property names shown for the section's entity, in name order.
+    public let properties: [String]
+}
+
+/// Reads objects from a store, decoding each column with the model and the exact mapping.
+///
+/// Rows stream from SQLite one at a time; only the current object is in memory. Column and table
+/// names come from ``StoreMapping``; every value (entity numbers, keys, limits) is bound.
+public final class ObjectReader {
+    public let snapshot: StoreSnapshot
+    public let model: ManagedObjectModel
+    public let mapping: StoreMapping
+    public let registry: EntityRegistry
+    public let storeUUID: String
+    /// Columns by declaring entity and property, so planning a query over a model with thousands
+    /// of properties does not scan every table for each one.
+    private let columnsByProperty: [String: [MappedColumn]]
+    private let parents: [String: String]
+
+    /// Uses `model` when given (for stores without a model cache), else the store's cache.
+    public init(snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws {
+        self.snapshot = snapshot
+        let path = snapshot.files.main.path
+        let (registry, metadata, cache, schema) = try snapshot.read { db in
+            (try EntityRegistry.read(db), try StoreMetadata.read(db, path: path),
+             model == nil ? try ModelCache.read(db, path: path) : nil, try StoreSchema.read(db))
+        }
+        guard let chosen = model ?? cache?.model else {
+            throw StoreError("\(path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass its model with --model")
+        }
+        self.model = chosen
+        self.registry = registry
+        self.storeUUID = metadata.storeUUID ?? ""
+        let mapping = StoreMapping.resolve(model: chosen, registry: registry, schema: schema)
+        self.mapping = mapping
+        var index: [String: [MappedColumn]] = [:]
+        for table in mapping.tables where table.kind == .entity {
+            for column in table.columns {
+                guard let entity = column.entity, let property = column.property else { continue }
+                index[entity + "." + property, default: []].append(column)
+            }
+        }
+        columnsByProperty = index
+        parents = Dictionary(mapping.entities.compactMap { entity in entity.parent.map { (entity.name, $0) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The columns of `property` as `entity` sees it: its own or an ancestor's declaration.
+    private func columns(forProperty property: String, ofEntity entity: String) -> [MappedColumn] {
+        var current: String? = entity
+        var hops = 0
+        while let name = current, hops < 64 {
+            if let found = columnsByProperty[name + "." + property] { return found }
+            current = parents[name]
+            hops += 1
+        }
+        return []
+    }
+
+    /// Entities that hold data, in `Z_ENT` order: every model entity with a table.
+    public var dumpableEntities: [String] {
+        mapping.entities.filter { model.entity(named: $0.name) != nil && mapping.table(named: $0.table) != nil }.map(\.name)
+    }
+
+    /// Reads objects for `query`, calling `section` before the first object of each section and
+    /// `object` for every object. Sections without objects are skipped when reading every entity.
+    public func read(_ query: ObjectQuery, section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+        if let entity = query.entity {
+            guard model.entity(named: entity) != nil, mapping.entityNumber(of: entity) != nil else {
+                throw StoreError("unknown entity \"\(entity)\"; entities: \(dumpableEntities.joined(separator: ", "))")
+            }
+            try readSection(entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
+                            query: query, skipEmpty: false, section: section, object: object)
+        } else {
+            for entity in dumpableEntities {
+                guard let ent = mapping.entityNumber(of: entity) else { continue }
+                try readSection(entity: entity, ents: [ent], query: query, skipEmpty: true, section: section, object: object)
+            }
+        }
+    }
+
+    /// How one property of one concrete entity is read from the selected columns.
+    private enum Field {
+        case attribute(AttributeDescription, column: Int)
+        case toOne(RelationshipDescription, key: Int, entityType: Int?)
+        case toMany(RelationshipDescription)
+    }
+
+    private struct Plan {
+        let entity: String
+        let className: String
+        let fields: [(name: String, field: Field)]
+    }
+
+    private func readSection(entity: String, ents: [Int], query: ObjectQuery, skipEmpty: Bool,
+                             section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+        guard let table = mapping.table(forEntity: entity) else { return }
+        var selected = ["Z_PK", "Z_ENT"]
+        var positions = ["Z_PK": 0, "Z_ENT": 1]
+        func index(of column: String) -> Int {
+            if let existing = positions[column] { return existing }
+            selected.append(column)
+            positions[column] = selected.count - 1
+            return selected.count - 1
+        }
+        var plans: [Int: Plan] = [:]
+        for ent in ents {
+            guard let name = mapping.entities.first(where: { $0.number == ent })?.name,
+                  let description = model.entity(named: name) else { continue }
+            var fields: [(String, Field)] = []
+            for property in model.allProperties(of: name).sorted(by: { $0.name < $1.name }) where !property.isTransient {
+                switch property {
+                case .attribute(let attribute):
+                    if let column = columns(forProperty: attribute.name, ofEntity: name).first(where: { $0.role == .attribute }) {
+                        fields.append((attribute.name, .attribute(attribute, column: index(of: column.name))))
+                    }
+                case .relationship(let relationship) where !relationship.isToMany:
+                    let all = columns(forProperty: relationship.name, ofEntity: name)
+                    if let key = all.first(where: { $0.role == .toOneKey }) {
+                        let companion = all.first { $0.role == .toOneEntityType }.map { index(of: $0.name) }
+                        fields.append((relationship.name, .toOne(relationship, key: index(of: key.name), entityType: companion)))
+                    }
+                case .relationship(let relationship):
+                    fields.append((relationship.name, .toMany(relationship)))
+                case .fetched:
+                    break
+                }
+            }
+            plans[ent] = Plan(entity: name, className: description.className, fields: fields)
+        }
+        let sectionProperties = plans[mapping.entityNumber(of: entity) ?? -1]?.fields.map(\.name)
+            ?? model.allProperties(of: entity).filter { !$0.isTransient }.map(\.name).sorted()
+
+        var orderTerms: [String] = []
+        for key in query.sort {
+            guard let column = columns(forProperty: key.property, ofEntity: entity).first(where: { $0.role == .attribute || $0.role == .toOneKey }) else {
+                throw StoreError("cannot sort \(entity) by \"\(key.property)\": not an attribute or to-one relationship of \(entity)")
+            }
+            orderTerms.append(column.name.quotedDatabaseIdentifier + (key.ascending ? "" : " DESC"))
+        }
+        orderTerms.append("Z_PK")
+        var sql = "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            + " FROM " + table.name.quotedDatabaseIdentifier
+            + " WHERE Z_ENT IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
+            + " ORDER BY " + orderTerms.joined(separator: ", ")
+        var arguments = StatementArguments(ents)
+        if query.limit != nil || query.offset != nil {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [query.limit ?? -1, query.offset ?? 0]
+        }
+
+        let externalData = snapshot.files.externalDataFolder
+        try snapshot.read { db in
+            let members = ToManyFetcher(reader: self, db: db)
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            var started = false
+            if !skipEmpty {
+                try section(ObjectSection(entity: entity, properties: sectionProperties))
+                started = true
+            }
+            while let row = try cursor.next() {
+                let pk: Int64 = row[0]
+                let ent: Int = row[1]
+                guard let plan = plans[ent] else { continue }
+                if !started {
+                    try section(ObjectSection(entity: entity, properties: sectionProperties))
+                    started = true
+                }
+                let id = ObjectID(storeUUID: storeUUID, entity: plan.entity, ent: ent, pk: pk)
+                var values: [(name: String, value: ObjectValue)] = []
+                values.reserveCapacity(plan.fields.count)
+                for (name, field) in plan.fields {
+                    switch field {
+                    case .attribute(let attribute, let column):
+                        values.append((name, ValueDecoder.decode(Self.raw(row, column), for: attribute, externalData: externalData)))
+                    case .toOne(let relationship, let key, let entityType):
+                        let target: Int64? = row[key]
+                        guard let target else { values.append((name, .null)); continue }
+                        let targetEnt: Int? = entityType.flatMap { row[$0] }
+                        values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: relationship.destinationEntity))))
+                    case .toMany(let relationship):
+                        if query.includes.contains(name) {
+                            values.append((name, .objects(members: try members.members(of: relationship, entity: plan.entity, pk: pk))))
+                        } else if query.countsToMany {
+                            values.append((name, .objectCount(try members.count(of: relationship, entity: plan.entity, pk: pk))))
+                        } else {
+                            values.append((name, .objects(members: nil)))
+                        }
+                    }
+                }
+                try object(StoredObject(id: id, className: plan.className, values: values))
+            }
+        }
+    }
+
+    static func raw(_ row: Row, _ index: Int) -> ValueDecoder.Raw {
+        switch row[index] as DatabaseValue {
+        case let value where value.isNull: return .null
+        case let value:
+            switch value.storage {
+            case .null: return .null
+            case .int64(let i): return .integer(i)
+            case .double(let d): return .real(d)
+            case .string(let s): return .text(s)
+            case .blob(let d): return .blob(d)
+            }
+        }
+    }
+
+    /// The ID of a destination row: its concrete entity from the `Z<n>_` companion column when
+    /// the destination has sub-entities, else the declared destination.
+    func objectID(pk: Int64, ent: Int?, declared: String) -> ObjectID {
+        if let ent, let entity = registry.entity(ent: ent) {
+            return ObjectID(storeUUID: storeUUID, entity: entity.name, ent: ent, pk: pk)
+        }
+        return ObjectID(storeUUID: storeUUID, entity: declared, ent: mapping.entityNumber(of: declared) ?? 0, pk: pk)
+    }
+}
+
+/// Fetches the members of to-many relationships for `--include`, with one prepared statement per
+/// relationship: through the inverse's key column, a join table, or the hidden key of a to-many
+/// without inverse (store-format.md §7.6). Ordered relationships come back in `Z_FOK_` order.
+private final class ToManyFetcher {
+    let reader: ObjectReader
+    let db: Database
+    private var statements: [String: Statement] = [:]
+
+    init(reader: ObjectReader, db: Database) {
+        self.reader = reader
+        self.db = db
+    }
+
+    func members(of relationship: RelationshipDescription, entity: String, pk: Int64) throws -> [ObjectID] {
+        let statement = try prepared(relationship, entity: entity, counting: false)
+        var result: [ObjectID] = []
+        let rows = try Row.fetchCursor(statement, arguments: [pk])
+        while let row = try rows.next() {
+            result.append(reader.objectID(pk: row[0], ent: row[1], declared: relationship.destinationEntity))
+        }
+        return result
+    }
+
+    func count(of relationship: RelationshipDescription, entity: String, pk: Int64) throws -> Int {
+        try Int.fetchOne(try prepared(relationship, entity: entity, counting: true), arguments: [pk]) ?? 0
+    }
+
+    private func prepared(_ relationship: RelationshipDescription, entity: String, counting: Bool) throws -> Statement {
+        let cacheKey = entity + "." + relationship.name + (counting ? "#count" : "")
+        if let cached = statements[cacheKey] { return cached }
+        let select = try sql(for: relationship, entity: entity)
+        let statement = try db.makeStatement(sql: counting ? "SELECT COUNT(*) FROM (\(select))" : select)
+        statements[cacheKey] = statement
+        return statement
+    }
+
+    private func sql(for relationship: RelationshipDescription, entity: String) throws -> String {
+        let mapping = reader.mapping
+        let destination = relationship.destinationEntity
+        guard let destinationTable = mapping.table(forEntity: destination)?.name.quotedDatabaseIdentifier else {
+            throw StoreError("\(entity).\(relationship.name): destination \(destination) has no table")
+        }
+        if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
+            let order = join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier + ", " } ?? ""
+            return "SELECT j.\(join.destinationColumn.quotedDatabaseIdentifier), t.Z_ENT FROM \(join.table.quotedDatabaseIdentifier) j"
+                + " JOIN \(destinationTable) t ON t.Z_PK = j.\(join.destinationColumn.quotedDatabaseIdentifier)"
+                + " WHERE j.\(join.sourceColumn.quotedDatabaseIdentifier) = ? ORDER BY \(order)j.\(join.destinationColumn.quotedDatabaseIdentifier)"
+        }
+        if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
+            return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(hidden.name.quotedDatabaseIdentifier) = ? ORDER BY Z_PK"
+        }
+        if let inverse = relationship.inverseName {
+            let columns = mapping.columns(forProperty: inverse, ofEntity: destination)
+            if let key = columns.first(where: { $0.role == .toOneKey }) {
+                let order = columns.first { $0.role == .toOneOrder }.map { $0.name.quotedDatabaseIdentifier + ", " } ?? ""
+                return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(key.name.quotedDatabaseIdentifier) = ? ORDER BY \(order)Z_PK"
+            }
+        }
+        throw StoreError("\(entity).\(relationship.name): the store has no column or join table for this relationship")
+    }
+}

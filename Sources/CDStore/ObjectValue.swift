@@ -1,0 +1,178 @@
+import CDArchive
+import CDModel
+import Foundation
+
+/// One decoded property value of a stored object, typed by the model (store-format.md §7.5, §9).
+public enum ObjectValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case boolean(Bool)
+    /// Decimal attributes: stored as REAL in every store seen, so shown as a double.
+    case decimal(Double)
+    case double(Double)
+    case string(String)
+    /// Seconds since 2001-01-01T00:00:00Z.
+    case date(Double)
+    case binary(Data)
+    case uuid(UUID)
+    case uri(String)
+    /// A transformable value decoded from its keyed archive, or raw bytes when it is not one.
+    case transformable(ArchivedValue, size: Int)
+    case transformableData(Data)
+    /// An externally stored value: the file name under `_EXTERNAL_DATA` and whether it exists.
+    case externalReference(file: String, exists: Bool)
+    /// A to-one relationship: the destination object.
+    case object(ObjectID)
+    /// A to-many relationship; `members` is nil while it is a fault (not fetched).
+    case objects(members: [ObjectID]?)
+    /// A to-many relationship shown by its size only.
+    case objectCount(Int)
+    /// A value whose stored form does not fit the model's type (kept as SQLite gave it).
+    case unexpected(String)
+}
+
+/// A permanent object ID: `x-coredata://<store UUID>/<Entity>/p<Z_PK>` (store-format.md §8).
+public struct ObjectID: Sendable, Hashable, Comparable {
+    public let storeUUID: String
+    public let entity: String
+    /// `Z_ENT` of the concrete entity.
+    public let ent: Int
+    public let pk: Int64
+
+    public init(storeUUID: String, entity: String, ent: Int, pk: Int64) {
+        self.storeUUID = storeUUID
+        self.entity = entity
+        self.ent = ent
+        self.pk = pk
+    }
+
+    public var uri: String { "x-coredata://\(storeUUID)/\(entity)/p\(pk)" }
+
+    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        (lhs.ent, lhs.pk) < (rhs.ent, rhs.pk)
+    }
+}
+
+/// Turns raw SQLite column values into ``ObjectValue``s according to the attribute's type.
+public enum ValueDecoder {
+    /// A raw value as SQLite returns it.
+    public enum Raw: Sendable, Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob(Data)
+    }
+
+    /// Decodes `raw` for `attribute`. `externalData` is the store's `_EXTERNAL_DATA` folder,
+    /// used to check that referenced files exist.
+    public static func decode(_ raw: Raw, for attribute: AttributeDescription, externalData: URL?) -> ObjectValue {
+        if case .null = raw { return .null }
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            switch raw {
+            case .integer(let i): return .integer(i)
+            case .real(let r) where r.rounded() == r: return .integer(Int64(r))
+            default: return .unexpected(describe(raw))
+            }
+        case .boolean:
+            if case .integer(let i) = raw { return .boolean(i != 0) }
+            return .unexpected(describe(raw))
+        case .decimal:
+            return number(raw).map(ObjectValue.decimal) ?? .unexpected(describe(raw))
+        case .double, .float:
+            return number(raw).map(ObjectValue.double) ?? .unexpected(describe(raw))
+        case .string:
+            if case .text(let s) = raw { return .string(s) }
+            if case .blob(let d) = raw { return .string(String(decoding: d, as: UTF8.self)) }
+            return .unexpected(describe(raw))
+        case .date:
+            return number(raw).map(ObjectValue.date) ?? .unexpected(describe(raw))
+        case .uuid:
+            if case .blob(let d) = raw, d.count == 16 {
+                return .uuid(UUID(uuid: d.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }))
+            }
+            if case .text(let s) = raw, let uuid = UUID(uuidString: s) { return .uuid(uuid) }
+            return .unexpected(describe(raw))
+        case .uri:
+            if case .text(let s) = raw { return .uri(s) }
+            if case .blob(let d) = raw { return uriFromArchive(d) }
+            return .unexpected(describe(raw))
+        case .binary:
+            guard case .blob(let d) = raw else { return .unexpected(describe(raw)) }
+            return attribute.allowsExternalBinaryDataStorage ? external(d, folder: externalData) : .binary(d)
+        case .transformable:
+            guard case .blob(let d) = raw else { return .unexpected(describe(raw)) }
+            let payload = attribute.allowsExternalBinaryDataStorage ? external(d, folder: externalData) : .binary(d)
+            guard case .binary(let bytes) = payload else { return payload }
+            return transformable(bytes)
+        default:
+            return .unexpected(describe(raw))
+        }
+    }
+
+    private static func number(_ raw: Raw) -> Double? {
+        switch raw {
+        case .integer(let i): return Double(i)
+        case .real(let r): return r
+        default: return nil
+        }
+    }
+
+    /// Marker 0x01: the bytes follow inline; 0x02: a file name follows, NUL-terminated (§9).
+    static func external(_ data: Data, folder: URL?) -> ObjectValue {
+        guard let marker = data.first else { return .binary(data) }
+        switch marker {
+        case 0x01:
+            return .binary(data.dropFirst())
+        case 0x02:
+            let name = String(decoding: data.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+            let exists = folder.map { FileManager.default.fileExists(atPath: $0.appendingPathComponent(name).path) } ?? false
+            return .externalReference(file: name, exists: exists)
+        default:
+            return .binary(data)
+        }
+    }
+
+    /// Transformables written by the default or secure transformers are keyed archives (§7.5).
+    static func transformable(_ data: Data) -> ObjectValue {
+        guard KeyedArchive.looksLikeArchive(data), let archive = try? KeyedArchive(data: data) else {
+            return .transformableData(data)
+        }
+        return .transformable(archive.root.decoded(), size: data.count)
+    }
+
+    private static func uriFromArchive(_ data: Data) -> ObjectValue {
+        if case .transformable(.url(let url), _) = transformable(data) { return .uri(url) }
+        return .binary(data)
+    }
+
+    static func describe(_ raw: Raw) -> String {
+        switch raw {
+        case .null: return "NULL"
+        case .integer(let i): return String(i)
+        case .real(let r): return String(r)
+        case .text(let s): return s
+        case .blob(let d): return "<\(d.count) bytes>"
+        }
+    }
+}
+
+/// One stored object: its ID, class and decoded property values.
+public struct StoredObject: Sendable {
+    public let id: ObjectID
+    /// The entity's class name (`NSManagedObject` when the model names none).
+    public let className: String
+    /// Values by property name, sorted by name as Core Data's description sorts its keys.
+    public var values: [(name: String, value: ObjectValue)]
+
+    public init(id: ObjectID, className: String, values: [(name: String, value: ObjectValue)]) {
+        self.id = id
+        self.className = className
+        self.values = values
+    }
+
+    public func value(_ name: String) -> ObjectValue? {
+        values.first { $0.name == name }?.value
+    }
+}

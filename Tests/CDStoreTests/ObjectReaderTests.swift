@@ -1,0 +1,148 @@
+import CDModel
+@testable import CDStore
+import CDTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// Reading objects from every store of the corpus.
+@Suite struct ObjectReaderTests {
+    /// A reader for a private copy of `store`; stores without a model cache use the model
+    /// version named for them in ``ModelPairTests``.
+    static func reader(_ store: String) throws -> ObjectReader {
+        let snapshot = try StoreSnapshot(path: try Corpus.copyStore(store).path)
+        if let pair = ModelPairTests.expectedVersions[store],
+           try snapshot.read({ db in try !db.tableExists("Z_MODELCACHE") }) {
+            let version = try #require(try ModelFiles.versions(at: Corpus.url(pair.model)).first { $0.name == pair.version })
+            return try ObjectReader(snapshot: snapshot, model: version.model)
+        }
+        return try ObjectReader(snapshot: snapshot)
+    }
+
+    /// For every entity, as many objects as rows whose `Z_ENT` is the entity or one of its
+    /// sub-entities, counted with SQL built from Z_PRIMARYKEY alone.
+    @Test(arguments: Corpus.stores)
+    func everyEntityReadsAllItsRows(_ store: String) throws {
+        let reader = try Self.reader(store)
+        let registry = reader.registry
+        #expect(!reader.dumpableEntities.isEmpty)
+        for entity in reader.dumpableEntities {
+            // A renamed entity keeps its old name in Z_PRIMARYKEY (CoreDataPlus LuxuryCar).
+            let registered = try #require(registry.entity(named: entity) ?? reader.mapping.entityNumber(of: entity).flatMap(registry.entity(ent:)))
+            let ents = registry.subtree(of: registered).map(\.ent)
+            let table = registry.tableName(for: registered)
+            let expected = try reader.snapshot.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT IN (\(ents.map { _ in "?" }.joined(separator: ",")))",
+                                 arguments: StatementArguments(ents))
+            }
+            var count = 0
+            try reader.read(ObjectQuery(entity: entity), section: { _ in }, object: { object in
+                count += 1
+                #expect(ents.contains(object.id.ent))
+            })
+            #expect(count == expected, "\(store) \(entity)")
+        }
+    }
+
+    @Test func valuesAreTyped() throws {
+        let reader = try Self.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        var first: StoredObject?
+        try reader.read(ObjectQuery(entity: "Book", limit: 1, includes: ["pages"]), section: { _ in }, object: { first = first ?? $0 })
+        let book = try #require(first)
+        #expect(book.id.uri == "x-coredata://C9CB0B35-ED6A-4042-BE5C-1B911AC00B2A/Book/p1")
+        #expect(book.value("title") == .string("title 2 - author 2"))
+        #expect(book.value("price") == .decimal(10.11))
+        #expect(book.value("pagesCount") == .integer(99))
+        #expect(book.value("uniqueID") == .uuid(UUID(uuidString: "C4637490-BD7F-4428-B093-63A1720E17D2")!))
+        #expect(book.value("author") == .object(ObjectID(storeUUID: "C9CB0B35-ED6A-4042-BE5C-1B911AC00B2A", entity: "Author", ent: 6, pk: 1)))
+        guard case .objects(let pages?)? = book.value("pages") else {
+            Issue.record("pages were not fetched")
+            return
+        }
+        #expect(pages.count == 99)
+        #expect(pages.allSatisfy { $0.entity == "Page" })
+        guard case .transformable(.object(let className, _), _)? = book.value("cover") else {
+            Issue.record("cover is not a decoded archive")
+            return
+        }
+        #expect(className == "CoreDataPlus_Tests.Cover")
+    }
+
+    /// Sub-entity rows come back under their concrete entity, and sorting crosses them.
+    @Test func subentitiesAndSorting() throws {
+        let reader = try Self.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        var entities: [String] = []
+        var prices: [Double] = []
+        try reader.read(ObjectQuery(entity: "Book", sort: [.init(property: "price", ascending: false)]), section: { _ in }, object: { object in
+            entities.append(object.id.entity)
+            if case .decimal(let price)? = object.value("price") { prices.append(price) }
+        })
+        #expect(entities.count == 52)
+        #expect(entities.filter { $0 == "GraphicNovel" }.count == 1)
+        #expect(prices == prices.sorted(by: >))
+    }
+
+    @Test func orderedManyToManyFollowsItsOrderColumn() throws {
+        let reader = try Self.reader("osxphotos-photos-15.4.1/Photos.sqlite")
+        var albums: [StoredObject] = []
+        try reader.read(ObjectQuery(entity: "Album", includes: ["assets"]), section: { _ in }, object: { albums.append($0) })
+        let lookup = try #require(reader.mapping.joinTable(forRelationship: "assets", ofEntity: "Album"))
+        let order = try #require(lookup.orderColumn)
+        for album in albums {
+            guard case .objects(let assets?)? = album.value("assets") else {
+                Issue.record("assets not fetched for \(album.id.uri)")
+                continue
+            }
+            let expected = try reader.snapshot.read { db in
+                try Int64.fetchAll(db, sql: "SELECT \(lookup.destinationColumn) FROM \(lookup.table) WHERE \(lookup.sourceColumn) = ? ORDER BY \(order), \(lookup.destinationColumn)", arguments: [album.id.pk])
+            }
+            #expect(assets.map(\.pk) == expected)
+        }
+        #expect(albums.contains { if case .objects(let a?)? = $0.value("assets") { return !a.isEmpty } else { return false } })
+    }
+
+    @Test func unknownEntityAndSortKey() throws {
+        let reader = try Self.reader("wibosco-migration/CoreDataMigration_Example_3.sqlite")
+        #expect(throws: StoreError("unknown entity \"Nope\"; entities: Color, Post")) {
+            try reader.read(ObjectQuery(entity: "Nope"), section: { _ in }, object: { _ in })
+        }
+        #expect(throws: StoreError("cannot sort Post by \"nope\": not an attribute or to-one relationship of Post")) {
+            try reader.read(ObjectQuery(entity: "Post", sort: [.init(property: "nope")]), section: { _ in }, object: { _ in })
+        }
+    }
+}
+
+/// Value decoding by attribute type (store-format.md §7.5, §9).
+@Suite struct ValueDecoderTests {
+    func attribute(_ type: AttributeType, external: Bool = false) -> AttributeDescription {
+        AttributeDescription(common: PropertyCommon(name: "x"), type: type, allowsExternalBinaryDataStorage: external)
+    }
+
+    @Test func scalars() {
+        #expect(ValueDecoder.decode(.integer(7), for: attribute(.integer16), externalData: nil) == .integer(7))
+        #expect(ValueDecoder.decode(.integer(1), for: attribute(.boolean), externalData: nil) == .boolean(true))
+        #expect(ValueDecoder.decode(.integer(526_913_713), for: attribute(.date), externalData: nil) == .date(526_913_713))
+        #expect(ValueDecoder.decode(.real(3.5), for: attribute(.double), externalData: nil) == .double(3.5))
+        #expect(ValueDecoder.decode(.null, for: attribute(.string), externalData: nil) == .null)
+        #expect(ValueDecoder.decode(.text("x"), for: attribute(.integer32), externalData: nil) == .unexpected("x"))
+    }
+
+    @Test func uuidBlob() {
+        let bytes = Data(hex: "614F21514EDD4099BA6DA085528EEF6F")
+        #expect(ValueDecoder.decode(.blob(bytes), for: attribute(.uuid), externalData: nil)
+            == .uuid(UUID(uuidString: "614F2151-4EDD-4099-BA6D-A085528EEF6F")!))
+    }
+
+    /// 0x01 + bytes is inline; 0x02 + a file name + NUL refers to `_EXTERNAL_DATA/<name>`.
+    @Test func externalStorageMarkers() throws {
+        let folder = try TemporaryDirectory.make()
+        try Data("stored".utf8).write(to: folder.appendingPathComponent("ABC"))
+        let external = attribute(.binary, external: true)
+        #expect(ValueDecoder.decode(.blob(Data([1, 9, 8])), for: external, externalData: folder) == .binary(Data([9, 8])))
+        #expect(ValueDecoder.decode(.blob(Data([2]) + Data("ABC".utf8) + Data([0])), for: external, externalData: folder)
+            == .externalReference(file: "ABC", exists: true))
+        #expect(ValueDecoder.decode(.blob(Data([2]) + Data("GONE".utf8) + Data([0])), for: external, externalData: folder)
+            == .externalReference(file: "GONE", exists: false))
+        #expect(ValueDecoder.decode(.blob(Data([2, 1])), for: attribute(.binary), externalData: folder) == .binary(Data([2, 1])))
+    }
+}
