@@ -15,45 +15,107 @@ public struct JSONValues: Sendable {
     /// The object as one JSON object: `_entity`, `_id`, then each property. To-many
     /// relationships appear only when fetched (`--include`), as arrays of object-ID URIs.
     public func object(_ object: StoredObject) -> String {
-        var out = "{\"_entity\":" + Self.string(object.id.entity) + ",\"_id\":" + Self.string(object.id.uri)
-        for (name, value) in object.values {
-            guard let text = json(value) else { continue }
-            out += "," + Self.string(name) + ":" + text
-        }
-        return out + "}"
+        var buffer = ByteBuffer()
+        append(object, to: &buffer)
+        return buffer.text
     }
 
-    /// `nil` means the key is left out (omitted binaries, unfetched to-many relationships).
-    public func json(_ value: ObjectValue) -> String? {
+    public func append(_ object: StoredObject, to buffer: inout ByteBuffer) {
+        buffer.append("{\"_entity\":")
+        buffer.appendJSONString(object.id.entity)
+        buffer.append(",\"_id\":")
+        appendURI(object.id, to: &buffer)
+        for (name, value) in object.values where !isOmitted(value) {
+            buffer.append(UInt8(ascii: ","))
+            buffer.appendJSONString(name)
+            buffer.append(UInt8(ascii: ":"))
+            append(value, to: &buffer)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Left out: omitted binaries and to-many relationships that were not fetched.
+    private func isOmitted(_ value: ObjectValue) -> Bool {
         switch value {
-        case .null: return "null"
-        case .integer(let i): return String(i)
-        case .boolean(let b): return b ? "true" : "false"
-        case .decimal(let d), .double(let d): return Self.number(d)
-        case .string(let s): return Self.string(s)
-        case .date(let t): return Self.string(ValueText.isoDate(t))
-        case .binary(let d), .transformableData(let d): return binaryJSON(d)
-        case .uuid(let u): return Self.string(u.uuidString)
-        case .uri(let u): return Self.string(u)
-        case .transformable(let archived, _): return Self.archived(archived)
-        case .externalReference(let file, let exists):
-            return "{\"externalFile\":" + Self.string(file) + ",\"exists\":" + (exists ? "true" : "false") + "}"
-        case .object(let target): return Self.string(target.uri)
-        case .objects(nil): return nil
-        case .objectCount(let count): return "{\"count\":\(count)}"
-        case .objects(let members?): return "[" + members.map { Self.string($0.uri) }.joined(separator: ",") + "]"
-        case .unexpected(let text): return Self.string(text)
+        case .objects(nil): return true
+        case .binary, .transformableData: return binary == .omit
+        default: return false
         }
     }
 
-    private func binaryJSON(_ data: Data) -> String? {
+    /// JSON text of one value; `nil` when the value is left out.
+    public func json(_ value: ObjectValue) -> String? {
+        guard !isOmitted(value) else { return nil }
+        var buffer = ByteBuffer()
+        append(value, to: &buffer)
+        return buffer.text
+    }
+
+    /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
+    private func appendURI(_ id: ObjectID, to buffer: inout ByteBuffer) {
+        buffer.append("\"x-coredata://")
+        buffer.append(id.storeUUID)
+        buffer.append(UInt8(ascii: "/"))
+        buffer.append(id.entity)
+        buffer.append("/p")
+        buffer.append(id.pk)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private func append(_ value: ObjectValue, to buffer: inout ByteBuffer) {
+        switch value {
+        case .null: buffer.append("null")
+        case .integer(let i): buffer.append(i)
+        case .boolean(let b): buffer.append(b ? "true" : "false")
+        case .decimal(let d), .double(let d):
+            if d.isFinite, d.rounded() == d, abs(d) < 1e15 { buffer.append(Int64(d)) } else { buffer.append(Self.number(d)) }
+        case .string(let s): buffer.appendJSONString(s)
+        case .date(let t):
+            buffer.append(UInt8(ascii: "\""))
+            CivilTime(secondsSince2001: t).appendISO(to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .binary(let d), .transformableData(let d): appendBinary(d, to: &buffer)
+        case .uuid(let u): buffer.appendJSONString(u.uuidString)
+        case .uri(let u): buffer.appendJSONString(u)
+        case .transformable(let archived, _): buffer.append(Self.archived(archived))
+        case .externalReference(let file, let exists):
+            buffer.append("{\"externalFile\":")
+            buffer.appendJSONString(file)
+            buffer.append(exists ? ",\"exists\":true}" : ",\"exists\":false}")
+        case .object(let target): appendURI(target, to: &buffer)
+        case .objects(nil): buffer.append("null")
+        case .objects(let members?):
+            buffer.append(UInt8(ascii: "["))
+            for (index, member) in members.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                appendURI(member, to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .objectCount(let count):
+            buffer.append("{\"count\":")
+            buffer.append(Int64(count))
+            buffer.append(UInt8(ascii: "}"))
+        case .unexpected(let text): buffer.appendJSONString(text)
+        }
+    }
+
+    private func appendBinary(_ data: Data, to buffer: inout ByteBuffer) {
         switch binary {
-        case .omit: return nil
-        case .hex: return "\"" + data.map { String(format: "%02x", $0) }.joined() + "\""
-        case .base64: return "\"" + data.base64EncodedString() + "\""
+        case .omit: buffer.append("null")
+        case .hex:
+            buffer.append(UInt8(ascii: "\""))
+            buffer.appendHex(data)
+            buffer.append(UInt8(ascii: "\""))
+        case .base64:
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(data.base64EncodedString())
+            buffer.append(UInt8(ascii: "\""))
         case .summary:
-            let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-            return "{\"size\":\(data.count),\"sha256\":\"\(digest)\"}"
+            buffer.append("{\"size\":")
+            buffer.append(Int64(data.count))
+            buffer.append(",\"sha256\":\"")
+            buffer.appendHex(SHA256.hash(data: data))
+            buffer.append("\"}")
         }
     }
 
@@ -85,20 +147,9 @@ public struct JSONValues: Sendable {
 
     /// A JSON string literal (RFC 8259 escapes; other characters as UTF-8).
     public static func string(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var buffer = ByteBuffer(capacity: text.utf8.count + 2)
+        buffer.appendJSONString(text)
+        return buffer.text
     }
 }
 
@@ -112,8 +163,15 @@ public struct JSONRenderer: ObjectRenderer {
     }
 
     public mutating func render(_ object: StoredObject) -> String {
-        defer { first = false }
-        return (first ? "[\n" : ",\n") + values.object(object)
+        var buffer = ByteBuffer()
+        render(object, into: &buffer)
+        return buffer.text
+    }
+
+    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+        buffer.append(first ? "[\n" : ",\n")
+        first = false
+        values.append(object, to: &buffer)
     }
 
     public mutating func finish() -> String { first ? "[]\n" : "\n]\n" }
@@ -128,4 +186,9 @@ public struct NDJSONRenderer: ObjectRenderer {
     }
 
     public mutating func render(_ object: StoredObject) -> String { values.object(object) + "\n" }
+
+    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+        values.append(object, to: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+    }
 }

@@ -18,6 +18,8 @@ public protocol ObjectRenderer {
     /// Text that starts a section of objects of one entity with these property names.
     mutating func beginSection(entity: String, properties: [String]) -> String
     mutating func render(_ object: StoredObject) -> String
+    /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
+    mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
     /// Text that ends a section.
     mutating func endSection() -> String
     /// Text after the last section.
@@ -25,6 +27,10 @@ public protocol ObjectRenderer {
 }
 
 extension ObjectRenderer {
+    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+        buffer.append(render(object))
+    }
+
     public mutating func beginSection(entity: String, properties: [String]) -> String { "" }
     public mutating func endSection() -> String { "" }
     public mutating func finish() -> String { "" }

@@ -6,14 +6,16 @@ import Foundation
 public enum ValueText {
     /// Core Data's date form in descriptions: `2013-07-18 11:23:30 +0000`.
     public static func coreDataDate(_ secondsSince2001: Double) -> String {
-        let parts = CivilTime(secondsSince2001: secondsSince2001)
-        return "\(parts.date) \(parts.time) +0000"
+        var buffer = ByteBuffer(capacity: 25)
+        CivilTime(secondsSince2001: secondsSince2001).appendCoreData(to: &buffer)
+        return buffer.text
     }
 
     /// ISO 8601 in UTC, with milliseconds only when the value has a fraction, for JSON and CSV.
     public static func isoDate(_ secondsSince2001: Double) -> String {
-        let parts = CivilTime(secondsSince2001: secondsSince2001)
-        return "\(parts.date)T\(parts.time)\(parts.milliseconds.map { String(format: ".%03d", $0) } ?? "")Z"
+        var buffer = ByteBuffer(capacity: 24)
+        CivilTime(secondsSince2001: secondsSince2001).appendISO(to: &buffer)
+        return buffer.text
     }
 
     /// A double the way NSNumber prints it: shortest form, no trailing `.0` on whole values.
@@ -41,24 +43,26 @@ public enum ValueText {
 }
 
 /// A UTC calendar date and time computed arithmetically: formatting millions of dates through
-/// `DateFormatter` would dominate a dump's run time.
+/// `DateFormatter` or `String(format:)` would dominate a dump's run time.
 struct CivilTime {
-    let date: String
-    let time: String
+    let year: Int64
+    let month: Int64
+    let day: Int64
+    let secondOfDay: Int64
     /// Milliseconds when the value is not a whole second.
-    let milliseconds: Int?
+    let milliseconds: Int64?
 
     /// Core Data dates count seconds from 2001-01-01, which is 978,307,200 s after 1970-01-01.
     init(secondsSince2001: Double) {
         let unix = secondsSince2001 + 978_307_200
         let wholeSeconds = unix.rounded(.down)
         let fraction = unix - wholeSeconds
-        let millis = Int((fraction * 1000).rounded())
-        milliseconds = fraction == 0 ? nil : min(millis, 999)
+        milliseconds = fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
         let total = Int64(wholeSeconds)
         var days = total / 86_400
-        var secondOfDay = total % 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        var second = total % 86_400
+        if second < 0 { second += 86_400; days -= 1 }
+        secondOfDay = second
         // Days since 1970-01-01 to a proleptic Gregorian date, counting in 400-year eras that
         // start on March 1st so leap days fall at the end of each year.
         let shifted = days + 719_468
@@ -67,10 +71,44 @@ struct CivilTime {
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
         let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        date = String(format: "%04lld-%02lld-%02lld", year, month, day)
-        time = String(format: "%02lld:%02lld:%02lld", secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
+        day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// `YYYY-MM-DD`
+    func appendDate(to buffer: inout ByteBuffer) {
+        buffer.append(padded: year, width: 4)
+        buffer.append(UInt8(ascii: "-"))
+        buffer.append(padded: month, width: 2)
+        buffer.append(UInt8(ascii: "-"))
+        buffer.append(padded: day, width: 2)
+    }
+
+    /// `hh:mm:ss`
+    func appendTime(to buffer: inout ByteBuffer) {
+        buffer.append(padded: secondOfDay / 3600, width: 2)
+        buffer.append(UInt8(ascii: ":"))
+        buffer.append(padded: secondOfDay / 60 % 60, width: 2)
+        buffer.append(UInt8(ascii: ":"))
+        buffer.append(padded: secondOfDay % 60, width: 2)
+    }
+
+    func appendCoreData(to buffer: inout ByteBuffer) {
+        appendDate(to: &buffer)
+        buffer.append(UInt8(ascii: " "))
+        appendTime(to: &buffer)
+        buffer.append(" +0000")
+    }
+
+    func appendISO(to buffer: inout ByteBuffer) {
+        appendDate(to: &buffer)
+        buffer.append(UInt8(ascii: "T"))
+        appendTime(to: &buffer)
+        if let milliseconds {
+            buffer.append(UInt8(ascii: "."))
+            buffer.append(padded: milliseconds, width: 3)
+        }
+        buffer.append(UInt8(ascii: "Z"))
     }
 }

@@ -68,6 +68,9 @@ public final class ObjectReader {
     /// of properties does not scan every table for each one.
     private let columnsByProperty: [String: [MappedColumn]]
     private let parents: [String: String]
+    /// Entity names indexed by `Z_ENT` (model entities have small numbers), for building object
+    /// IDs row by row without hashing.
+    private let namesByEnt: [String?]
 
     /// Uses `model` when given (for stores without a model cache), else the store's cache.
     public init(snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws {
@@ -94,6 +97,10 @@ public final class ObjectReader {
         }
         columnsByProperty = index
         parents = Dictionary(mapping.entities.compactMap { entity in entity.parent.map { (entity.name, $0) } }, uniquingKeysWith: { a, _ in a })
+        let modelEnts = mapping.entities.map(\.number).filter { $0 >= 0 && $0 < 16_000 }
+        var names = [String?](repeating: nil, count: (modelEnts.max() ?? 0) + 1)
+        for entity in mapping.entities where entity.number >= 0 && entity.number < names.count { names[entity.number] = entity.name }
+        namesByEnt = names
     }
 
     /// The columns of `property` as `entity` sees it: its own or an ancestor's declaration.
@@ -130,11 +137,18 @@ public final class ObjectReader {
         }
     }
 
-    /// How one property of one concrete entity is read from the selected columns.
+    /// How one property of one concrete entity is read from the selected columns. The payloads
+    /// are kept small because every field of every row passes through here.
     private enum Field {
-        case attribute(AttributeDescription, column: Int)
-        case toOne(RelationshipDescription, key: Int, entityType: Int?)
-        case toMany(RelationshipDescription)
+        case attribute(AttributeType, external: Bool, column: Int)
+        case toOne(destination: String, destinationEnt: Int, key: Int, entityType: Int?)
+        case toMany(RelationshipBox)
+    }
+
+    /// A relationship shared by reference, so rows do not copy its description.
+    private final class RelationshipBox {
+        let relationship: RelationshipDescription
+        init(_ relationship: RelationshipDescription) { self.relationship = relationship }
     }
 
     private struct Plan {
@@ -163,16 +177,19 @@ public final class ObjectReader {
                 switch property {
                 case .attribute(let attribute):
                     if let column = columns(forProperty: attribute.name, ofEntity: name).first(where: { $0.role == .attribute }) {
-                        fields.append((attribute.name, .attribute(attribute, column: index(of: column.name))))
+                        fields.append((attribute.name, .attribute(attribute.type, external: attribute.allowsExternalBinaryDataStorage,
+                                                                  column: index(of: column.name))))
                     }
                 case .relationship(let relationship) where !relationship.isToMany:
                     let all = columns(forProperty: relationship.name, ofEntity: name)
                     if let key = all.first(where: { $0.role == .toOneKey }) {
                         let companion = all.first { $0.role == .toOneEntityType }.map { index(of: $0.name) }
-                        fields.append((relationship.name, .toOne(relationship, key: index(of: key.name), entityType: companion)))
+                        fields.append((relationship.name, .toOne(destination: relationship.destinationEntity,
+                                                                 destinationEnt: mapping.entityNumber(of: relationship.destinationEntity) ?? 0,
+                                                                 key: index(of: key.name), entityType: companion)))
                     }
                 case .relationship(let relationship):
-                    fields.append((relationship.name, .toMany(relationship)))
+                    fields.append((relationship.name, .toMany(RelationshipBox(relationship))))
                 case .fetched:
                     break
                 }
@@ -222,14 +239,15 @@ public final class ObjectReader {
                 values.reserveCapacity(plan.fields.count)
                 for (name, field) in plan.fields {
                     switch field {
-                    case .attribute(let attribute, let column):
-                        values.append((name, ValueDecoder.decode(Self.raw(row, column), for: attribute, externalData: externalData)))
-                    case .toOne(let relationship, let key, let entityType):
+                    case .attribute(let type, let external, let column):
+                        values.append((name, ValueDecoder.decode(Self.raw(row, column), type: type, allowsExternalStorage: external, externalData: externalData)))
+                    case .toOne(let destination, let destinationEnt, let key, let entityType):
                         let target: Int64? = row[key]
                         guard let target else { values.append((name, .null)); continue }
-                        let targetEnt: Int? = entityType.flatMap { row[$0] }
-                        values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: relationship.destinationEntity))))
-                    case .toMany(let relationship):
+                        let targetEnt: Int = entityType.flatMap { row[$0] } ?? destinationEnt
+                        values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: destination))))
+                    case .toMany(let box):
+                        let relationship = box.relationship
                         if query.includes.contains(name) {
                             values.append((name, .objects(members: try members.members(of: relationship, entity: plan.entity, pk: pk))))
                         } else if query.countsToMany {
@@ -260,11 +278,9 @@ public final class ObjectReader {
 
     /// The ID of a destination row: its concrete entity from the `Z<n>_` companion column when
     /// the destination has sub-entities, else the declared destination.
-    func objectID(pk: Int64, ent: Int?, declared: String) -> ObjectID {
-        if let ent, let entity = registry.entity(ent: ent) {
-            return ObjectID(storeUUID: storeUUID, entity: entity.name, ent: ent, pk: pk)
-        }
-        return ObjectID(storeUUID: storeUUID, entity: declared, ent: mapping.entityNumber(of: declared) ?? 0, pk: pk)
+    func objectID(pk: Int64, ent: Int, declared: String) -> ObjectID {
+        let name = ent >= 0 && ent < namesByEnt.count ? namesByEnt[ent] : nil
+        return ObjectID(storeUUID: storeUUID, entity: name ?? declared, ent: ent, pk: pk)
     }
 }
 
@@ -286,7 +302,7 @@ private final class ToManyFetcher {
         var result: [ObjectID] = []
         let rows = try Row.fetchCursor(statement, arguments: [pk])
         while let row = try rows.next() {
-            result.append(reader.objectID(pk: row[0], ent: row[1], declared: relationship.destinationEntity))
+            result.append(reader.objectID(pk: row[0], ent: row[1] ?? 0, declared: relationship.destinationEntity))
         }
         return result
     }

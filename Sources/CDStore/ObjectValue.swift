@@ -67,8 +67,14 @@ public enum ValueDecoder {
     /// Decodes `raw` for `attribute`. `externalData` is the store's `_EXTERNAL_DATA` folder,
     /// used to check that referenced files exist.
     public static func decode(_ raw: Raw, for attribute: AttributeDescription, externalData: URL?) -> ObjectValue {
+        decode(raw, type: attribute.type, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage, externalData: externalData)
+    }
+
+    /// Decodes `raw` for an attribute of `type`; external storage markers are read only when the
+    /// attribute allows external storage, because plain binaries may start with the same bytes.
+    public static func decode(_ raw: Raw, type: AttributeType, allowsExternalStorage: Bool, externalData: URL?) -> ObjectValue {
         if case .null = raw { return .null }
-        switch attribute.type {
+        switch type {
         case .integer16, .integer32, .integer64:
             switch raw {
             case .integer(let i): return .integer(i)
@@ -100,10 +106,10 @@ public enum ValueDecoder {
             return .unexpected(describe(raw))
         case .binary:
             guard case .blob(let d) = raw else { return .unexpected(describe(raw)) }
-            return attribute.allowsExternalBinaryDataStorage ? external(d, folder: externalData) : .binary(d)
+            return allowsExternalStorage ? external(d, folder: externalData) : .binary(d)
         case .transformable:
             guard case .blob(let d) = raw else { return .unexpected(describe(raw)) }
-            let payload = attribute.allowsExternalBinaryDataStorage ? external(d, folder: externalData) : .binary(d)
+            let payload = allowsExternalStorage ? external(d, folder: externalData) : .binary(d)
             guard case .binary(let bytes) = payload else { return payload }
             return transformable(bytes)
         default:

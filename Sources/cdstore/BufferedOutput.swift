@@ -20,6 +20,13 @@ final class BufferedOutput {
         if buffer.count >= limit { flush() }
     }
 
+    /// Moves the bytes of `bytes` into the output, leaving it empty for reuse.
+    func write(_ bytes: inout [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        bytes.removeAll(keepingCapacity: true)
+        if buffer.count >= limit { flush() }
+    }
+
     func flush() {
         guard !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { bytes in

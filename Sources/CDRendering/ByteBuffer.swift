@@ -1,0 +1,92 @@
+/// Output bytes under construction. Renderers append to it directly: building millions of small
+/// `String`s was most of a dump's run time (scripts/bench-dump.sh).
+public struct ByteBuffer: Sendable {
+    public var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    public mutating func append(_ integer: Int64) {
+        if integer >= 0 && integer < 10 {
+            bytes.append(UInt8(48 + integer))
+            return
+        }
+        var magnitude = integer.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(48 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    /// `value` with at least `width` digits, zero-padded (dates and times).
+    mutating func append(padded value: Int64, width: Int) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        while UInt64(divisor) > magnitude && divisor > 1 {
+            bytes.append(UInt8(ascii: "0"))
+            divisor /= 10
+        }
+        append(Int64(magnitude))
+    }
+
+    /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
+    /// everything else copied as UTF-8.
+    public mutating func appendJSONString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                bytes.append(contentsOf: utf8[start..<index])
+                switch byte {
+                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                }
+                start = index + 1
+            }
+            bytes.append(contentsOf: utf8[start...])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    public mutating func appendHex(_ data: some Sequence<UInt8>) {
+        for byte in data {
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0xF)])
+        }
+    }
+}
