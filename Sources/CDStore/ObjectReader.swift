@@ -127,6 +127,8 @@ public final class ObjectReader {
             guard model.entity(named: entity) != nil, mapping.entityNumber(of: entity) != nil else {
                 throw StoreError("unknown entity \"\(entity)\"; entities: \(dumpableEntities.joined(separator: ", "))")
             }
+        }
+        if let entity = query.entity {
             try readSection(entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
                             query: query, skipEmpty: false, section: section, object: object)
         } else {
@@ -134,6 +136,23 @@ public final class ObjectReader {
                 guard let ent = mapping.entityNumber(of: entity) else { continue }
                 try readSection(entity: entity, ents: [ent], query: query, skipEmpty: true, section: section, object: object)
             }
+        }
+    }
+
+    /// Checks that every name in `includes` is a to-many relationship of one of `entities` or
+    /// their sub-entities (of any entity when `entities` is nil), so a typo is an error, not a
+    /// silent no-op.
+    public func checkIncludes(_ includes: Set<String>, entities: [String]?) throws {
+        let scope = entities.map { names in
+            names.flatMap { name in mapping.entityNumbers(includingSubentitiesOf: name).compactMap { ent in mapping.entities.first { $0.number == ent }?.name } }
+        } ?? dumpableEntities
+        let toMany = Set(scope.flatMap { model.allProperties(of: $0) }.compactMap { property -> String? in
+            if case .relationship(let r) = property, r.isToMany { return r.name }
+            return nil
+        })
+        for name in includes.sorted() where !toMany.contains(name) {
+            let place = entities?.joined(separator: ", ") ?? "any entity"
+            throw StoreError("--include \(name): not a to-many relationship of \(place); to-many relationships: \(toMany.sorted().joined(separator: ", "))")
         }
     }
 

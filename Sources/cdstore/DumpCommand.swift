@@ -66,6 +66,7 @@ struct DumpCommand: ParsableCommand {
         let snapshot = try StoreSnapshot(path: store)
         let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
+        try reader.checkIncludes(Set(include), entities: entities.isEmpty ? nil : entities)
         var renderer = makeRenderer()
         let output = BufferedOutput()
         var query = ObjectQuery(sort: sort.compactMap(ObjectQuery.SortKey.init(parsing:)), limit: limit, offset: offset,

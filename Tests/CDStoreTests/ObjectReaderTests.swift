@@ -146,3 +146,14 @@ import Testing
         #expect(ValueDecoder.decode(.blob(Data([2, 1])), for: attribute(.binary), externalData: folder) == .binary(Data([2, 1])))
     }
 }
+
+@Suite struct IncludeValidationTests {
+    @Test func unknownIncludeIsAnError() throws {
+        let reader = try ObjectReaderTests.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        #expect(throws: StoreError("--include author: not a to-many relationship of Book; to-many relationships: pages")) {
+            try reader.checkIncludes(["author"], entities: ["Book"])
+        }
+        try reader.checkIncludes(["pages", "books"], entities: ["Book", "Author"])
+        try reader.checkIncludes(["pages"], entities: nil)
+    }
+}
