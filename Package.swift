@@ -28,6 +28,9 @@ let package = Package(
             "CDArchive", "CDModel",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
+        .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
         .executableTarget(name: "cdstore", dependencies: [
@@ -42,6 +45,7 @@ let package = Package(
         .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
