@@ -1,3 +1,5 @@
+import CDStore
+
 /// Output bytes under construction. Renderers append to it directly: building millions of small
 /// `String`s was most of a dump's run time (scripts/bench-dump.sh).
 public struct ByteBuffer: Sendable {
@@ -88,5 +90,15 @@ public struct ByteBuffer: Sendable {
             bytes.append(Self.hexDigits[Int(byte >> 4)])
             bytes.append(Self.hexDigits[Int(byte & 0xF)])
         }
+    }
+
+    /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
+    public mutating func appendURI(_ id: ObjectID) {
+        append("x-coredata://")
+        append(id.storeUUID)
+        append(UInt8(ascii: "/"))
+        append(id.entity)
+        append("/p")
+        append(id.pk)
     }
 }

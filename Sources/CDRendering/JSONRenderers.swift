@@ -51,14 +51,9 @@ public struct JSONValues: Sendable {
         return buffer.text
     }
 
-    /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
     private func appendURI(_ id: ObjectID, to buffer: inout ByteBuffer) {
-        buffer.append("\"x-coredata://")
-        buffer.append(id.storeUUID)
-        buffer.append(UInt8(ascii: "/"))
-        buffer.append(id.entity)
-        buffer.append("/p")
-        buffer.append(id.pk)
+        buffer.append(UInt8(ascii: "\""))
+        buffer.appendURI(id)
         buffer.append(UInt8(ascii: "\""))
     }
 

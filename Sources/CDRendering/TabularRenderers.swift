@@ -175,13 +175,56 @@ public struct CSVRenderer: ObjectRenderer {
     }
 
     public mutating func render(_ object: StoredObject) -> String {
-        let cells = properties.map { name in object.value(name).map(values.text) ?? "" }
-        return ([object.id.entity, object.id.uri] + cells).map(Self.field).joined(separator: ",") + "\r\n"
+        var buffer = ByteBuffer()
+        render(object, into: &buffer)
+        return buffer.text
+    }
+
+    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+        Self.appendField(object.id.entity, to: &buffer)
+        buffer.append(UInt8(ascii: ","))
+        buffer.appendURI(object.id)
+        for name in properties {
+            buffer.append(UInt8(ascii: ","))
+            if let value = object.value(name) { append(value, to: &buffer) }
+        }
+        buffer.append("\r\n")
+    }
+
+    /// Numbers, dates, UUIDs and object IDs never need quoting, so they are written directly.
+    private func append(_ value: ObjectValue, to buffer: inout ByteBuffer) {
+        switch value {
+        case .integer(let i): buffer.append(i)
+        case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
+        case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+        case .uuid(let u): buffer.append(u.uuidString)
+        case .object(let target): buffer.appendURI(target)
+        case .string(let s): Self.appendField(s, to: &buffer)
+        default: Self.appendField(values.text(value), to: &buffer)
+        }
     }
 
     static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var buffer = ByteBuffer()
+        appendField(text, to: &buffer)
+        return buffer.text
+    }
+
+    /// Quotes only fields holding a comma, quote or line break, checked on the UTF-8 bytes.
+    static func appendField(_ text: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { utf8 in
+            guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+                buffer.bytes.append(contentsOf: utf8)
+                return
+            }
+            buffer.append(UInt8(ascii: "\""))
+            for byte in utf8 {
+                if byte == 0x22 { buffer.append(byte) }
+                buffer.append(byte)
+            }
+            buffer.append(UInt8(ascii: "\""))
+        }
     }
 }
 

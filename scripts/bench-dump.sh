@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Benchmarks `cdstore dump` against the sqlite3 CLI reading the same columns,
+# on the two million-row stores of bench-inspect.sh.
+#
+#   scripts/bench-dump.sh
+#
+# Environment knobs (all optional):
+#   BENCH_ROWS=1000000     rows added to each store
+#   BENCH_RUNS=5           timed runs per command
+#   BENCH_WARMUP=1         untimed runs before the timed ones
+#   BENCH_SKIP_BUILD=1     reuse the binary already in .build-bench
+#   BENCH_FRESH_STORES=1   rebuild Benchmarks/work even when its stores fit
+#   BENCH_NO_INSTALL=1     never apt-get install hyperfine / time
+#   CDSTORE_CORPUS=DIR     corpus location (default: ../shared/corpus from the repo root)
+#
+# Goals (printed as PASS/MISS; a MISS does not change the exit status):
+# cdstore/sqlite3 time ratio <= 1.0 and cdstore peak RSS <= 64 MiB.
+# See Benchmarks/README.md for what is measured.
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/bench-common.sh
+source "$script_dir/bench-common.sh"
+
+goal_ratio=1.0
+goal_rss_mib=64
+
+bench_init bench-dump 5 1
+command -v wc >/dev/null || die "wc is required"
+bench_tools
+bench_build
+
+# The other scripts (and people) may rebuild .build-bench while this runs:
+# time a private copy of the binary, and say what it was built from.
+cp -- "$cdstore" "$tmp_dir/cdstore"
+cdstore=$tmp_dir/cdstore
+revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]]; then
+    revision="$revision + uncommitted changes in Sources/"
+fi
+echo "timing a copy of it built from $revision"
+
+# --------------------------------------------------------------------------
+# Stores: reuse Benchmarks/work when its row counts are the expected ones.
+# --------------------------------------------------------------------------
+if [[ ${BENCH_FRESH_STORES:-0} == 1 ]]; then
+    log "Rebuilding the stores (BENCH_FRESH_STORES=1)"
+    bench_create_stores
+elif bench_stores_reusable; then
+    log "Reusing the stores already in ${work#"$repo_root"/}"
+    echo "$reuse_note"
+else
+    log "Stores in ${work#"$repo_root"/} not reusable: $reuse_note"
+    bench_create_stores
+fi
+bench_check_stores
+
+# --------------------------------------------------------------------------
+# The commands. cdstore reads these columns itself:
+#   Post: Z_PK, Z_ENT and the attributes/to-one keys color, date, postID.
+#   Book (with its subentity GraphicNovel): Z_PK, Z_ENT, author, cover,
+#     isBlackAndWhite (GraphicNovel), pagesCount, price, publishedAt, title,
+#     uniqueID. To-many `pages` is a fault in ndjson, so it is not counted.
+# sqlite3 selects the same columns. It would print a blob's raw bytes inside
+# a JSON string, so the two blob columns go through hex(): UUID uniqueID is
+# text in cdstore's output too, and cover (Transformable, NULL in all new rows)
+# is printed in full. `--binary base64` keeps cdstore from dropping any binary
+# value; this model has no plain Binary Data attribute, so omit, summary and
+# base64 give the same bytes here (checked below).
+# --------------------------------------------------------------------------
+binary=base64
+book_ents="$book_ent, $novel_ent"
+posts_sql="SELECT Z_PK, Z_ENT, ZCOLOR, ZDATE, ZPOSTID FROM ZPOST WHERE Z_ENT = $post_ent ORDER BY Z_PK"
+books_sql="SELECT Z_PK, Z_ENT, ZAUTHOR, nullif(hex(ZCOVER), '') AS ZCOVER, ZISBLACKANDWHITE,"
+books_sql+=" ZPAGESCOUNT, ZPRICE, ZPUBLISHEDAT, ZTITLE, hex(ZUNIQUEID) AS ZUNIQUEID"
+books_sql+=" FROM ZBOOK WHERE Z_ENT IN ($book_ents) ORDER BY Z_PK"
+
+cases=(posts-ndjson posts-csv books-ndjson)
+declare -A db_of=([posts-ndjson]=$post_db [posts-csv]=$post_db [books-ndjson]=$book_db)
+declare -A entity_of=([posts-ndjson]=Post [posts-csv]=Post [books-ndjson]=Book)
+declare -A format_of=([posts-ndjson]=ndjson [posts-csv]=csv [books-ndjson]=ndjson)
+declare -A mode_of=([posts-ndjson]=-json [posts-csv]="-csv -header" [books-ndjson]=-json)
+declare -A sql_of=([posts-ndjson]=$posts_sql [posts-csv]=$posts_sql [books-ndjson]=$books_sql)
+# Objects in an output of N lines: a header line in CSV, one per row otherwise
+# (sqlite3 -json puts each row on its own line, inside one array).
+declare -A header_lines=([posts-ndjson]=0 [posts-csv]=1 [books-ndjson]=0)
+declare -A cd_cmd=() sq_cmd=()
+
+log "Commands"
+for c in "${cases[@]}"; do
+    db=${db_of[$c]}
+    cd_args="${entity_of[$c]} --format ${format_of[$c]} --binary $binary"
+    cd_cmd[$c]="$(q "$cdstore") dump $(q "$db") $cd_args"
+    sq_cmd[$c]="sqlite3 ${mode_of[$c]} $(q "$db") $(q "${sql_of[$c]}")"
+    printf '  %s\n    cdstore dump %s %s\n    sqlite3 %s %s "%s"\n' "$c" \
+        "${db#"$repo_root"/}" "$cd_args" "${mode_of[$c]}" "${db#"$repo_root"/}" "${sql_of[$c]}"
+done
+echo "first object of each store, as cdstore and sqlite3 print it:"
+for c in posts-ndjson books-ndjson; do
+    "$cdstore" dump "${db_of[$c]}" "${entity_of[$c]}" --format ndjson --binary "$binary" --limit 1 | sed 's/^/  cdstore: /'
+    sqlite3 -json "${db_of[$c]}" "${sql_of[$c]} LIMIT 1" | sed 's/^/  sqlite3: /'
+done
+first_books() { "$cdstore" dump "$book_db" Book --format ndjson --limit 2000 --binary "$1"; }
+for mode in omit summary; do
+    if ! cmp -s <(first_books "$binary") <(first_books "$mode"); then
+        echo "note: --binary $mode and --binary $binary differ on the first 2000 books"
+    else
+        echo "--binary $mode and --binary $binary print the same first 2000 books"
+    fi
+done
+
+# --------------------------------------------------------------------------
+# One run of each command outside hyperfine: peak RSS, output size, objects.
+# --------------------------------------------------------------------------
+declare -A rss=() out_bytes=() objects=()
+
+# measure_once KEY CMD: runs CMD once, output counted by wc, under GNU time -v.
+measure_once() {
+    local key=$1 cmd=$2 counts lines bytes
+    if ((have_time)); then
+        counts=$(eval "$(q "$gnu_time") -v -o $(q "$tmp_dir/time.txt") $cmd" | wc -l -c) \
+            || die "failed: $cmd"
+        rss[$key]=$(awk -F: '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$tmp_dir/time.txt")
+    else
+        counts=$(eval "$cmd" | wc -l -c) || die "failed: $cmd"
+        rss[$key]=n/a
+    fi
+    read -r lines bytes <<<"$counts"
+    out_bytes[$key]=$bytes
+    local header=${header_lines[${key%/*}]}
+    objects[$key]=$(( lines - header ))
+}
+
+# pass_miss VALUE GOAL: PASS when VALUE <= GOAL.
+pass_miss() {
+    awk -v v="$1" -v g="$2" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else print (v + 0 <= g + 0) ? "PASS" : "MISS" }'
+}
+
+sizes_file=$work/dump-sizes.txt
+printf '%-13s %-8s %10s %12s %9s %9s\n' case tool objects bytes MiB 'RSS MiB' >"$sizes_file"
+
+# --------------------------------------------------------------------------
+# Timing.
+# --------------------------------------------------------------------------
+declare -A ratio=()
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for c in "${cases[@]}"; do
+    log "Timing $c"
+    extra=()
+    if [[ $c == *-ndjson ]]; then
+        # Fixed cost: private copy of the store, open, model, first object.
+        extra=(first-object "${cd_cmd[$c]} --limit 1 >/dev/null")
+    fi
+    time_cases "$c" cdstore "${cd_cmd[$c]} >/dev/null" sqlite3 "${sq_cmd[$c]} >/dev/null" "${extra[@]}"
+
+    for tool in cdstore sqlite3; do
+        if [[ $tool == cdstore ]]; then cmd=${cd_cmd[$c]}; else cmd=${sq_cmd[$c]}; fi
+        measure_once "$c/$tool" "$cmd"
+        printf '%-13s %-8s %10s %12s %9s %9s\n' "$c" "$tool" "${objects[$c/$tool]}" \
+            "${out_bytes[$c/$tool]}" "$(mib "${out_bytes[$c/$tool]}")" "${rss[$c/$tool]}" >>"$sizes_file"
+    done
+    if [[ ${objects[$c/cdstore]} != "${objects[$c/sqlite3]}" ]]; then
+        die "$c: cdstore printed ${objects[$c/cdstore]} objects, sqlite3 ${objects[$c/sqlite3]} rows"
+    fi
+
+    ratio[$c]=$(awk -v a="${mean_ms[$c/cdstore]}" -v b="${mean_ms[$c/sqlite3]}" 'BEGIN { printf "%.2f", a / b }')
+    echo "objects: ${objects[$c/cdstore]} from both; output: cdstore $(mib "${out_bytes[$c/cdstore]}") MiB, sqlite3 $(mib "${out_bytes[$c/sqlite3]}") MiB"
+    echo "cdstore/sqlite3 time: ${ratio[$c]} (goal <= $goal_ratio: $(pass_miss "${ratio[$c]}" "$goal_ratio"))"
+    echo "peak RSS: cdstore ${rss[$c/cdstore]} MiB (goal <= $goal_rss_mib MiB: $(pass_miss "${rss[$c/cdstore]}" "$goal_rss_mib")), sqlite3 ${rss[$c/sqlite3]} MiB"
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --------------------------------------------------------------------------
+# Summary.
+# --------------------------------------------------------------------------
+
+# md_table: tab-separated rows on stdin (the first one the header) as an
+# aligned Markdown table; the first column left-aligned, the others right.
+md_table() {
+    local LC_ALL=C.UTF-8   # so that ${#cell} counts '±' as one column
+    local -a rows=() width=() cells
+    local row i k text cell pad
+    while IFS= read -r row; do rows+=("$row"); done
+    for row in "${rows[@]}"; do
+        IFS=$'\t' read -r -a cells <<<"$row"
+        for i in "${!cells[@]}"; do
+            if (( ${#cells[i]} > ${width[i]:-0} )); then width[i]=${#cells[i]}; fi
+        done
+    done
+    for i in "${!rows[@]}"; do
+        IFS=$'\t' read -r -a cells <<<"${rows[i]}"
+        text="|"
+        for ((k = 0; k < ${#width[@]}; k++)); do
+            cell=${cells[k]:-}
+            printf -v pad '%*s' $(( width[k] - ${#cell} )) ''
+            if ((k == 0)); then text+=" $cell$pad |"; else text+=" $pad$cell |"; fi
+        done
+        printf '%s\n' "$text"
+        if ((i == 0)); then   # the separator row: ---- left, ---: right
+            text="|"
+            for ((k = 0; k < ${#width[@]}; k++)); do
+                printf -v pad '%*s' $(( width[k] - (k > 0) )) ''
+                if ((k == 0)); then text+=" ${pad// /-} |"; else text+=" ${pad// /-}: |"; fi
+            done
+            printf '%s\n' "$text"
+        fi
+    done
+}
+
+tab=$'\t'
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+summary_file=$work/dump-summary.md
+log "Summary"
+{
+    echo "## cdstore dump vs sqlite3 ($(date -u +%Y-%m-%d))"
+    echo
+    echo "$(nproc) cores, ${cpu:-unknown CPU}, sqlite3 $(sqlite3 --version | cut -d' ' -f1)," \
+         "cdstore $revision; mean ± σ of $runs runs after $warmup warmup, output to /dev/null;" \
+         "load average ${load_before// /\/} before, ${load_after// /\/} after."
+    echo "Goals: cdstore/sqlite3 ≤ $goal_ratio, cdstore peak RSS ≤ $goal_rss_mib MiB."
+    echo
+    {
+        echo "case${tab}objects${tab}cdstore ms${tab}sqlite3 ms${tab}ratio${tab}goal ≤ $goal_ratio${tab}cdstore RSS MiB${tab}sqlite3 RSS MiB${tab}goal ≤ $goal_rss_mib MiB${tab}cdstore out MiB${tab}sqlite3 out MiB"
+        for c in "${cases[@]}"; do
+            printf '%s\t' "$c" "${objects[$c/cdstore]}" \
+                "${mean_ms[$c/cdstore]} ± ${sd_ms[$c/cdstore]}" "${mean_ms[$c/sqlite3]} ± ${sd_ms[$c/sqlite3]}" \
+                "${ratio[$c]}" "$(pass_miss "${ratio[$c]}" "$goal_ratio")" \
+                "${rss[$c/cdstore]}" "${rss[$c/sqlite3]}" "$(pass_miss "${rss[$c/cdstore]}" "$goal_rss_mib")" \
+                "$(mib "${out_bytes[$c/cdstore]}")"
+            printf '%s\n' "$(mib "${out_bytes[$c/sqlite3]}")"
+        done
+    } | md_table
+    echo
+    echo "Where the time goes (mean CPU time per run from hyperfine; first object = \`--limit 1\`:" \
+         "private copy of the store, open, model, one object):"
+    echo
+    {
+        echo "case${tab}cdstore user ms${tab}cdstore sys ms${tab}sqlite3 user ms${tab}sqlite3 sys ms${tab}cdstore first object ms"
+        for c in "${cases[@]}"; do
+            printf '%s\t' "$c" "${user_ms[$c/cdstore]}" "${sys_ms[$c/cdstore]}" "${user_ms[$c/sqlite3]}" "${sys_ms[$c/sqlite3]}"
+            printf '%s\n' "${mean_ms[$c/first-object]:--}"
+        done
+    } | md_table
+} | tee "$summary_file"
+echo
+echo "summary written to ${summary_file#"$repo_root"/}; output sizes in ${sizes_file#"$repo_root"/}"
