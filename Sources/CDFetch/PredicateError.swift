@@ -1,0 +1,25 @@
+/// Why a format string could not be parsed, and where.
+public struct PredicateError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The format string as given.
+    public let text: String
+    /// Offset of the offending spot in `text`, in Characters (0 ... text.count; text.count means
+    /// "at the end").
+    public let offset: Int
+    /// One line saying what was expected or what is wrong.
+    public let message: String
+
+    public init(text: String, offset: Int, message: String) {
+        self.text = text
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String { "predicate error at character \(offset): \(message)" }
+
+    /// Two lines: the format string (line breaks and tabs shown as spaces, so the columns line up)
+    /// and a caret under the error position.
+    public var caretDiagram: String {
+        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        return flat + "\n" + String(repeating: " ", count: offset) + "^"
+    }
+}
