@@ -78,32 +78,39 @@ extension Value: CustomStringConvertible {
         }
     }
 
-    /// A double-quoted literal; quotes, backslashes and control characters are escaped.
+    /// A double-quoted literal; quotes, backslashes and control characters are escaped, and so is
+    /// any Character that would merge with a neighbouring quote, backslash or hex digit into one
+    /// Character (a leading combining mark, an emoji modifier, a quote carrying a mark), since the
+    /// tokenizer reads Characters.
     static func quoted(_ string: String) -> String {
         var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where needsEscape(scalar):
-                result += scalar.utf16.map { unit in
-                    let hex = String(unit, radix: 16, uppercase: true)
-                    return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                }.joined()
-            default: result.unicodeScalars.append(scalar)
+        for character in string {
+            let scalars = character.unicodeScalars
+            let merges = ("a" + String(character)).count != 2 || (String(character) + "a").count != 2
+                || (scalars.count > 1 && scalars.contains { $0 == "\"" || $0 == "\\" })
+            for scalar in scalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\t": result += "\\t"
+                case "\r": result += "\\r"
+                case _ where merges || isInvisible(scalar):
+                    result += scalar.utf16.map { unit in
+                        let hex = String(unit, radix: 16, uppercase: true)
+                        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    }.joined()
+                default: result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""
     }
 
-    /// Control characters, and marks and format characters that would otherwise fuse with the
-    /// quote or backslash before them into one Character.
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    /// Control and format characters, which a reader could not see.
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .control, .format, .nonspacingMark, .spacingMark, .enclosingMark, .surrogate: return true
+        case .control, .format: return true
         default: return false
         }
     }

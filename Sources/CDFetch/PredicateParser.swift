@@ -53,7 +53,7 @@ public enum PredicateParser {
     static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "IN", "ALL", "ANY", "SOME", "NONE", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH",
         "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE", "FALSE", "YES", "NO", "FIRST", "LAST", "SIZE",
-        "ANYKEY", "SUBQUERY", "FETCH", "CAST", "FUNCTION", "TRUEPREDICATE", "FALSEPREDICATE",
+        "ANYKEY", "CASEINSENSITIVE", "CI", "SUBQUERY", "FETCH", "CAST", "FUNCTION", "TRUEPREDICATE", "FALSEPREDICATE",
     ]
 }
 
