@@ -22,4 +22,22 @@ public struct PredicateError: Error, CustomStringConvertible, Equatable, Sendabl
         let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
         return flat + "\n" + String(repeating: " ", count: offset) + "^"
     }
+
+    /// `text` in double quotes for a message: line breaks and tabs escaped so the message stays on
+    /// one line, and long text shortened.
+    static func quoted(_ text: String) -> String {
+        let limit = 40
+        var visible = ""
+        for character in text.prefix(limit) {
+            switch character {
+            case "\n": visible += "\\n"
+            case "\r\n": visible += "\\r\\n"
+            case "\r": visible += "\\r"
+            case "\t": visible += "\\t"
+            case _ where character.isNewline: visible += " "
+            default: visible.append(character)
+            }
+        }
+        return "\"" + visible + (text.count > limit ? "…" : "") + "\""
+    }
 }

@@ -78,28 +78,25 @@ extension Value: CustomStringConvertible {
         }
     }
 
-    /// A double-quoted literal; quotes, backslashes and control characters are escaped, and so is
-    /// any Character that would merge with a neighbouring quote, backslash or hex digit into one
-    /// Character (a leading combining mark, an emoji modifier, a quote carrying a mark), since the
-    /// tokenizer reads Characters.
+    /// A double-quoted literal; quotes, backslashes and control characters are escaped. A Character
+    /// that would merge with a neighbouring quote, backslash or hex digit (a leading combining mark,
+    /// an emoji modifier, a quote carrying a mark, an invisible scalar inside a cluster) is written
+    /// entirely as `\uXXXX` escapes, since the tokenizer reads Characters.
     static func quoted(_ string: String) -> String {
         var result = "\""
         for character in string {
             let scalars = character.unicodeScalars
-            let merges = ("a" + String(character)).count != 2 || (String(character) + "a").count != 2
-                || (scalars.count > 1 && scalars.contains { $0 == "\"" || $0 == "\\" })
+            let mergesWithNeighbours = ("a" + String(character)).count != 2 || (String(character) + "a").count != 2
+            let escapeAll = mergesWithNeighbours
+                || (scalars.count > 1 && scalars.contains { $0 == "\"" || $0 == "\\" || isInvisible($0) })
             for scalar in scalars {
                 switch scalar {
+                case _ where escapeAll || isInvisible(scalar): result += unicodeEscape(scalar)
                 case "\"": result += "\\\""
                 case "\\": result += "\\\\"
                 case "\n": result += "\\n"
                 case "\t": result += "\\t"
                 case "\r": result += "\\r"
-                case _ where merges || isInvisible(scalar):
-                    result += scalar.utf16.map { unit in
-                        let hex = String(unit, radix: 16, uppercase: true)
-                        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    }.joined()
                 default: result.unicodeScalars.append(scalar)
                 }
             }
@@ -107,10 +104,18 @@ extension Value: CustomStringConvertible {
         return result + "\""
     }
 
-    /// Control and format characters, which a reader could not see.
+    /// `\uXXXX`, or a surrogate pair of them above U+FFFF.
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        scalar.utf16.map { unit in
+            let hex = String(unit, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Control and format characters (other than tab, line feed and return), which a reader could not see.
     private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .control, .format: return true
+        case .control, .format: return !["\n", "\t", "\r"].contains(scalar)
         default: return false
         }
     }

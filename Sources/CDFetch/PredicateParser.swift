@@ -102,7 +102,7 @@ private struct Parser {
 
     /// How an error message names a token: its source text, or "the end of the predicate".
     func describe(_ token: PredicateToken) -> String {
-        token.kind == .end ? "the end of the predicate" : "\"\(source(from: token.start, to: token.end))\""
+        token.kind == .end ? "the end of the predicate" : PredicateError.quoted(source(from: token.start, to: token.end))
     }
 
     func error(_ message: String, at offset: Int) -> PredicateError {
@@ -110,7 +110,7 @@ private struct Parser {
     }
 
     func expectation(_ what: String, after: String? = nil) -> PredicateError {
-        let context = after.map { " after \"\($0)\"" } ?? previous.map { " after \(describe($0))" } ?? ""
+        let context = after.map { " after " + PredicateError.quoted($0) } ?? previous.map { " after \(describe($0))" } ?? ""
         return error("expected \(what)\(context), found \(describe(current))", at: current.start)
     }
 
@@ -381,7 +381,7 @@ private struct Parser {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .constant(.string(let string)):
             guard let date = Self.iso8601Date(string) else {
-                throw error("\"\(string)\" is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z",
+                throw error("\(PredicateError.quoted(string)) is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z",
                             at: valueStart)
             }
             return .constant(.date(date))
@@ -426,12 +426,12 @@ private struct Parser {
             return try parsePath(on: .keyPath(try keyPath(fromArgument: argument, at: token)))
         case "f", "lf":
             guard let value = Double(argument), value.isFinite else {
-                throw error("argument \(nextArgument) for %\(spec) is not a number: \"\(argument)\"", at: token.start)
+                throw error("argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))", at: token.start)
             }
             return .constant(.double(value))
         default:
             guard let value = Int64(argument) else {
-                throw error("argument \(nextArgument) for %\(spec) is not an integer: \"\(argument)\"", at: token.start)
+                throw error("argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))", at: token.start)
             }
             return .constant(.integer(value))
         }
@@ -447,7 +447,7 @@ private struct Parser {
                       part.allSatisfy(PredicateTokenizer.isWordPart) {
                 components.append(.key(String(part)))
             } else {
-                throw error("argument \(nextArgument) for %K is not a key path: \"\(argument)\"", at: token.start)
+                throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))", at: token.start)
             }
         }
         return components

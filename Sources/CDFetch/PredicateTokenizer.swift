@@ -98,7 +98,7 @@ struct PredicateTokenizer {
             position += symbol.count
             return token(.symbol(symbol))
         }
-        throw error("unexpected character \"\(c)\"", at: start)
+        throw error("unexpected character \(PredicateError.quoted(String(c)))", at: start)
     }
 
     private func matches(_ symbol: String) -> Bool {
@@ -123,7 +123,8 @@ struct PredicateTokenizer {
             position += spec.count
             return spec
         }
-        throw error("unknown substitution \"%\(peek().map(String.init) ?? "")\"; expected %@, %K, %d, %i, %ld or %f",
+        throw error("unknown substitution \(PredicateError.quoted("%" + (peek().map(String.init) ?? "")))"
+                    + "; expected %@, %K, %d, %i, %ld or %f",
                     at: start)
     }
 
@@ -201,7 +202,7 @@ struct PredicateTokenizer {
             case "0": value.append("\0")
             case "\"", "'", "\\": value.append(escaped)
             case "u": value.unicodeScalars.append(try unicodeEscape(startingAt: escapeStart))
-            default: throw error("unknown escape \"\\\(escaped)\" in string", at: escapeStart)
+            default: throw error("unknown escape \(PredicateError.quoted("\\" + String(escaped))) in string", at: escapeStart)
             }
         }
     }
