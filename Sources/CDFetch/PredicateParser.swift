@@ -20,7 +20,8 @@ import Foundation
 ///   null; `true`/`false`/`YES`/`NO` (any case) → Bool; a decimal integer (optional sign) that fits
 ///   64 bits → integer; a decimal number such as `1.5`, `-2e3` → double; anything else → string.
 ///   A string that looks like a number has to be written as a quoted literal in the format; a date
-///   is `CAST(%@, "NSDate")` with an ISO-8601 argument.
+///   is `CAST(%@, "NSDate")` with an ISO-8601 argument. `%@` is always one value, so `IN %@` tests
+///   against that value; a list is written `IN {%@, %@}`.
 public enum PredicateParser {
     /// Deeper nesting (parentheses, NOT, aggregates, subqueries) is an error instead of a stack overflow.
     public static let maximumNesting = 100
@@ -197,10 +198,10 @@ private struct Parser {
         guard let op = comparisonOperator() else {
             throw expectation("a comparison operator", after: leftText)
         }
-        advance()
+        let operatorStart = advance().start
         let options = try parseOptions()
         let rightStart = current.start
-        let right = try parseExpression()
+        let right = try parseExpression(after: source(from: operatorStart, to: previous?.end ?? operatorStart))
         if op == .between, case .aggregate(let bounds) = right, bounds.count != 2 {
             throw error("BETWEEN needs exactly two values, {low, high}; found \(bounds.count)", at: rightStart)
         }
@@ -230,7 +231,8 @@ private struct Parser {
         }
         var options: ComparisonOptions = []
         for (offset, letter) in letters.enumerated() {
-            guard let option = ComparisonOptions.letters.first(where: { $0.0 == Character(letter.lowercased()) })?.1 else {
+            let lowercased = letter.lowercased()
+            guard let option = ComparisonOptions.letters.first(where: { String($0.0) == lowercased })?.1 else {
                 throw error("unknown comparison option \"\(letter)\"; expected c, d, n or l", at: current.start + offset)
             }
             options.insert(option)
@@ -242,7 +244,8 @@ private struct Parser {
 
     // MARK: Expressions
 
-    mutating func parseExpression() throws(PredicateError) -> Expression {
+    /// `after` names what precedes the expression in an error message (default: the previous token).
+    mutating func parseExpression(after: String? = nil) throws(PredicateError) -> Expression {
         let token = current
         switch token.kind {
         case .integer(let value): advance(); return .constant(.integer(value))
@@ -261,7 +264,7 @@ private struct Parser {
         case .symbol("+"), .symbol("-"), .symbol("*"), .symbol("/"), .symbol("**"):
             throw error("arithmetic expressions are not supported", at: token.start)
         default:
-            throw expectation("a value or key path")
+            throw expectation("a value or key path", after: after)
         }
     }
 
@@ -381,8 +384,8 @@ private struct Parser {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .constant(.string(let string)):
             guard let date = Self.iso8601Date(string) else {
-                throw error("\(PredicateError.quoted(string)) is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z",
-                            at: valueStart)
+                throw error(PredicateError.quoted(string)
+                            + " is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z", at: valueStart)
             }
             return .constant(.date(date))
         case .constant(.date):
@@ -426,12 +429,14 @@ private struct Parser {
             return try parsePath(on: .keyPath(try keyPath(fromArgument: argument, at: token)))
         case "f", "lf":
             guard let value = Double(argument), value.isFinite else {
-                throw error("argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))", at: token.start)
+                throw error("argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))",
+                            at: token.start)
             }
             return .constant(.double(value))
         default:
             guard let value = Int64(argument) else {
-                throw error("argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))", at: token.start)
+                throw error("argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))",
+                            at: token.start)
             }
             return .constant(.integer(value))
         }
@@ -447,7 +452,8 @@ private struct Parser {
                       part.allSatisfy(PredicateTokenizer.isWordPart) {
                 components.append(.key(String(part)))
             } else {
-                throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))", at: token.start)
+                throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))",
+                            at: token.start)
             }
         }
         return components
