@@ -123,7 +123,8 @@ private struct Parser {
     mutating func enterNesting() throws(PredicateError) {
         depth += 1
         if depth > PredicateParser.maximumNesting {
-            throw error("the predicate is nested more than \(PredicateParser.maximumNesting) levels deep", at: current.start)
+            throw error("the predicate is nested more than \(PredicateParser.maximumNesting) levels deep",
+                        at: current.start)
         }
     }
 

@@ -128,12 +128,14 @@ struct PredicateTokenizer {
                     at: start)
     }
 
+    private static let radixes: [Character: Int] = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2]
+
     /// Decimal integers and decimals (with an optional exponent), and `0x`, `0o`, `0b` integers.
     /// Integers beyond Int64 become doubles; numbers beyond Double are an error.
     private mutating func number() throws(PredicateError) -> PredicateToken.Kind {
         let start = position
         if peek() == "-" { position += 1 }
-        if peek() == "0", let radixLetter = peek(1), let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][radixLetter] {
+        if peek() == "0", let radixLetter = peek(1), let radix = Self.radixes[radixLetter] {
             position += 2
             let digitsStart = position
             while let c = peek(), c.isHexDigit { position += 1 }
@@ -202,7 +204,8 @@ struct PredicateTokenizer {
             case "0": value.append("\0")
             case "\"", "'", "\\": value.append(escaped)
             case "u": value.unicodeScalars.append(try unicodeEscape(startingAt: escapeStart))
-            default: throw error("unknown escape \(PredicateError.quoted("\\" + String(escaped))) in string", at: escapeStart)
+            default:
+                throw error("unknown escape \(PredicateError.quoted("\\" + String(escaped))) in string", at: escapeStart)
             }
         }
     }
