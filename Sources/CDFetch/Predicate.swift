@@ -1,0 +1,125 @@
+import Foundation
+
+/// A parsed NSPredicate format string: the tree `PredicateParser.parse(_:arguments:)` builds and
+/// `description` prints back in NSPredicate's own format.
+public indirect enum Predicate: Sendable, Equatable {
+    /// `TRUEPREDICATE` (true) or `FALSEPREDICATE` (false).
+    case constant(Bool)
+    case comparison(Comparison)
+    case not(Predicate)
+    /// Operands of one `AND` chain, in source order. A parenthesised chain stays a nested
+    /// operand, so printing and re-parsing gives back the same tree.
+    case and([Predicate])
+    /// Operands of one `OR` chain, in source order (nested like `and`).
+    case or([Predicate])
+}
+
+/// `left op[options] right`, optionally quantified over a to-many left side.
+public struct Comparison: Sendable, Equatable {
+    public var quantifier: ComparisonQuantifier
+    public var left: Expression
+    public var op: ComparisonOperator
+    public var options: ComparisonOptions
+    public var right: Expression
+
+    public init(_ left: Expression, _ op: ComparisonOperator, _ right: Expression,
+                options: ComparisonOptions = [], quantifier: ComparisonQuantifier = .direct) {
+        self.quantifier = quantifier
+        self.left = left
+        self.op = op
+        self.options = options
+        self.right = right
+    }
+}
+
+/// The `ANY`/`ALL`/`NONE` prefix of a comparison. `SOME` is parsed as `any`.
+public enum ComparisonQuantifier: String, Sendable, Equatable, CaseIterable {
+    case direct = ""
+    case any = "ANY"
+    case all = "ALL"
+    case none = "NONE"
+}
+
+/// The comparison operators, named by their canonical spelling (`=` parses as `==`, `<>` as `!=`,
+/// `=<` as `<=` and `=>` as `>=`).
+public enum ComparisonOperator: String, Sendable, Equatable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    /// The right side is a two-element aggregate `{low, high}` or an expression giving one.
+    case between = "BETWEEN"
+    case `in` = "IN"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case contains = "CONTAINS"
+    /// `*` and `?` wildcards stay inside the string literal; matching is the SQL layer's job.
+    case like = "LIKE"
+    /// An ICU regular expression in the string literal.
+    case matches = "MATCHES"
+}
+
+/// The bracketed options after an operator: `[c]`, `[d]`, `[n]`, `[l]` in any combination.
+public struct ComparisonOptions: OptionSet, Sendable, Equatable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `c`
+    public static let caseInsensitive = ComparisonOptions(rawValue: 1 << 0)
+    /// `d`
+    public static let diacriticInsensitive = ComparisonOptions(rawValue: 1 << 1)
+    /// `n`: the operands are already normalized, so Core Data may compare bytes.
+    public static let normalized = ComparisonOptions(rawValue: 1 << 2)
+    /// `l`: locale-sensitive.
+    public static let localeSensitive = ComparisonOptions(rawValue: 1 << 3)
+
+    /// Option letters in the order they are printed.
+    static let letters: [(Character, ComparisonOptions)] = [
+        ("c", .caseInsensitive), ("d", .diacriticInsensitive), ("n", .normalized), ("l", .localeSensitive),
+    ]
+}
+
+/// One side of a comparison.
+public indirect enum Expression: Sendable, Equatable {
+    case constant(Value)
+    /// `SELF`: the object being evaluated.
+    case evaluatedObject
+    /// A key path from the evaluated object: `name`, `author.name`, `books.@count`.
+    /// `SELF.name` parses as `keyPath([.key("name")])`.
+    case keyPath([KeyPathComponent])
+    /// A key path from another expression: `$book.title`, `SUBQUERY(…).@count`.
+    case path(Expression, [KeyPathComponent])
+    /// `$name`: a subquery variable or a substitution variable.
+    case variable(String)
+    /// `{a, b, …}`
+    case aggregate([Expression])
+    /// `SUBQUERY(collection, $variable, predicate)`
+    case subquery(collection: Expression, variable: String, predicate: Predicate)
+    /// `CAST(value, "Type")` that the parser could not fold into a constant. Casts of numbers and
+    /// ISO-8601 strings to `"NSDate"` become `.constant(.date(…))` instead.
+    case cast(Expression, type: String)
+}
+
+/// One step of a key path.
+public enum KeyPathComponent: Sendable, Equatable {
+    case key(String)
+    case collectionOperator(CollectionOperator)
+}
+
+/// The collection operators Core Data can translate to SQL.
+public enum CollectionOperator: String, Sendable, Equatable, CaseIterable {
+    case count, sum, avg, min, max
+}
+
+/// A literal value, from the format string or from a substituted argument.
+public enum Value: Sendable, Equatable {
+    /// `nil` / `NULL`
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case date(Date)
+}

@@ -1,0 +1,462 @@
+import Foundation
+
+/// Parses NSPredicate format strings into `Predicate` trees.
+///
+/// Grammar (keywords are case-insensitive; `#word` is always a key):
+///
+///     predicate  := and (("OR" | "||") and)*
+///     and        := not (("AND" | "&&") not)*
+///     not        := ("NOT" | "!") not | "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
+///     comparison := ["ANY" | "SOME" | "ALL" | "NONE"] expression operator ["[" options "]"] expression
+///     expression := literal | "{" [expression ("," expression)*] "}" | "SELF" path* | key path* | "$"name path*
+///                 | "SUBQUERY(" expression "," "$"name "," predicate ")" path* | "CAST(" expression "," string ")"
+///                 | "%@" | "%K" path* | "%d" | "%i" | "%ld" | "%f" …
+///     path       := "." (key | "@count" | "@sum" | "@avg" | "@min" | "@max")
+///
+/// Arguments are strings (they come from the command line) and fill the `%` placeholders in order:
+/// * `%K`: a key path (`author.name`, `books.@count`).
+/// * `%d`, `%i`, `%u`, `%ld`, `%lld`, `%lu`: must be a decimal integer. `%f`, `%lf`: must be a number.
+/// * `%@`: typed by its spelling, like a literal in the format string would be: `nil`/`NULL` →
+///   null; `true`/`false`/`YES`/`NO` (any case) → Bool; a decimal integer (optional sign) that fits
+///   64 bits → integer; a decimal number such as `1.5`, `-2e3` → double; anything else → string.
+///   A string that looks like a number has to be written as a quoted literal in the format; a date
+///   is `CAST(%@, "NSDate")` with an ISO-8601 argument. `%@` is always one value, so `IN %@` tests
+///   against that value; a list is written `IN {%@, %@}`.
+public enum PredicateParser {
+    /// Deeper nesting (parentheses, NOT, aggregates, subqueries) is an error instead of a stack overflow.
+    public static let maximumNesting = 100
+
+    /// Parses `text`, filling its placeholders from `arguments`. Every failure, including too few or
+    /// too many arguments, is a `PredicateError` pointing into `text`.
+    public static func parse(_ text: String, arguments: [String] = []) throws(PredicateError) -> Predicate {
+        var parser = try Parser(text: text, arguments: arguments)
+        return try parser.parseWhole()
+    }
+
+    /// How a `%@` argument is typed (see the type's documentation).
+    public static func value(ofArgument argument: String) -> Value {
+        switch argument.uppercased() {
+        case "NIL", "NULL": return .null
+        case "TRUE", "YES": return .bool(true)
+        case "FALSE", "NO": return .bool(false)
+        default: break
+        }
+        if let integer = Int64(argument) { return .integer(integer) }
+        let numberCharacters = Set("0123456789+-.eE")
+        if argument.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true,
+           argument.allSatisfy(numberCharacters.contains), let double = Double(argument), double.isFinite {
+            return .double(double)
+        }
+        return .string(argument)
+    }
+
+    /// Words that are keywords somewhere in the language; as keys they need a `#`.
+    static let reservedWords: Set<String> = [
+        "AND", "OR", "NOT", "IN", "ALL", "ANY", "SOME", "NONE", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH",
+        "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE", "FALSE", "YES", "NO", "FIRST", "LAST", "SIZE",
+        "ANYKEY", "CASEINSENSITIVE", "CI", "SUBQUERY", "FETCH", "CAST", "FUNCTION", "TRUEPREDICATE", "FALSEPREDICATE",
+    ]
+}
+
+/// The recursive-descent parser over the token list; one instance per parse.
+private struct Parser {
+    let text: String
+    let characters: [Character]
+    let tokens: [PredicateToken]
+    let arguments: [String]
+    var index = 0
+    var nextArgument = 0
+    var depth = 0
+
+    init(text: String, arguments: [String]) throws(PredicateError) {
+        self.text = text
+        self.characters = Array(text)
+        self.tokens = try PredicateTokenizer.tokenize(text)
+        self.arguments = arguments
+    }
+
+    // MARK: Token helpers
+
+    var current: PredicateToken { tokens[index] }
+    var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
+
+    @discardableResult
+    mutating func advance() -> PredicateToken {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
+    }
+
+    func keyword(_ token: PredicateToken) -> String? {
+        if case .word(let word, escaped: false) = token.kind { return word.uppercased() }
+        return nil
+    }
+
+    func isKeyword(_ names: String...) -> Bool { keyword(current).map(names.contains) ?? false }
+
+    func isSymbol(_ symbols: String...) -> Bool {
+        if case .symbol(let symbol) = current.kind { return symbols.contains(symbol) }
+        return false
+    }
+
+    func source(from start: Int, to end: Int) -> String { String(characters[start..<end]) }
+
+    /// How an error message names a token: its source text, or "the end of the predicate".
+    func describe(_ token: PredicateToken) -> String {
+        token.kind == .end ? "the end of the predicate" : PredicateError.quoted(source(from: token.start, to: token.end))
+    }
+
+    func error(_ message: String, at offset: Int) -> PredicateError {
+        PredicateError(text: text, offset: offset, message: message)
+    }
+
+    func expectation(_ what: String, after: String? = nil) -> PredicateError {
+        let context = after.map { " after " + PredicateError.quoted($0) } ?? previous.map { " after \(describe($0))" } ?? ""
+        return error("expected \(what)\(context), found \(describe(current))", at: current.start)
+    }
+
+    mutating func expectSymbol(_ symbol: String, _ what: String) throws(PredicateError) {
+        guard isSymbol(symbol) else { throw expectation(what) }
+        advance()
+    }
+
+    mutating func enterNesting() throws(PredicateError) {
+        depth += 1
+        if depth > PredicateParser.maximumNesting {
+            throw error("the predicate is nested more than \(PredicateParser.maximumNesting) levels deep",
+                        at: current.start)
+        }
+    }
+
+    // MARK: Predicates
+
+    mutating func parseWhole() throws(PredicateError) -> Predicate {
+        if current.kind == .end { throw error("the predicate is empty", at: 0) }
+        let predicate = try parseOr()
+        if isSymbol(")") { throw error("unbalanced \")\": there is no matching \"(\"", at: current.start) }
+        if current.kind != .end { throw expectation("AND, OR or the end of the predicate") }
+        if nextArgument < arguments.count {
+            throw error("too many arguments: the format uses \(nextArgument) but \(arguments.count) were given",
+                        at: characters.count)
+        }
+        return predicate
+    }
+
+    mutating func parseOr() throws(PredicateError) -> Predicate {
+        try enterNesting()
+        defer { depth -= 1 }
+        var operands = [try parseAnd()]
+        while isKeyword("OR") || isSymbol("||") {
+            advance()
+            operands.append(try parseAnd())
+        }
+        return operands.count == 1 ? operands[0] : .or(operands)
+    }
+
+    mutating func parseAnd() throws(PredicateError) -> Predicate {
+        var operands = [try parseNot()]
+        while isKeyword("AND") || isSymbol("&&") {
+            advance()
+            operands.append(try parseNot())
+        }
+        return operands.count == 1 ? operands[0] : .and(operands)
+    }
+
+    mutating func parseNot() throws(PredicateError) -> Predicate {
+        if isKeyword("NOT") || isSymbol("!") {
+            advance()
+            try enterNesting()
+            defer { depth -= 1 }
+            return .not(try parseNot())
+        }
+        if isSymbol("(") {
+            let open = advance()
+            let inner = try parseOr()
+            guard isSymbol(")") else {
+                throw expectation("\")\" to close the \"(\" at character \(open.start)")
+            }
+            advance()
+            return inner
+        }
+        if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
+        if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
+        return .comparison(try parseComparison())
+    }
+
+    mutating func parseComparison() throws(PredicateError) -> Comparison {
+        var quantifier = ComparisonQuantifier.direct
+        switch keyword(current) {
+        case "ANY", "SOME": quantifier = .any
+        case "ALL": quantifier = .all
+        case "NONE": quantifier = .none
+        default: break
+        }
+        if quantifier != .direct { advance() }
+
+        let leftStart = current.start
+        let left = try parseExpression()
+        let leftText = source(from: leftStart, to: previous?.end ?? leftStart)
+        guard let op = comparisonOperator() else {
+            throw expectation("a comparison operator", after: leftText)
+        }
+        let operatorStart = advance().start
+        let options = try parseOptions()
+        let rightStart = current.start
+        let right = try parseExpression(after: source(from: operatorStart, to: previous?.end ?? operatorStart))
+        if op == .between, case .aggregate(let bounds) = right, bounds.count != 2 {
+            throw error("BETWEEN needs exactly two values, {low, high}; found \(bounds.count)", at: rightStart)
+        }
+        return Comparison(left, op, right, options: options, quantifier: quantifier)
+    }
+
+    func comparisonOperator() -> ComparisonOperator? {
+        switch current.kind {
+        case .symbol("=="), .symbol("="): return .equal
+        case .symbol("!="), .symbol("<>"): return .notEqual
+        case .symbol("<"): return .less
+        case .symbol("<="), .symbol("=<"): return .lessOrEqual
+        case .symbol(">"): return .greater
+        case .symbol(">="), .symbol("=>"): return .greaterOrEqual
+        case .word(let word, escaped: false):
+            return ComparisonOperator.allCases.first { $0.rawValue == word.uppercased() && $0.rawValue.first!.isLetter }
+        default: return nil
+        }
+    }
+
+    /// `[c]`, `[d]`, `[n]`, `[l]` and combinations such as `[cd]`; letters are case-insensitive.
+    mutating func parseOptions() throws(PredicateError) -> ComparisonOptions {
+        guard isSymbol("[") else { return [] }
+        advance()
+        guard case .word(let letters, escaped: false) = current.kind else {
+            throw expectation("comparison options such as c, d, n or l")
+        }
+        var options: ComparisonOptions = []
+        for (offset, letter) in letters.enumerated() {
+            let lowercased = letter.lowercased()
+            guard let option = ComparisonOptions.letters.first(where: { String($0.0) == lowercased })?.1 else {
+                throw error("unknown comparison option \"\(letter)\"; expected c, d, n or l", at: current.start + offset)
+            }
+            options.insert(option)
+        }
+        advance()
+        try expectSymbol("]", "\"]\" to close the comparison options")
+        return options
+    }
+
+    // MARK: Expressions
+
+    /// `after` names what precedes the expression in an error message (default: the previous token).
+    mutating func parseExpression(after: String? = nil) throws(PredicateError) -> Expression {
+        let token = current
+        switch token.kind {
+        case .integer(let value): advance(); return .constant(.integer(value))
+        case .double(let value): advance(); return .constant(.double(value))
+        case .string(let value): advance(); return .constant(.string(value))
+        case .variable(let name): advance(); return try parsePath(on: .variable(name))
+        case .collectionOperator: return try parsePath(on: .evaluatedObject, startingWithComponent: true)
+        case .placeholder(let spec): advance(); return try substitute(spec, at: token)
+        case .word(let word, escaped: true):
+            advance()
+            return try parsePath(on: .keyPath([.key(word)]))
+        case .word(let word, escaped: false):
+            return try parseWordExpression(word)
+        case .symbol("{"):
+            return try parseAggregate()
+        case .symbol("+"), .symbol("-"), .symbol("*"), .symbol("/"), .symbol("**"):
+            throw error("arithmetic expressions are not supported", at: token.start)
+        default:
+            throw expectation("a value or key path", after: after)
+        }
+    }
+
+    mutating func parseWordExpression(_ word: String) throws(PredicateError) -> Expression {
+        let token = current
+        switch word.uppercased() {
+        case "NIL", "NULL": advance(); return .constant(.null)
+        case "TRUE", "YES": advance(); return .constant(.bool(true))
+        case "FALSE", "NO": advance(); return .constant(.bool(false))
+        case "SELF": advance(); return try parsePath(on: .evaluatedObject)
+        case "SUBQUERY": return try parsePath(on: try parseSubquery())
+        case "CAST": return try parseCast()
+        case "FUNCTION":
+            throw error("FUNCTION(…) expressions are not supported", at: token.start)
+        case "FIRST", "LAST", "SIZE":
+            throw error("index expressions (\(word.uppercased())) are not supported; write #\(word) for a key named \(word)",
+                        at: token.start)
+        case let upper where PredicateParser.reservedWords.contains(upper):
+            throw error("expected a value or key path, found the keyword \(upper); write #\(word) for a key named \(word)",
+                        at: token.start)
+        default:
+            advance()
+            if isSymbol("(") {
+                throw error("function calls such as \(word)(…) are not supported", at: token.start)
+            }
+            return try parsePath(on: .keyPath([.key(word)]))
+        }
+    }
+
+    /// Appends `.key` / `.@operator` steps to `base`; a path from SELF is a plain `keyPath`.
+    mutating func parsePath(on base: Expression, startingWithComponent: Bool = false) throws(PredicateError) -> Expression {
+        var components: [KeyPathComponent] = []
+        var expectComponent = startingWithComponent
+        while expectComponent || isSymbol(".") {
+            if !expectComponent { advance() }
+            expectComponent = false
+            switch current.kind {
+            case .word(let word, _):
+                components.append(.key(word))
+            case .collectionOperator(let name):
+                guard let op = CollectionOperator(rawValue: name) else {
+                    throw error("unknown collection operator @\(name); expected @count, @sum, @avg, @min or @max",
+                                at: current.start)
+                }
+                components.append(.collectionOperator(op))
+            default:
+                throw expectation("a key or collection operator")
+            }
+            advance()
+        }
+        return Self.appending(components, to: base)
+    }
+
+    static func appending(_ components: [KeyPathComponent], to base: Expression) -> Expression {
+        if components.isEmpty { return base }
+        switch base {
+        case .evaluatedObject: return .keyPath(components)
+        case .keyPath(let head): return .keyPath(head + components)
+        case .path(let root, let head): return .path(root, head + components)
+        default: return .path(base, components)
+        }
+    }
+
+    mutating func parseAggregate() throws(PredicateError) -> Expression {
+        advance()
+        try enterNesting()
+        defer { depth -= 1 }
+        var elements: [Expression] = []
+        if isSymbol("}") {
+            advance()
+            return .aggregate(elements)
+        }
+        while true {
+            elements.append(try parseExpression())
+            if isSymbol("}") { advance(); return .aggregate(elements) }
+            try expectSymbol(",", "\",\" or \"}\" in the aggregate")
+        }
+    }
+
+    mutating func parseSubquery() throws(PredicateError) -> Expression {
+        advance()
+        try enterNesting()
+        defer { depth -= 1 }
+        try expectSymbol("(", "\"(\" after SUBQUERY")
+        let collection = try parseExpression()
+        try expectSymbol(",", "\",\" after the SUBQUERY collection")
+        guard case .variable(let variable) = current.kind else {
+            throw expectation("a variable such as $x as the second SUBQUERY argument")
+        }
+        advance()
+        try expectSymbol(",", "\",\" after the SUBQUERY variable")
+        let predicate = try parseOr()
+        try expectSymbol(")", "\")\" to close SUBQUERY")
+        return .subquery(collection: collection, variable: variable, predicate: predicate)
+    }
+
+    /// `CAST(value, "Type")`. Casts to NSDate of a number (seconds since 2001, which is how
+    /// NSPredicate prints dates) or of an ISO-8601 string become date constants.
+    mutating func parseCast() throws(PredicateError) -> Expression {
+        advance()
+        try enterNesting()
+        defer { depth -= 1 }
+        try expectSymbol("(", "\"(\" after CAST")
+        let valueStart = current.start
+        let value = try parseExpression()
+        try expectSymbol(",", "\",\" after the value to cast")
+        guard case .string(let type) = current.kind else {
+            throw expectation("a quoted type name such as \"NSDate\"")
+        }
+        advance()
+        try expectSymbol(")", "\")\" to close CAST")
+        guard type == "NSDate" else { return .cast(value, type: type) }
+        switch value {
+        case .constant(.integer(let seconds)):
+            return .constant(.date(Date(timeIntervalSinceReferenceDate: Double(seconds))))
+        case .constant(.double(let seconds)):
+            return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+        case .constant(.string(let string)):
+            guard let date = Self.iso8601Date(string) else {
+                throw error(PredicateError.quoted(string)
+                            + " is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z", at: valueStart)
+            }
+            return .constant(.date(date))
+        case .constant(.date):
+            return value
+        default:
+            return .cast(value, type: type)
+        }
+    }
+
+    /// Date-time with a zone (`Z` or `±hh:mm`, optional fractional seconds), date-time without a
+    /// zone (UTC), or a date alone (midnight UTC).
+    static func iso8601Date(_ string: String) -> Date? {
+        let variants: [ISO8601DateFormatter.Options] = [
+            [.withInternetDateTime, .withFractionalSeconds],
+            [.withInternetDateTime],
+            [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate],
+            [.withFullDate, .withDashSeparatorInDate],
+        ]
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for options in variants {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: string) { return date }
+        }
+        return nil
+    }
+
+    // MARK: Substitution
+
+    mutating func substitute(_ spec: String, at token: PredicateToken) throws(PredicateError) -> Expression {
+        guard nextArgument < arguments.count else {
+            throw error("too few arguments: %\(spec) needs argument \(nextArgument + 1) but \(arguments.count) were given",
+                        at: token.start)
+        }
+        let argument = arguments[nextArgument]
+        nextArgument += 1
+        switch spec {
+        case "@":
+            return .constant(PredicateParser.value(ofArgument: argument))
+        case "K":
+            return try parsePath(on: .keyPath(try keyPath(fromArgument: argument, at: token)))
+        case "f", "lf":
+            guard let value = Double(argument), value.isFinite else {
+                throw error("argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))",
+                            at: token.start)
+            }
+            return .constant(.double(value))
+        default:
+            guard let value = Int64(argument) else {
+                throw error("argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))",
+                            at: token.start)
+            }
+            return .constant(.integer(value))
+        }
+    }
+
+    /// A `%K` argument: dot-separated keys and collection operators.
+    func keyPath(fromArgument argument: String, at token: PredicateToken) throws(PredicateError) -> [KeyPathComponent] {
+        var components: [KeyPathComponent] = []
+        for part in argument.split(separator: ".", omittingEmptySubsequences: false) {
+            if part.first == "@", let op = CollectionOperator(rawValue: String(part.dropFirst())) {
+                components.append(.collectionOperator(op))
+            } else if let first = part.first, PredicateTokenizer.isWordStart(first),
+                      part.allSatisfy(PredicateTokenizer.isWordPart) {
+                components.append(.key(String(part)))
+            } else {
+                throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))",
+                            at: token.start)
+            }
+        }
+        return components
+    }
+}
