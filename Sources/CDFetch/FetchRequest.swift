@@ -1,0 +1,79 @@
+/// What a query asks of a store, whichever syntax it was written in (an NSPredicate with
+/// `--entity`/`--where`, `Entity where …`, or a CDQ chain): the equivalent of an
+/// `NSFetchRequest`, which ``FetchSQL`` turns into Core Data's SQL.
+public struct FetchRequest: Sendable, Equatable {
+    /// The entity fetched; its sub-entities are included, as Core Data includes them.
+    public var entity: String
+    public var predicate: Predicate?
+    public var sortDescriptors: [SortDescriptor]
+    public var limit: Int?
+    public var offset: Int?
+    public var result: FetchResultKind
+    /// CDQ's `last`: the final `limit` objects of the sorted result rather than the first ones.
+    /// Like CDQ, cdstore counts first and turns this into an offset.
+    public var takesLast: Bool
+
+    public init(entity: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+                limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.limit = limit
+        self.offset = offset
+        self.result = result
+        self.takesLast = takesLast
+    }
+}
+
+/// An `NSSortDescriptor`: a key path, a direction and the comparison selector, which decides the
+/// SQL collation (sqldebug.md §5, "Sort descriptors").
+public struct SortDescriptor: Sendable, Equatable {
+    public var keyPath: String
+    public var ascending: Bool
+    public var comparison: SortComparison
+
+    public init(keyPath: String, ascending: Bool = true, comparison: SortComparison = .compare) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.comparison = comparison
+    }
+}
+
+/// The selectors Core Data accepts in a sort descriptor of an SQLite fetch, each with the
+/// collation it emits (`nil`: SQLite's binary order).
+public enum SortComparison: String, Sendable, Equatable, CaseIterable {
+    case compare = "compare:"
+    case caseInsensitiveCompare = "caseInsensitiveCompare:"
+    case localizedCompare = "localizedCompare:"
+    case localizedCaseInsensitiveCompare = "localizedCaseInsensitiveCompare:"
+    case localizedStandardCompare = "localizedStandardCompare:"
+    /// A numeric, case-insensitive `compare:options:` (`NSCaseInsensitiveSearch | NSNumericSearch`).
+    case numericCaseInsensitiveCompare = "compare:options:"
+
+    public var collation: String? {
+        switch self {
+        case .compare: return nil
+        case .caseInsensitiveCompare: return "NSCollateNoCase"
+        case .localizedCompare: return "NSCollateLocaleSensitive"
+        case .localizedCaseInsensitiveCompare: return "NSCollateLocaleSensitiveNoCase"
+        case .localizedStandardCompare: return "NSCollateFinderlike"
+        case .numericCaseInsensitiveCompare: return "NSCollateNumericallyNoCase"
+        }
+    }
+}
+
+/// What a fetch returns: objects (`NSManagedObjectResultType`), a count (`NSCountResultType`),
+/// distinct values of some key paths, or one aggregate over the matching objects.
+public enum FetchResultKind: Sendable, Equatable {
+    case objects
+    case count
+    /// `returnsDistinctResults` with `propertiesToFetch` (RHManagedObject's `distinctValues`).
+    case distinct([String])
+    /// An `NSExpression` function over a key path: `sum:`, `average:`, `min:`, `max:`, `count:`.
+    case aggregate(AggregateFunction, keyPath: String)
+}
+
+/// The aggregate functions of `NSExpression(forFunction:)` that Core Data runs in SQL.
+public enum AggregateFunction: String, Sendable, Equatable, CaseIterable {
+    case sum, average, min, max, count
+}
