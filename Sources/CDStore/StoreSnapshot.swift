@@ -12,15 +12,19 @@ public final class StoreSnapshot: @unchecked Sendable {
     public let header: SQLiteHeader
     /// The connection to the private copy.
     public let database: DatabaseQueue
+    /// The SQL debug log this snapshot writes, if any.
+    public let trace: SQLTrace?
     private let copyDirectory: URL
 
     /// Opens `path` safely. Throws ``StoreError`` with a one-line reason for anything that is not
     /// a readable Core Data store.
-    public convenience init(path: String) throws {
-        try self.init(files: StoreFiles(path: path))
+    /// `trace` logs every statement run on the copy, from the first one (``SQLTrace``).
+    public convenience init(path: String, trace: SQLTrace? = nil) throws {
+        try self.init(files: StoreFiles(path: path), trace: trace)
     }
 
-    public init(files: StoreFiles) throws {
+    public init(files: StoreFiles, trace: SQLTrace? = nil) throws {
+        self.trace = trace
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
@@ -38,7 +42,7 @@ public final class StoreSnapshot: @unchecked Sendable {
                 let suffix = role == "main" ? "" : "-\(role)"
                 try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
             }
-            database = try Self.open(copy: copy, hasJournal: FileManager.default.fileExists(atPath: files.journal.path))
+            database = try Self.open(copy: copy, hasJournal: FileManager.default.fileExists(atPath: files.journal.path), trace: trace)
             try Self.checkSignature(database, path: files.main.path)
         } catch {
             try? FileManager.default.removeItem(at: directory)
@@ -93,7 +97,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         return header
     }
 
-    private static func open(copy: URL, hasJournal: Bool) throws -> DatabaseQueue {
+    private static func open(copy: URL, hasJournal: Bool, trace: SQLTrace?) throws -> DatabaseQueue {
         if hasJournal {
             // A hot rollback journal must be rolled back before the data is consistent; do it
             // on the private copy, which is ours to write.
@@ -105,6 +109,9 @@ public final class StoreSnapshot: @unchecked Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(2)
         configuration.label = "cdstore"
+        if let trace {
+            configuration.prepareDatabase { db in trace.attach(to: db) }
+        }
         return try DatabaseQueue(path: copy.path, configuration: configuration)
     }
 
