@@ -15,15 +15,19 @@ public struct ObjectQuery: Sendable {
     /// Count the members of to-many relationships that are not included, instead of leaving
     /// them as faults (one indexed query per relationship and object).
     public var countsToMany: Bool
+    /// A statement built elsewhere (a fetch in Core Data's SQL) that selects the rows instead of
+    /// the reader's own; `sort`, `limit` and `offset` are then the statement's business.
+    public var statement: ObjectStatement?
 
     public init(entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
-                includes: Set<String> = [], countsToMany: Bool = false) {
+                includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil) {
         self.entity = entity
         self.sort = sort
         self.limit = limit
         self.offset = offset
         self.includes = includes
         self.countsToMany = countsToMany
+        self.statement = statement
     }
 
     /// `KEY` or `KEY:desc` (also `:asc`).
@@ -44,6 +48,24 @@ public struct ObjectQuery: Sendable {
             default: return nil
             }
         }
+    }
+}
+
+/// A SELECT over one entity's table whose rows are objects: `columns` names the table column read
+/// at each position (`Z_PK` among them). Position 0 may be `nil` for Core Data's constant `0`,
+/// which stands for the fetched entity itself when its table holds no other entity.
+public struct ObjectStatement: Sendable {
+    public var sql: String
+    public var arguments: [DatabaseValue]
+    public var columns: [String?]
+    /// How the SQL debug log describes a fetched object at level 3.
+    public var describe: (@Sendable (StoredObject) -> String)?
+
+    public init(sql: String, arguments: [DatabaseValue], columns: [String?], describe: (@Sendable (StoredObject) -> String)? = nil) {
+        self.sql = sql
+        self.arguments = arguments
+        self.columns = columns
+        self.describe = describe
     }
 }
 
@@ -181,6 +203,11 @@ public final class ObjectReader {
         guard let table = mapping.table(forEntity: entity) else { return }
         var selected = ["Z_PK", "Z_ENT"]
         var positions = ["Z_PK": 0, "Z_ENT": 1]
+        if let statement = query.statement {
+            selected = statement.columns.map { $0 ?? "" }
+            positions = Dictionary(statement.columns.enumerated().compactMap { item in item.element.map { ($0, item.offset) } },
+                                   uniquingKeysWith: { first, _ in first })
+        }
         func index(of column: String) -> Int {
             if let existing = positions[column] { return existing }
             selected.append(column)
@@ -219,7 +246,7 @@ public final class ObjectReader {
             ?? model.allProperties(of: entity).filter { !$0.isTransient }.map(\.name).sorted()
 
         var orderTerms: [String] = []
-        for key in query.sort {
+        for key in query.statement == nil ? query.sort : [] {
             guard let column = columns(forProperty: key.property, ofEntity: entity).first(where: { $0.role == .attribute || $0.role == .toOneKey }) else {
                 throw StoreError("cannot sort \(entity) by \"\(key.property)\": not an attribute or to-one relationship of \(entity)")
             }
@@ -235,48 +262,82 @@ public final class ObjectReader {
             sql += " LIMIT ? OFFSET ?"
             arguments += [query.limit ?? -1, query.offset ?? 0]
         }
+        if let statement = query.statement {
+            guard selected.count == statement.columns.count else {
+                throw StoreError("the fetch statement does not select every column \(entity) needs: \(selected.dropFirst(statement.columns.count).joined(separator: ", "))")
+            }
+            sql = statement.sql
+            arguments = StatementArguments(statement.arguments)
+        }
+        let pkPosition = positions["Z_PK"] ?? 0
+        let entPosition = positions["Z_ENT"]
+        let fixedEnt = mapping.entityNumber(of: entity) ?? 0
 
         let externalData = snapshot.files.externalDataFolder
+        let trace = query.statement == nil ? nil : snapshot.trace
         try snapshot.read { db in
             let members = ToManyFetcher(reader: self, db: db)
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var started = false
             if !skipEmpty {
                 try section(ObjectSection(entity: entity, properties: sectionProperties))
                 started = true
             }
-            while let row = try cursor.next() {
-                let pk: Int64 = row[0]
-                let ent: Int = row[1]
-                guard let plan = plans[ent] else { continue }
-                if !started {
-                    try section(ObjectSection(entity: entity, properties: sectionProperties))
-                    started = true
-                }
-                let id = ObjectID(storeUUID: storeUUID, entity: plan.entity, ent: ent, pk: pk)
-                var values: [(name: String, value: ObjectValue)] = []
-                values.reserveCapacity(plan.fields.count)
-                for (name, field) in plan.fields {
-                    switch field {
-                    case .attribute(let type, let external, let column):
-                        values.append((name, ValueDecoder.decode(Self.raw(row, column), type: type, allowsExternalStorage: external, externalData: externalData)))
-                    case .toOne(let destination, let destinationEnt, let key, let entityType):
-                        let target: Int64? = row[key]
-                        guard let target else { values.append((name, .null)); continue }
-                        let targetEnt: Int = entityType.flatMap { row[$0] } ?? destinationEnt
-                        values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: destination))))
-                    case .toMany(let box):
-                        let relationship = box.relationship
-                        if query.includes.contains(name) {
-                            values.append((name, .objects(members: try members.members(of: relationship, entity: plan.entity, pk: pk))))
-                        } else if query.countsToMany {
-                            values.append((name, .objectCount(try members.count(of: relationship, entity: plan.entity, pk: pk))))
-                        } else {
-                            values.append((name, .objects(members: nil)))
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            var outcome = SQLTrace.FetchOutcome(rows: 0, sqliteTime: 0)
+            /// The next row; when tracing, also the time SQLite spends producing it.
+            func nextRow() throws -> Row? {
+                guard trace != nil else { return try cursor.next() }
+                let start = DispatchTime.now().uptimeNanoseconds
+                defer { outcome.sqliteTime += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+                return try cursor.next()
+            }
+            func stepRows() throws -> SQLTrace.FetchOutcome {
+                while let row = try nextRow() {
+                    let pk: Int64 = row[pkPosition]
+                    let ent: Int = entPosition.map { row[$0] } ?? fixedEnt
+                    guard let plan = plans[ent] else { continue }
+                    if !started {
+                        try section(ObjectSection(entity: entity, properties: sectionProperties))
+                        started = true
+                    }
+                    let id = ObjectID(storeUUID: storeUUID, entity: plan.entity, ent: ent, pk: pk)
+                    var values: [(name: String, value: ObjectValue)] = []
+                    values.reserveCapacity(plan.fields.count)
+                    for (name, field) in plan.fields {
+                        switch field {
+                        case .attribute(let type, let external, let column):
+                            values.append((name, ValueDecoder.decode(Self.raw(row, column), type: type, allowsExternalStorage: external, externalData: externalData)))
+                        case .toOne(let destination, let destinationEnt, let key, let entityType):
+                            let target: Int64? = row[key]
+                            guard let target else { values.append((name, .null)); continue }
+                            let targetEnt: Int = entityType.flatMap { row[$0] } ?? destinationEnt
+                            values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: destination))))
+                        case .toMany(let box):
+                            let relationship = box.relationship
+                            if query.includes.contains(name) {
+                                values.append((name, .objects(members: try members.members(of: relationship, entity: plan.entity, pk: pk))))
+                            } else if query.countsToMany {
+                                values.append((name, .objectCount(try members.count(of: relationship, entity: plan.entity, pk: pk))))
+                            } else {
+                                values.append((name, .objects(members: nil)))
+                            }
                         }
                     }
+                    let stored = StoredObject(id: id, className: plan.className, values: values)
+                    if trace != nil {
+                        outcome.rows += 1
+                        if let describe = query.statement?.describe, (trace?.level ?? 0) >= 3, outcome.values.count < SQLTrace.rowValueLimit {
+                            outcome.values.append(describe(stored))
+                        }
+                    }
+                    try object(stored)
                 }
-                try object(StoredObject(id: id, className: plan.className, values: values))
+                return outcome
+            }
+            if let trace, let statement = query.statement {
+                try trace.fetch(sql: statement.sql, arguments: statement.arguments, entity: entity, in: db, rows: stepRows)
+            } else {
+                _ = try stepRows()
             }
         }
     }

@@ -1,0 +1,113 @@
+import CDModel
+import CDStore
+import Foundation
+import GRDB
+
+/// Runs ``FetchRequest``s on a store: translates them with ``FetchSQL``, runs the statement on
+/// the snapshot's read-only copy with Core Data's SQL functions registered, logs it to the
+/// snapshot's ``SQLTrace`` and streams the results.
+public final class FetchRunner {
+    public let reader: ObjectReader
+    public let translator: FetchSQL
+
+    public init(reader: ObjectReader) {
+        self.reader = reader
+        translator = FetchSQL(model: reader.model, mapping: reader.mapping)
+        reader.snapshot.database.inDatabase { db in CoreDataSQLFunctions.register(in: db) }
+    }
+
+    /// The statement that runs for `request`. For CDQ's `last`, the matching objects are counted
+    /// first (as CDQ does) and the offset set so that the final `limit` objects come back.
+    public func statement(for request: FetchRequest) throws -> FetchStatement {
+        guard request.takesLast, request.result == .objects else { return try translate(request) }
+        let total = try count(FetchRequest(entity: request.entity, predicate: request.predicate, result: .count))
+        var resolved = request
+        resolved.takesLast = false
+        resolved.limit = request.limit ?? 1
+        resolved.offset = max(0, total - (request.limit ?? 1))
+        return try translate(resolved)
+    }
+
+    private func translate(_ request: FetchRequest) throws -> FetchStatement {
+        do {
+            return try translator.statement(for: request)
+        } catch {
+            throw StoreError(error.message)
+        }
+    }
+
+    /// The number of objects `request` matches, with its offset and limit applied to the count
+    /// as Core Data applies them to a count request.
+    public func count(_ request: FetchRequest) throws -> Int {
+        var counting = request
+        counting.result = .count
+        let statement = try translate(counting)
+        let total = try reader.snapshot.read { db in
+            let run = { try Int.fetchOne(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)) ?? 0 }
+            guard let trace = reader.snapshot.trace else { return try run() }
+            return try trace.count(sql: statement.sql, arguments: statement.arguments, in: db, run: run)
+        }
+        let remaining = max(0, total - (request.offset ?? 0))
+        return request.limit.map { min($0, remaining) } ?? remaining
+    }
+
+    /// Distinct values or an aggregate: calls `row` with the decoded values of each result row.
+    public func values(_ request: FetchRequest, row: ([ObjectValue]) throws -> Void) throws {
+        let statement = try self.statement(for: request)
+        guard statement.kind == .values else { throw StoreError("not a request for values") }
+        try reader.snapshot.read { db in
+            let cursor = try Row.fetchCursor(db, sql: statement.sql, arguments: StatementArguments(statement.arguments))
+            func step() throws -> SQLTrace.FetchOutcome {
+                var outcome = SQLTrace.FetchOutcome(rows: 0, sqliteTime: 0)
+                while let next = try cursor.next() {
+                    var decoded: [ObjectValue] = []
+                    for (index, column) in statement.valueColumns.enumerated() {
+                        decoded.append(Self.decode(next[index] as DatabaseValue, type: column.type))
+                    }
+                    outcome.rows += 1
+                    try row(decoded)
+                }
+                return outcome
+            }
+            if let trace = reader.snapshot.trace {
+                try trace.fetch(sql: statement.sql, arguments: statement.arguments, entity: request.entity, in: db, rows: step)
+            } else {
+                _ = try step()
+            }
+        }
+    }
+
+    /// Objects of `request`, streamed through the snapshot's ``ObjectReader`` so values,
+    /// relationships and `includes` behave exactly as in `dump`. `describe` renders an object
+    /// for the level-3 trace.
+    public func objects(_ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
+                        describe: (@Sendable (StoredObject) -> String)? = nil,
+                        section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+        let statement = try self.statement(for: request)
+        guard statement.kind == .objects else { throw StoreError("not a request for objects") }
+        let query = ObjectQuery(entity: request.entity, includes: includes, countsToMany: countsToMany,
+                                statement: ObjectStatement(sql: statement.sql, arguments: statement.arguments,
+                                                           columns: statement.columns, describe: describe))
+        try reader.read(query, section: section, object: object)
+    }
+
+    /// A result value typed by its attribute when known, else as SQLite gives it.
+    static func decode(_ value: DatabaseValue, type: AttributeType?) -> ObjectValue {
+        let raw: ValueDecoder.Raw
+        switch value.storage {
+        case .null: raw = .null
+        case .int64(let i): raw = .integer(i)
+        case .double(let d): raw = .real(d)
+        case .string(let s): raw = .text(s)
+        case .blob(let d): raw = .blob(d)
+        }
+        if let type { return ValueDecoder.decode(raw, type: type, allowsExternalStorage: false, externalData: nil) }
+        switch raw {
+        case .null: return .null
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .double(d)
+        case .text(let s): return .string(s)
+        case .blob(let d): return .binary(d)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import CDModel
+import CDStore
+import Foundation
+import GRDB
+
+/// Translates ``FetchRequest``s into SQL the way Core Data does (reference/sqldebug.md §5), with
+/// table and column names taken only from the ``StoreMapping`` and every value bound.
+///
+/// The shapes, and where they come from:
+/// * objects: `SELECT 0, t0.Z_PK, t0.Z_OPT, <columns in table order> FROM ZTABLE t0`; a table
+///   that holds a hierarchy selects `t0.Z_ENT` first (logged);
+/// * a sub-entity is restricted by `Z_ENT`: `t0.Z_ENT = ?` for a leaf, else the range
+///   `( t0.Z_ENT >= ? AND  t0.Z_ENT <= ?)`, which works because Core Data numbers each
+///   sub-tree contiguously (seen in every corpus store; the SQL itself is unverified);
+/// * a to-one key path joins: `JOIN ZOTHER t1 ON t0.ZOTHER = t1.Z_PK` (logged);
+/// * `rel.@count`: `(SELECT COUNT(t1.Z_PK) FROM ZB t1 WHERE (t0.Z_PK = t1.ZA) )`, through the
+///   join table for a many-to-many (logged); `@sum`/`@avg`/`@min`/`@max` use the same subquery;
+/// * `ANY` (and a to-many key path without a quantifier, as in Core Data) joins the members and
+///   selects `DISTINCT`; `NONE` is a `LEFT OUTER JOIN` with `NOT (…)` (logged for `!= nil`).
+///   Like Core Data's, that `NONE` matches objects with any member failing the comparison;
+///   "no member matches" is `SUBQUERY(rel, $m, …).@count == 0`;
+/// * `ALL` and `SUBQUERY(…).@count` are correlated counts (cdstore's translation);
+/// * `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `==`/`!=` with `[c]`/`[d]` call
+///   `NSCoreDataStringSearch`, `LIKE` and `MATCHES` call `NSCoreDataLike`/`NSCoreDataMatches`
+///   (see ``CoreDataSQLFunctions``);
+/// * counts: `SELECT COUNT(*) FROM ZTABLE`, `COUNT(DISTINCT t0.Z_PK)` with joins (logged);
+///   sums use SQLite's `total()` (logged).
+///
+/// Dates are bound as seconds since 2001 (an ISO-8601 string compared with a date attribute is
+/// converted), booleans as 0/1, UUID strings compared with a UUID attribute as 16-byte blobs, and
+/// an object-ID URI compared with a to-one relationship as the target's `Z_PK`.
+public struct FetchSQL: Sendable {
+    public let model: ManagedObjectModel
+    public let mapping: StoreMapping
+
+    public init(model: ManagedObjectModel, mapping: StoreMapping) {
+        self.model = model
+        self.mapping = mapping
+    }
+
+    /// The statement for `request`. `takesLast` is not applied here: the caller counts first
+    /// and sets the offset.
+    public func statement(for request: FetchRequest) throws(FetchSQLError) -> FetchStatement {
+        guard model.entity(named: request.entity) != nil, let table = mapping.table(forEntity: request.entity) else {
+            let known = mapping.entities.filter { model.entity(named: $0.name) != nil }.map(\.name)
+            throw FetchSQLError("unknown entity \"\(request.entity)\"; entities: \(known.joined(separator: ", "))")
+        }
+        let builder = SQLBuilder(model: model, mapping: mapping)
+        let root = SQLBuilder.Scope(alias: "t0", entity: request.entity)
+        var conditions: [String] = []
+        if let restriction = builder.entityRestriction(request.entity, table: table) { conditions.append(restriction) }
+        if let predicate = request.predicate, predicate != .constant(true) {
+            conditions.append(try builder.predicate(predicate, scope: root))
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + SQLBuilder.conjunction(conditions, "AND")
+        let tableName = table.name
+
+        switch request.result {
+        case .count:
+            let from = " FROM \(tableName)" + (conditions.isEmpty ? "" : " t0") + builder.joinClause
+            let counted = builder.joins.isEmpty ? "COUNT(*)" : "COUNT(DISTINCT t0.Z_PK)"
+            return FetchStatement(kind: .count, entity: request.entity, sql: "SELECT \(counted)\(from)\(whereClause)",
+                                  arguments: builder.arguments, columns: [], valueColumns: [("count", nil)])
+        case .objects:
+            let order = try builder.orderBy(request.sortDescriptors, scope: root)
+            let hierarchy = table.entities.count > 1
+            let columns = objectColumns(of: request.entity, in: table)
+            let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0 }
+            let sql = "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
+                + " FROM \(tableName) t0" + builder.joinClause + whereClause + order + Self.limitClause(request)
+            return FetchStatement(kind: .objects, entity: request.entity, sql: sql, arguments: builder.arguments,
+                                  columns: [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns, valueColumns: [])
+        case .distinct(let keyPaths):
+            guard !keyPaths.isEmpty else { throw FetchSQLError("distinct values need at least one attribute") }
+            var selected: [String] = []
+            var valueColumns: [(String, AttributeType?)] = []
+            for keyPath in keyPaths {
+                let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "distinct values")
+                selected.append(reference)
+                valueColumns.append((keyPath, attribute?.type))
+            }
+            let order = try builder.orderBy(request.sortDescriptors, scope: root)
+            let sql = "SELECT DISTINCT " + selected.joined(separator: ", ") + " FROM \(tableName) t0" + builder.joinClause
+                + whereClause + order + Self.limitClause(request)
+            return FetchStatement(kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
+                                  columns: [], valueColumns: valueColumns)
+        case .aggregate(let function, let keyPath):
+            let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "\(function.rawValue):")
+            let sqlFunction: String
+            var type = attribute?.type
+            switch function {
+            case .sum: sqlFunction = "total"
+            case .average:
+                sqlFunction = "avg"
+                if type?.isInteger == true { type = .double }
+            case .min: sqlFunction = "min"
+            case .max: sqlFunction = "max"
+            case .count:
+                sqlFunction = "COUNT"
+                type = .integer64
+            }
+            let sql = "SELECT \(sqlFunction)( \(reference)) FROM \(tableName) t0" + builder.joinClause + whereClause
+            return FetchStatement(kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
+                                  columns: [], valueColumns: [("\(function.rawValue)(\(keyPath))", type)])
+        }
+    }
+
+    /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in table order: those of the
+    /// entity, its ancestors and its sub-entities (attributes, to-one keys and their companions).
+    func objectColumns(of entity: String, in table: MappedTable) -> [String] {
+        var related = Set(model.lineage(of: entity).map(\.name))
+        related.formUnion(mapping.entityNumbers(includingSubentitiesOf: entity).compactMap { ent in
+            mapping.entities.first { $0.number == ent }?.name
+        })
+        let roles: Set<ColumnRole> = [.attribute, .toOneKey, .toOneEntityType, .toOneOrder]
+        return table.columns.filter { column in
+            roles.contains(column.role) && column.entity.map(related.contains) == true
+        }.map(\.name)
+    }
+
+    /// ` LIMIT n` and ` OFFSET m`; SQLite needs a limit before an offset (`-1`: none).
+    static func limitClause(_ request: FetchRequest) -> String {
+        switch (request.limit, request.offset) {
+        case (nil, nil), (nil, 0?): return ""
+        case (let limit?, nil), (let limit?, 0?): return " LIMIT \(limit)"
+        case (let limit, let offset?): return " LIMIT \(limit ?? -1) OFFSET \(offset)"
+        }
+    }
+}

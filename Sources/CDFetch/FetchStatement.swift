@@ -1,0 +1,42 @@
+import CDModel
+import GRDB
+
+/// A fetch request translated into one SQL statement, written the way Core Data writes it
+/// (reference/sqldebug.md §5), with every value bound.
+public struct FetchStatement: Sendable, Equatable {
+    /// What the statement's rows are.
+    public enum Kind: Sendable, Equatable {
+        /// Objects: `SELECT 0|t0.Z_ENT, t0.Z_PK, t0.Z_OPT, <columns> …`.
+        case objects
+        /// One row with one integer: `SELECT COUNT(*) …` or `COUNT(DISTINCT t0.Z_PK)`.
+        case count
+        /// Rows of plain values: distinct values or one aggregate.
+        case values
+    }
+
+    public var kind: Kind
+    /// The fetched entity (sub-entities included).
+    public var entity: String
+    public var sql: String
+    public var arguments: [DatabaseValue]
+    /// For object fetches: the table column read at each position (position 0 is `Z_ENT`, or
+    /// the constant `0` when the table holds one entity, given here as `nil`).
+    public var columns: [String?]
+    /// For value fetches: a name per selected value (key path, or `sum(price)`) and the
+    /// attribute type that decodes it (`nil`: shown as SQLite gives it).
+    public var valueColumns: [(name: String, type: AttributeType?)]
+
+    public static func == (lhs: FetchStatement, rhs: FetchStatement) -> Bool {
+        lhs.kind == rhs.kind && lhs.entity == rhs.entity && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments
+            && lhs.columns == rhs.columns && lhs.valueColumns.map(\.name) == rhs.valueColumns.map(\.name)
+            && lhs.valueColumns.map(\.type) == rhs.valueColumns.map(\.type)
+    }
+}
+
+/// Why a fetch request cannot be translated: an unknown entity or key, a key path Core Data
+/// cannot run in SQL, a value of the wrong kind. One line.
+public struct FetchSQLError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

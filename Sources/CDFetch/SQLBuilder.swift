@@ -1,0 +1,542 @@
+import CDModel
+import CDStore
+import Foundation
+import GRDB
+
+/// Builds the parts of one statement for ``FetchSQL``: table aliases (`t0`, `t1`, … in order of
+/// use, subqueries included, as Core Data numbers them), joins, bound arguments and SQL text.
+///
+/// Spacing follows Core Data's logs: a column term carries a leading space (`WHERE  t0.ZAGE > ?`,
+/// `( t0.ZA = ? AND  t0.ZB = ?)`, ` NOT (  t1.ZX IS NOT NULL)`), subqueries do not.
+final class SQLBuilder {
+    /// A table alias and the entity whose rows it reads.
+    struct Scope {
+        var alias: String
+        var entity: String
+    }
+
+    let model: ManagedObjectModel
+    let mapping: StoreMapping
+    private(set) var arguments: [DatabaseValue] = []
+    private var aliasCount = 1
+    /// Joins of the statement being built; a subquery collects its own while it is built.
+    private(set) var joins: [String] = []
+    /// Joins reused by later key paths through the same to-one relationship.
+    private var joinAliases: [String: String] = [:]
+    private(set) var needsDistinct = false
+    /// `SUBQUERY` variables in scope.
+    private var variables: [String: Scope] = [:]
+
+    init(model: ManagedObjectModel, mapping: StoreMapping) {
+        self.model = model
+        self.mapping = mapping
+    }
+
+    var joinClause: String { joins.map { " " + $0 }.joined() }
+
+    private func newAlias() -> String {
+        defer { aliasCount += 1 }
+        return "t\(aliasCount)"
+    }
+
+    // MARK: Entities and key paths
+
+    /// The `Z_ENT` restriction of a sub-entity fetch; nil when every row of the table qualifies.
+    func entityRestriction(_ entity: String, table: MappedTable) -> String? {
+        let ents = mapping.entityNumbers(includingSubentitiesOf: entity)
+        let tableEnts = table.entities.compactMap { mapping.entityNumber(of: $0) }
+        guard Set(tableEnts).subtracting(ents).isEmpty == false, let low = ents.first, let high = ents.last else { return nil }
+        if ents.count == 1 {
+            return " t0.Z_ENT = " + bind(low.databaseValue)
+        }
+        if high - low + 1 == ents.count {
+            return "( t0.Z_ENT >= " + bind(low.databaseValue) + " AND  t0.Z_ENT <= " + bind(high.databaseValue) + ")"
+        }
+        return " t0.Z_ENT IN (" + ents.map { bind($0.databaseValue) }.joined(separator: ", ") + ")"
+    }
+
+    /// What a key path ends at.
+    enum Resolved {
+        /// A stored attribute's column (`t0.ZNAME`).
+        case attribute(String, AttributeDescription)
+        /// A to-one relationship's foreign key column.
+        case toOne(String, destination: String)
+        /// A to-many relationship and what follows it in the key path.
+        case toMany(owner: Scope, RelationshipDescription, rest: [KeyPathComponent])
+    }
+
+    /// Follows `components` from `scope`, joining through to-one relationships (`joinKind` is
+    /// `JOIN` for predicates, `LEFT OUTER JOIN` for sort keys, so objects with no destination
+    /// are not dropped from a sorted fetch).
+    func resolve(_ components: [KeyPathComponent], from scope: Scope, joinKind: String = "JOIN") throws(FetchSQLError) -> Resolved {
+        var scope = scope
+        var index = 0
+        while index < components.count {
+            guard case .key(let name) = components[index] else {
+                throw FetchSQLError("a collection operator (@\(Self.operatorName(components[index]))) must follow a to-many relationship")
+            }
+            guard let property = model.allProperties(of: scope.entity).first(where: { $0.name == name }) else {
+                throw FetchSQLError("\(scope.entity) has no property \"\(name)\"; properties: "
+                    + model.allProperties(of: scope.entity).map(\.name).sorted().joined(separator: ", "))
+            }
+            let isLast = index == components.count - 1
+            switch property {
+            case .attribute(let attribute):
+                guard isLast else { throw FetchSQLError("\(scope.entity).\(name) is an attribute; nothing can follow it in a key path") }
+                guard !attribute.common.isTransient,
+                      let column = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .attribute }) else {
+                    throw FetchSQLError("\(scope.entity).\(name) is transient: it is not stored, so a fetch cannot test it")
+                }
+                return .attribute("\(scope.alias).\(column.name)", attribute)
+            case .relationship(let relationship) where relationship.isToMany:
+                return .toMany(owner: scope, relationship, rest: Array(components[(index + 1)...]))
+            case .relationship(let relationship):
+                guard let key = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .toOneKey }) else {
+                    throw FetchSQLError("\(scope.entity).\(name) has no foreign key column in the store")
+                }
+                if isLast { return .toOne("\(scope.alias).\(key.name)", destination: relationship.destinationEntity) }
+                scope = try join(toOne: relationship, key: key.name, from: scope, kind: joinKind)
+            case .fetched:
+                throw FetchSQLError("\(scope.entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it")
+            }
+            index += 1
+        }
+        throw FetchSQLError("empty key path")
+    }
+
+    private static func operatorName(_ component: KeyPathComponent) -> String {
+        if case .collectionOperator(let op) = component { return op.rawValue }
+        return ""
+    }
+
+    private func join(toOne relationship: RelationshipDescription, key: String, from scope: Scope, kind: String) throws(FetchSQLError) -> Scope {
+        let cacheKey = scope.alias + "." + relationship.name
+        if let alias = joinAliases[cacheKey] { return Scope(alias: alias, entity: relationship.destinationEntity) }
+        let table = try tableName(of: relationship.destinationEntity)
+        let alias = newAlias()
+        joins.append("\(kind) \(table) \(alias) ON \(scope.alias).\(key) = \(alias).Z_PK")
+        joinAliases[cacheKey] = alias
+        return Scope(alias: alias, entity: relationship.destinationEntity)
+    }
+
+    private func tableName(of entity: String) throws(FetchSQLError) -> String {
+        guard let table = mapping.table(forEntity: entity) else { throw FetchSQLError("\(entity) has no table in the store") }
+        return table.name
+    }
+
+    /// How a to-many relationship's members are reached from their owner.
+    struct MemberPath {
+        /// Tables after `FROM` (or after the owner's table, for a join), aliased.
+        var from: [(table: String, alias: String, on: String?)]
+        /// `owner.Z_PK = member.key`
+        var correlation: String
+        /// The scope of the member rows, when a destination table is part of `from`.
+        var members: Scope?
+        /// What `COUNT(…)` counts: the member key.
+        var countColumn: String
+    }
+
+    /// Members through the inverse's foreign key, a join table, or the hidden key of a to-many
+    /// without inverse (store-format.md §7.6). `needsMembers`: join the destination table even
+    /// for a many-to-many (to test or aggregate member attributes).
+    func memberPath(of relationship: RelationshipDescription, owner: Scope, needsMembers: Bool) throws(FetchSQLError) -> MemberPath {
+        let destination = relationship.destinationEntity
+        if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: owner.entity) {
+            let linkAlias = newAlias()
+            var path = MemberPath(from: [(join.table, linkAlias, nil)],
+                                  correlation: "\(owner.alias).Z_PK = \(linkAlias).\(join.sourceColumn)",
+                                  members: nil, countColumn: "\(linkAlias).\(join.destinationColumn)")
+            if needsMembers {
+                let memberAlias = newAlias()
+                path.from.append((try tableName(of: destination), memberAlias, "\(linkAlias).\(join.destinationColumn) = \(memberAlias).Z_PK"))
+                path.members = Scope(alias: memberAlias, entity: destination)
+            }
+            return path
+        }
+        let keyColumn: String
+        if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: owner.entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
+            keyColumn = hidden.name
+        } else if let inverse = relationship.inverseName,
+                  let key = mapping.columns(forProperty: inverse, ofEntity: destination).first(where: { $0.role == .toOneKey }) {
+            keyColumn = key.name
+        } else {
+            throw FetchSQLError("\(owner.entity).\(relationship.name): the store has no column or join table for this relationship")
+        }
+        let alias = newAlias()
+        return MemberPath(from: [(try tableName(of: destination), alias, nil)], correlation: "\(owner.alias).Z_PK = \(alias).\(keyColumn)",
+                          members: Scope(alias: alias, entity: destination), countColumn: "\(alias).Z_PK")
+    }
+
+    /// Runs `body` with a fresh join list, for a subquery's own `FROM`; returns its joins.
+    private func collectingJoins<T>(_ body: () throws(FetchSQLError) -> T) throws(FetchSQLError) -> (T, [String]) {
+        let saved = (joins, joinAliases)
+        joins = []
+        joinAliases = [:]
+        defer { (joins, joinAliases) = saved }
+        let result = try body()
+        return (result, joins)
+    }
+
+    /// `(SELECT <selection> FROM <members> WHERE (<correlation>) [AND <condition>])`.
+    private func subquery(_ path: MemberPath, select: String, condition: String?, extraJoins: [String]) -> String {
+        var from = ""
+        for (index, part) in path.from.enumerated() {
+            from += index == 0 ? "\(part.table) \(part.alias)" : " JOIN \(part.table) \(part.alias) ON \(part.on ?? "")"
+        }
+        from += extraJoins.map { " " + $0 }.joined()
+        let tail = condition.map { " AND " + $0 } ?? " "
+        return "(SELECT \(select) FROM \(from) WHERE (\(path.correlation))\(tail))"
+    }
+
+    // MARK: Predicates
+
+    func predicate(_ predicate: Predicate, scope: Scope) throws(FetchSQLError) -> String {
+        switch predicate {
+        case .constant(let value):
+            return value ? " 1 = 1" : " 1 = 0"
+        case .comparison(let comparison):
+            return try self.comparison(comparison, scope: scope)
+        case .not(let inner):
+            return " NOT ( " + (try self.predicate(inner, scope: scope)) + ")"
+        case .and(let parts):
+            var terms: [String] = []
+            for part in parts { terms.append(try self.predicate(part, scope: scope)) }
+            return Self.conjunction(terms, "AND")
+        case .or(let parts):
+            var terms: [String] = []
+            for part in parts { terms.append(try self.predicate(part, scope: scope)) }
+            return Self.conjunction(terms, "OR")
+        }
+    }
+
+    /// Terms joined pairwise from the left, as an NSCompoundPredicate nests: `((a AND b) AND c)`.
+    static func conjunction(_ terms: [String], _ word: String) -> String {
+        guard var result = terms.first else { return "" }
+        for term in terms.dropFirst() { result = "(" + result + " \(word) " + term + ")" }
+        return result
+    }
+
+    /// One side of a comparison after translation.
+    private enum Operand {
+        /// A column or SQL expression, with the attribute (or to-one destination) typing it.
+        case sql(String, attribute: AttributeDescription?, toOneDestination: String?)
+        case value(Value)
+        case values([Value])
+    }
+
+    private func comparison(_ comparison: Comparison, scope: Scope) throws(FetchSQLError) -> String {
+        var comparison = comparison
+        // `18 < age` reads as `age > 18`.
+        if case .constant = comparison.left, !Self.isConstant(comparison.right), let flipped = Self.flipped(comparison.op) {
+            swap(&comparison.left, &comparison.right)
+            comparison.op = flipped
+        }
+        if case .keyPath(let components) = comparison.left {
+            if case .toMany(let owner, let relationship, let rest) = try resolve(components, from: scope),
+               rest.first.map(Self.isCollectionOperator) != true {
+                return try quantified(comparison, owner: owner, relationship: relationship, rest: rest)
+            }
+        } else if case .path(.variable(let name), let components) = comparison.left, let variableScope = variables[name],
+                  case .toMany(let owner, let relationship, let rest) = try resolve(components, from: variableScope),
+                  rest.first.map(Self.isCollectionOperator) != true {
+            return try quantified(comparison, owner: owner, relationship: relationship, rest: rest)
+        }
+        guard comparison.quantifier == .direct else {
+            throw FetchSQLError("\(comparison.quantifier.rawValue) needs a key path through a to-many relationship on its left")
+        }
+        let left = try operand(comparison.left, scope: scope)
+        let right = try operand(comparison.right, scope: scope)
+        return try term(left, comparison.op, right, options: comparison.options)
+    }
+
+    private static func isCollectionOperator(_ component: KeyPathComponent) -> Bool {
+        if case .collectionOperator = component { return true }
+        return false
+    }
+
+    private static func isConstant(_ expression: CDFetch.Expression) -> Bool {
+        switch expression {
+        case .constant, .aggregate: return true
+        default: return false
+        }
+    }
+
+    private static func flipped(_ op: ComparisonOperator) -> ComparisonOperator? {
+        switch op {
+        case .equal, .notEqual: return op
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        default: return nil
+        }
+    }
+
+    /// `ANY`/`SOME`, `NONE` and `ALL` over a to-many key path (a bare to-many key path counts as
+    /// `ANY`, as Core Data reads it).
+    private func quantified(_ comparison: Comparison, owner: Scope, relationship: RelationshipDescription,
+                            rest: [KeyPathComponent]) throws(FetchSQLError) -> String {
+        let right = try operand(comparison.right, scope: owner)
+        switch comparison.quantifier {
+        case .direct, .any, .none:
+            let kind = comparison.quantifier == .none ? "LEFT OUTER JOIN" : "JOIN"
+            let path = try memberPath(of: relationship, owner: owner, needsMembers: !rest.isEmpty)
+            for part in path.from {
+                joins.append("\(kind) \(part.table) \(part.alias) ON " + (part.on ?? path.correlation))
+            }
+            needsDistinct = true
+            let left = try memberOperand(path, rest: rest, joinKind: kind)
+            let test = try term(left, comparison.op, right, options: comparison.options)
+            return comparison.quantifier == .none ? " NOT ( " + test + ")" : test
+        case .all:
+            let path = try memberPath(of: relationship, owner: owner, needsMembers: !rest.isEmpty)
+            let (test, extra) = try collectingJoins { () throws(FetchSQLError) -> String in
+                try term(try memberOperand(path, rest: rest, joinKind: "JOIN"), comparison.op, right, options: comparison.options)
+            }
+            return subquery(path, select: "COUNT(\(path.countColumn))", condition: " NOT ( " + test + ")", extraJoins: extra) + " = 0"
+        }
+    }
+
+    /// The member-side operand of a quantified comparison: the member key itself (for `!= nil`)
+    /// or what `rest` names from the member rows.
+    private func memberOperand(_ path: MemberPath, rest: [KeyPathComponent], joinKind: String) throws(FetchSQLError) -> Operand {
+        guard let members = path.members, !rest.isEmpty else {
+            return .sql(" " + path.countColumn, attribute: nil, toOneDestination: nil)
+        }
+        switch try resolve(rest, from: members, joinKind: joinKind) {
+        case .attribute(let column, let attribute): return .sql(" " + column, attribute: attribute, toOneDestination: nil)
+        case .toOne(let column, let destination): return .sql(" " + column, attribute: nil, toOneDestination: destination)
+        case .toMany:
+            throw FetchSQLError("a key path may cross one to-many relationship in a comparison; use SUBQUERY for more")
+        }
+    }
+
+    private func operand(_ expression: CDFetch.Expression, scope: Scope) throws(FetchSQLError) -> Operand {
+        switch expression {
+        case .constant(let value):
+            return .value(value)
+        case .aggregate(let items):
+            var values: [Value] = []
+            for item in items {
+                guard case .constant(let value) = item else { throw FetchSQLError("a {…} list may hold only constant values") }
+                values.append(value)
+            }
+            return .values(values)
+        case .keyPath(let components):
+            return try keyPathOperand(components, scope: scope)
+        case .path(.variable(let name), let components):
+            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            return try keyPathOperand(components, scope: variableScope)
+        case .variable(let name):
+            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            return .sql(" \(variableScope.alias).Z_PK", attribute: nil, toOneDestination: variableScope.entity)
+        case .path(.subquery(let collection, let variable, let predicate), let components):
+            guard components == [.collectionOperator(.count)] else {
+                throw FetchSQLError("a SUBQUERY is used through its @count")
+            }
+            return try subqueryCount(collection: collection, variable: variable, predicate: predicate, scope: scope)
+        case .subquery:
+            throw FetchSQLError("a SUBQUERY is used through its @count: SUBQUERY(…).@count > 0")
+        case .evaluatedObject:
+            return .sql(" \(scope.alias).Z_PK", attribute: nil, toOneDestination: scope.entity)
+        case .path(.evaluatedObject, let components):
+            return try keyPathOperand(components, scope: scope)
+        case .path, .cast:
+            throw FetchSQLError("\(expression) cannot be translated to SQL")
+        }
+    }
+
+    private func keyPathOperand(_ components: [KeyPathComponent], scope: Scope) throws(FetchSQLError) -> Operand {
+        switch try resolve(components, from: scope) {
+        case .attribute(let column, let attribute):
+            return .sql(" " + column, attribute: attribute, toOneDestination: nil)
+        case .toOne(let column, let destination):
+            return .sql(" " + column, attribute: nil, toOneDestination: destination)
+        case .toMany(let owner, let relationship, let rest):
+            return try collectionOperand(owner: owner, relationship: relationship, rest: rest)
+        }
+    }
+
+    /// `rel.@count`, `rel.@sum.key`, `@avg`, `@min`, `@max` as a correlated subquery.
+    private func collectionOperand(owner: Scope, relationship: RelationshipDescription, rest: [KeyPathComponent]) throws(FetchSQLError) -> Operand {
+        guard case .collectionOperator(let op)? = rest.first else {
+            throw FetchSQLError("\(owner.entity).\(relationship.name) is to-many: compare it with ANY/ALL/NONE or through @count")
+        }
+        let memberKeys = Array(rest.dropFirst())
+        if op == .count {
+            guard memberKeys.isEmpty else { throw FetchSQLError("nothing can follow @count") }
+            let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
+            let sql = subquery(path, select: "COUNT(\(path.countColumn))", condition: nil, extraJoins: [])
+            return .sql(sql, attribute: nil, toOneDestination: nil)
+        }
+        guard !memberKeys.isEmpty else { throw FetchSQLError("@\(op.rawValue) needs a key after it: \(relationship.name).@\(op.rawValue).price") }
+        let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
+        let ((column, attribute), extra) = try collectingJoins { () throws(FetchSQLError) -> (String, AttributeDescription) in
+            guard let members = path.members, case .attribute(let column, let attribute) = try resolve(memberKeys, from: members) else {
+                throw FetchSQLError("@\(op.rawValue) needs an attribute of \(relationship.destinationEntity)")
+            }
+            return (column, attribute)
+        }
+        let function = ["sum": "total", "avg": "avg", "min": "min", "max": "max"][op.rawValue] ?? op.rawValue
+        let sql = subquery(path, select: "\(function)(\(column))", condition: nil, extraJoins: extra)
+        return .sql(sql, attribute: op == .avg || op == .sum ? nil : attribute, toOneDestination: nil)
+    }
+
+    private func subqueryCount(collection: CDFetch.Expression, variable: String, predicate: Predicate, scope: Scope) throws(FetchSQLError) -> Operand {
+        let components: [KeyPathComponent]
+        let base: Scope
+        switch collection {
+        case .keyPath(let path):
+            (components, base) = (path, scope)
+        case .path(.variable(let name), let path):
+            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            (components, base) = (path, variableScope)
+        default:
+            throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
+        }
+        guard case .toMany(let owner, let relationship, let rest) = try resolve(components, from: base), rest.isEmpty else {
+            throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
+        }
+        let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
+        guard let members = path.members else { throw FetchSQLError("SUBQUERY: no member table for \(relationship.name)") }
+        let saved = variables[variable]
+        variables[variable] = members
+        defer { variables[variable] = saved }
+        let (condition, extra) = try collectingJoins { () throws(FetchSQLError) -> String in try self.predicate(predicate, scope: members) }
+        let sql = subquery(path, select: "COUNT(\(members.alias).Z_PK)", condition: "(" + condition + ")", extraJoins: extra)
+        return .sql(sql, attribute: nil, toOneDestination: nil)
+    }
+
+    // MARK: Terms and values
+
+    private func term(_ left: Operand, _ op: ComparisonOperator, _ right: Operand, options: ComparisonOptions) throws(FetchSQLError) -> String {
+        guard case .sql(let lhs, let attribute, let destination) = left else {
+            throw FetchSQLError("a comparison needs a key path on one side")
+        }
+        let flags = Self.flags(options)
+        switch (op, right) {
+        case (.equal, .value(.null)): return lhs + " IS NULL"
+        case (.notEqual, .value(.null)): return lhs + " IS NOT NULL"
+        case (.equal, .value(let value)) where flags != 0, (.notEqual, .value(let value)) where flags != 0:
+            let search = " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: destination) + ", \(flags), 0)"
+            return op == .equal ? search : " NOT (" + search + ")"
+        case (.equal, _), (.notEqual, _), (.less, _), (.lessOrEqual, _), (.greater, _), (.greaterOrEqual, _):
+            let symbol = [ComparisonOperator.equal: "=", .notEqual: "<>", .less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">="][op]!
+            return lhs + " \(symbol) " + (try rhs(right, attribute: attribute, destination: destination))
+        case (.between, .values(let bounds)) where bounds.count == 2:
+            return lhs + " BETWEEN " + bind(bounds[0], attribute: attribute, destination: destination)
+                + " AND " + bind(bounds[1], attribute: attribute, destination: destination)
+        case (.between, _):
+            throw FetchSQLError("BETWEEN needs two bounds: BETWEEN {low, high}")
+        case (.in, .values(let values)):
+            return lhs + " IN (" + values.map { bind($0, attribute: attribute, destination: destination) }.joined(separator: ", ") + ")"
+        case (.in, .value(let value)):
+            return lhs + " = " + bind(value, attribute: attribute, destination: destination)
+        case (.in, _):
+            throw FetchSQLError("IN needs a list of values: IN {a, b}")
+        case (.beginsWith, .value(let value)), (.endsWith, .value(let value)), (.contains, .value(let value)):
+            let operation: CoreDataSQLFunctions.SearchOperation = op == .beginsWith ? .beginsWith : op == .endsWith ? .endsWith : .contains
+            return " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: nil)
+                + ", \(flags), \(operation.rawValue))"
+        case (.like, .value(let value)):
+            return " NSCoreDataLike(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
+        case (.matches, .value(let value)):
+            return " NSCoreDataMatches(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
+        case (.beginsWith, _), (.endsWith, _), (.contains, _), (.like, _), (.matches, _):
+            throw FetchSQLError("\(op.rawValue) needs a string value on its right")
+        }
+    }
+
+    private func rhs(_ right: Operand, attribute: AttributeDescription?, destination: String?) throws(FetchSQLError) -> String {
+        switch right {
+        case .value(let value): return bind(value, attribute: attribute, destination: destination)
+        case .sql(let sql, _, _): return sql
+        case .values: throw FetchSQLError("a {…} list goes with IN or BETWEEN")
+        }
+    }
+
+    /// The `flags` argument of the string functions for `[c]`, `[d]` and `[l]`.
+    static func flags(_ options: ComparisonOptions) -> Int {
+        var flags = 0
+        if options.contains(.caseInsensitive) { flags |= CoreDataSQLFunctions.Flag.caseInsensitive }
+        if options.contains(.diacriticInsensitive) { flags |= CoreDataSQLFunctions.Flag.diacriticInsensitive }
+        if options.contains(.localeSensitive) { flags |= CoreDataSQLFunctions.Flag.localeSensitive }
+        return flags
+    }
+
+    /// Binds `value` (converted for the attribute or to-one it is compared with) and returns `?`.
+    func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) -> String {
+        bind(Self.databaseValue(value, type: attribute?.type, destination: destination))
+    }
+
+    func bind(_ value: DatabaseValue) -> String {
+        arguments.append(value)
+        return "?"
+    }
+
+    static func databaseValue(_ value: Value, type: AttributeType?, destination: String?) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return (flag ? 1 : 0).databaseValue
+        case .integer(let integer): return integer.databaseValue
+        case .double(let double): return double.databaseValue
+        case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
+        case .string(let text):
+            if type == .date, let date = ISODate.parse(text) { return date.timeIntervalSinceReferenceDate.databaseValue }
+            if type == .uuid, let uuid = UUID(uuidString: text) {
+                return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
+            }
+            if destination != nil, let pk = ObjectURI.primaryKey(text) { return pk.databaseValue }
+            return text.databaseValue
+        }
+    }
+
+    // MARK: Sorting and selected values
+
+    /// ` ORDER BY t0.ZNAME COLLATE NSCollateNoCase DESC, …` (empty without sort descriptors).
+    func orderBy(_ descriptors: [SortDescriptor], scope: Scope) throws(FetchSQLError) -> String {
+        guard !descriptors.isEmpty else { return "" }
+        var terms: [String] = []
+        for descriptor in descriptors {
+            let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", joinKind: "LEFT OUTER JOIN")
+            terms.append(column + (descriptor.comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
+        }
+        return " ORDER BY " + terms.joined(separator: ", ")
+    }
+
+    /// The column of an attribute or to-one key path (`author.name`), for sorting, distinct
+    /// values and aggregates.
+    func valueColumn(_ keyPath: String, scope: Scope, purpose: String, joinKind: String = "JOIN") throws(FetchSQLError) -> (String, AttributeDescription?) {
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map { KeyPathComponent.key(String($0)) }
+        guard !keyPath.isEmpty, !components.contains(.key("")) else { throw FetchSQLError("\(purpose) needs a key path, not \"\(keyPath)\"") }
+        switch try resolve(components, from: scope, joinKind: joinKind) {
+        case .attribute(let column, let attribute): return (column, attribute)
+        case .toOne(let column, _): return (column, nil)
+        case .toMany(let owner, let relationship, _):
+            throw FetchSQLError("\(purpose): \(owner.entity).\(relationship.name) is a to-many relationship; use an attribute or a to-one key path")
+        }
+    }
+}
+
+/// ISO-8601 dates and date-times as the CLI accepts them: `2013-07-18`, `2013-07-18T11:23:30Z`,
+/// with fractional seconds or an offset; a date without a zone is UTC.
+enum ISODate {
+    static func parse(_ text: String) -> Date? {
+        let withTime = ISO8601DateFormatter()
+        withTime.formatOptions = [.withInternetDateTime]
+        if let date = withTime.date(from: text) { return date }
+        withTime.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = withTime.date(from: text) { return date }
+        let dayOnly = ISO8601DateFormatter()
+        dayOnly.formatOptions = [.withFullDate]
+        return dayOnly.date(from: text)
+    }
+}
+
+/// `x-coredata://<store UUID>/<Entity>/p<Z_PK>` (store-format.md §8).
+enum ObjectURI {
+    static func primaryKey(_ text: String) -> Int64? {
+        guard text.hasPrefix("x-coredata://"), let last = text.split(separator: "/").last, last.hasPrefix("p") else { return nil }
+        return Int64(last.dropFirst())
+    }
+}
