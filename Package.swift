@@ -34,7 +34,7 @@ let package = Package(
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
         .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering",
+            "CDModel", "CDStore", "CDRendering", "CDFetch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.

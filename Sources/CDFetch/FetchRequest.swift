@@ -77,3 +77,45 @@ public enum FetchResultKind: Sendable, Equatable {
 public enum AggregateFunction: String, Sendable, Equatable, CaseIterable {
     case sum, average, min, max, count
 }
+
+extension SortDescriptor {
+    /// `KEY` with modifiers after colons, as the command line writes a sort descriptor:
+    /// `desc`/`asc`, and one comparison: `nocase` (`caseInsensitiveCompare:`), `numeric`
+    /// (numeric, case-insensitive), `localized` (`localizedCompare:`), `localizednocase`
+    /// (`localizedCaseInsensitiveCompare:`), `standard` (`localizedStandardCompare:`).
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.lowercased() }
+        guard let key = text.split(separator: ":").first, !key.isEmpty else { return nil }
+        self.init(keyPath: String(key))
+        for modifier in parts.dropFirst() {
+            switch modifier {
+            case "asc", "ascending": ascending = true
+            case "desc", "descending": ascending = false
+            case "nocase": comparison = .caseInsensitiveCompare
+            case "numeric": comparison = .numericCaseInsensitiveCompare
+            case "localized": comparison = .localizedCompare
+            case "localizednocase": comparison = .localizedCaseInsensitiveCompare
+            case "standard": comparison = .localizedStandardCompare
+            default: return nil
+            }
+        }
+    }
+}
+
+extension FetchResultKind {
+    /// `sum:KEY`, `avg:KEY` (or `average:`), `min:KEY`, `max:KEY`, `count:KEY`.
+    public init?(aggregate text: String) {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[1].isEmpty else { return nil }
+        let function: AggregateFunction
+        switch parts[0].lowercased() {
+        case "sum": function = .sum
+        case "avg", "average": function = .average
+        case "min": function = .min
+        case "max": function = .max
+        case "count": function = .count
+        default: return nil
+        }
+        self = .aggregate(function, keyPath: parts[1])
+    }
+}

@@ -111,3 +111,56 @@ public final class FetchRunner {
         }
     }
 }
+
+extension FetchRunner {
+    /// Runs one read-only SQL statement (pasted from an app's log, say) with Core Data's
+    /// functions registered: `columns` gets the result's column names, then `row` each row.
+    /// A statement that would write is refused before it runs.
+    public func raw(_ sql: String, arguments: [String] = [], columns: ([String]) throws -> Void,
+                    row: ([ObjectValue]) throws -> Void) throws {
+        try reader.snapshot.read { db in
+            let statement: Statement
+            do {
+                statement = try db.makeStatement(sql: sql)
+            } catch let error as DatabaseError {
+                throw StoreError("SQL error: \(error.message ?? "cannot prepare the statement")")
+            }
+            guard statement.isReadonly else { throw StoreError("--raw runs read-only SQL; this statement would change the store") }
+            let bound = arguments.map { PredicateParser.value(ofArgument: $0).sqlValue?.databaseValue ?? .null }
+            do {
+                try statement.setArguments(StatementArguments(bound))
+            } catch {
+                throw StoreError("the statement's ? placeholders and the \(arguments.count) value(s) given with --arg do not match")
+            }
+            try columns(statement.columnNames)
+            let cursor = try Row.fetchCursor(statement)
+            func step() throws -> SQLTrace.FetchOutcome {
+                var outcome = SQLTrace.FetchOutcome(rows: 0, sqliteTime: 0)
+                while let next = try cursor.next() {
+                    try row((0..<next.count).map { Self.decode(next[$0] as DatabaseValue, type: nil) })
+                    outcome.rows += 1
+                }
+                return outcome
+            }
+            if let trace = reader.snapshot.trace {
+                try trace.fetch(sql: sql, arguments: bound, entity: "", in: db, rows: step)
+            } else {
+                _ = try step()
+            }
+        }
+    }
+}
+
+extension Value {
+    /// The value as SQLite stores it (dates as seconds since 2001).
+    var sqlValue: (any DatabaseValueConvertible)? {
+        switch self {
+        case .null: return nil
+        case .bool(let flag): return flag ? 1 : 0
+        case .integer(let integer): return integer
+        case .double(let double): return double
+        case .string(let text): return text
+        case .date(let date): return date.timeIntervalSinceReferenceDate
+        }
+    }
+}

@@ -478,8 +478,9 @@ final class SQLBuilder {
         switch value {
         case .null: return .null
         case .bool(let flag): return (flag ? 1 : 0).databaseValue
-        case .integer(let integer): return integer.databaseValue
-        case .double(let double): return double.databaseValue
+        // A number compared with a string attribute is its text, as a `%@` argument "15" means.
+        case .integer(let integer): return type == .string ? String(integer).databaseValue : integer.databaseValue
+        case .double(let double): return type == .string ? String(double).databaseValue : double.databaseValue
         case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
         case .string(let text):
             if type == .date, let date = ISODate.parse(text) { return date.timeIntervalSinceReferenceDate.databaseValue }

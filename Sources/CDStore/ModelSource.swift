@@ -4,7 +4,8 @@ import Foundation
 /// Loads every model version a path offers: a model file or bundle (``ModelFiles``), or a
 /// store, whose cached model is its one version (named `cache`).
 public enum ModelSource {
-    public static func versions(at path: String) throws -> [ModelVersion] {
+    /// `trace` logs the SQL run when `path` is a store.
+    public static func versions(at path: String, trace: SQLTrace? = nil) throws -> [ModelVersion] {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -20,12 +21,12 @@ public enum ModelSource {
         if isDirectory.boolValue {
             throw StoreError("\(url.path) is a directory but not a model (.xcdatamodeld, .xcdatamodel, .momd, a folder of ruby-xcdm .rb schemas)")
         }
-        return try cachedVersion(at: url.path)
+        return try cachedVersion(at: url.path, trace: trace)
     }
 
     /// The model cached in a store (Z_MODELCACHE), as version `cache`.
-    public static func cachedVersion(at path: String) throws -> [ModelVersion] {
-        let snapshot = try StoreSnapshot(path: path)
+    public static func cachedVersion(at path: String, trace: SQLTrace? = nil) throws -> [ModelVersion] {
+        let snapshot = try StoreSnapshot(path: path, trace: trace)
         let cache = try snapshot.read { db in try ModelCache.read(db, path: snapshot.files.main.path) }
         guard let cache else {
             throw StoreError("\(snapshot.files.main.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
@@ -39,7 +40,7 @@ public enum ModelSource {
     /// store's own `sqlite_master`; for model files the mapping is predicted, with entity numbers
     /// in the order observed in real stores. `versionName` picks a version; the current one is
     /// used by default.
-    public static func mapping(at path: String, versionName: String? = nil) throws -> StoreMapping {
+    public static func mapping(at path: String, versionName: String? = nil, trace: SQLTrace? = nil) throws -> StoreMapping {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
@@ -47,7 +48,7 @@ public enum ModelSource {
             if let versionName, versionName != "cache" {
                 throw StoreError("\(url.path) is a store; its only version is \"cache\", not \"\(versionName)\"")
             }
-            let snapshot = try StoreSnapshot(path: url.path)
+            let snapshot = try StoreSnapshot(path: url.path, trace: trace)
             guard let mapping = try snapshot.read({ db in try StoreMapping.read(db, path: url.path) }) else {
                 throw StoreError("\(url.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDFetch
 import CDModel
 import CDRendering
 import CDStore
@@ -13,10 +14,6 @@ struct DumpCommand: ParsableCommand {
             An ENTITY includes its sub-entities, as a Core Data fetch does. To-many relationships \
             are faults (or counts in the text formats) unless named with --include.
             """)
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case description, line, table, expanded, json, ndjson, csv
-    }
 
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
     var store: String
@@ -33,23 +30,18 @@ struct DumpCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sort by an attribute or to-one relationship; repeatable.", valueName: "key[:desc]"))
     var sort: [String] = []
 
-    @Option(name: .long, help: "Output format: description, line, table, expanded, json, ndjson or csv.")
-    var format: Format = .expanded
-
-    @Option(name: .long, help: ArgumentHelp("A line per object with {property} placeholders (implies --format line).", valueName: "text"))
-    var template: String?
-
-    @Option(name: .long, help: ArgumentHelp("Fetch the members of this to-many relationship; repeatable.", valueName: "relationship"))
-    var include: [String] = []
-
-    @Option(name: .long, help: "How binary values appear: omit, summary, hex or base64.")
-    var binary: BinaryMode = .summary
-
-    @Option(name: .long, help: ArgumentHelp("Text for nil values in line, table, expanded and csv output.", valueName: "text"))
-    var null: String = ""
-
     @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
     var model: String?
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects matching this NSPredicate (needs ENTITY).", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K in --where; repeatable.", valueName: "value"))
+    var arg: [String] = []
+
+    @OptionGroup var output: ObjectOutputOptions
+
+    @OptionGroup var sqlDebug: SQLDebugOptions
 
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
@@ -57,57 +49,47 @@ struct DumpCommand: ParsableCommand {
         for key in sort where ObjectQuery.SortKey(parsing: key) == nil {
             throw ValidationError("--sort takes KEY or KEY:desc, not \"\(key)\"")
         }
-        if template != nil && format != .expanded && format != .line {
-            throw ValidationError("--template goes with --format line")
+        if predicate != nil && entities.isEmpty {
+            throw ValidationError("--where needs an ENTITY: the predicate names that entity's properties")
         }
+        if !arg.isEmpty && predicate == nil { throw ValidationError("--arg goes with --where") }
     }
 
     func run() throws {
-        let snapshot = try StoreSnapshot(path: store)
+        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
         let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
-        try reader.checkIncludes(Set(include), entities: entities.isEmpty ? nil : entities)
-        var renderer = makeRenderer()
-        let output = BufferedOutput()
-        var query = ObjectQuery(sort: sort.compactMap(ObjectQuery.SortKey.init(parsing:)), limit: limit, offset: offset,
-                                includes: Set(include), countsToMany: format != .description && format != .json && format != .ndjson)
-        var open = false
-        var pending = ByteBuffer(capacity: 32 * 1024)
-        let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
-        for target in targets {
-            query.entity = target
-            try reader.read(query, section: { section in
-                output.write(&pending.bytes)
-                if open { output.write(renderer.endSection()) }
-                output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
-                open = true
-            }, object: { object in
-                renderer.render(object, into: &pending)
-                if pending.bytes.count >= 16 * 1024 { output.write(&pending.bytes) }
-            })
-            output.write(&pending.bytes)
+        try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
+        let printer = ObjectPrinter(renderer: output.makeRenderer())
+        let sortKeys = sort.compactMap(ObjectQuery.SortKey.init(parsing:))
+        if let predicate {
+            let parsed = try PredicateParser.parse(predicate, arguments: arg)
+            let runner = FetchRunner(reader: reader)
+            for entity in entities {
+                let request = FetchRequest(entity: entity, predicate: parsed,
+                                           sortDescriptors: sortKeys.map { SortDescriptor(keyPath: $0.property, ascending: $0.ascending) },
+                                           limit: limit, offset: offset)
+                try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
+                                   describe: Self.describe, section: printer.section, object: printer.object)
+            }
+        } else {
+            var query = ObjectQuery(sort: sortKeys, limit: limit, offset: offset, includes: Set(output.include),
+                                    countsToMany: output.countsToMany)
+            let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
+            for target in targets {
+                query.entity = target
+                try reader.read(query, section: printer.section, object: printer.object)
+            }
         }
-        if open { output.write(renderer.endSection()) }
-        output.write(renderer.finish())
-        output.flush()
+        printer.finish()
     }
 
-    private func makeRenderer() -> any ObjectRenderer {
-        let plain = PlainValues(binary: binary, null: null)
-        if let template { return LineRenderer(template: template, values: plain) }
-        switch format {
-        case .description: return DescriptionRenderer()
-        case .line: return LineRenderer(values: plain)
-        case .table: return TableRenderer(values: plain, terminalWidth: Terminal.width)
-        case .expanded: return ExpandedRenderer(values: plain)
-        case .json: return JSONRenderer(values: JSONValues(binary: binary))
-        case .ndjson: return NDJSONRenderer(values: JSONValues(binary: binary))
-        case .csv: return CSVRenderer(values: plain)
-        }
+    /// Objects in the level-3 SQL debug log, as Core Data's description prints them.
+    static let describe: @Sendable (StoredObject) -> String = { object in
+        var renderer = DescriptionRenderer()
+        return renderer.render(object).trimmingCharacters(in: .newlines)
     }
 }
-
-extension BinaryMode: ExpressibleByArgument {}
 
 /// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
 enum Terminal {

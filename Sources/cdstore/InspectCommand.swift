@@ -16,8 +16,10 @@ struct InspectCommand: ParsableCommand {
     @Flag(name: .customLong("no-counts"), help: "Do not count rows (no table is read).")
     var noCounts = false
 
+    @OptionGroup var sqlDebug: SQLDebugOptions
+
     func run() throws {
-        let inspection = try StoreInspector.inspect(path: store, counts: !noCounts)
+        let inspection = try StoreInspector.inspect(path: store, counts: !noCounts, trace: sqlDebug.trace)
         Output.print(json ? try Output.json(inspection) : InspectionText.render(inspection))
     }
 }

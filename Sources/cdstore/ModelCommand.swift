@@ -42,6 +42,8 @@ struct ModelCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: text, json or xcdatamodel (an editable contents XML of one version).")
     var format: Format = .text
 
+    @OptionGroup var sqlDebug: SQLDebugOptions
+
     func validate() throws {
         if format == .xcdatamodel && (hashes || lint || sql || json) {
             throw ValidationError("--format xcdatamodel cannot be combined with --hashes, --sql, --lint or --json")
@@ -55,11 +57,11 @@ struct ModelCommand: ParsableCommand {
     func run() throws {
         let asJSON = json || format == .json
         if sql {
-            let mapping = try ModelSource.mapping(at: path, versionName: versionName)
+            let mapping = try ModelSource.mapping(at: path, versionName: versionName, trace: sqlDebug.trace)
             Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping))
             return
         }
-        var versions = try ModelSource.versions(at: path)
+        var versions = try ModelSource.versions(at: path, trace: sqlDebug.trace)
         if let versionName {
             versions = [try ModelSource.chooseVersion(versions, named: versionName, path: path)]
         }

@@ -6,6 +6,11 @@ enum Output {
         FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
+    /// `text` as it is, without adding a line break.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data("cdstore: error: \(text)\n".utf8))
     }

@@ -1,0 +1,94 @@
+import ArgumentParser
+import CDRendering
+import CDStore
+
+/// The output options `dump` and `query` share.
+struct ObjectOutputOptions: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case description, line, table, expanded, json, ndjson, csv
+    }
+
+    @Option(name: .long, help: "Output format: description, line, table, expanded, json, ndjson or csv.")
+    var format: Format = .expanded
+
+    @Option(name: .long, help: ArgumentHelp("A line per object with {property} placeholders (implies --format line).", valueName: "text"))
+    var template: String?
+
+    @Option(name: .long, help: ArgumentHelp("Fetch the members of this to-many relationship; repeatable.", valueName: "relationship"))
+    var include: [String] = []
+
+    @Option(name: .long, help: "How binary values appear: omit, summary, hex or base64.")
+    var binary: BinaryMode = .summary
+
+    @Option(name: .long, help: ArgumentHelp("Text for nil values in line, table, expanded and csv output.", valueName: "text"))
+    var null: String = ""
+
+    func validate() throws {
+        if template != nil && format != .expanded && format != .line {
+            throw ValidationError("--template goes with --format line")
+        }
+    }
+
+    /// The text formats show a to-many relationship's size; the others leave it a fault.
+    var countsToMany: Bool { format != .description && format != .json && format != .ndjson }
+
+    func makeRenderer() -> any ObjectRenderer {
+        let plain = PlainValues(binary: binary, null: null)
+        if let template { return LineRenderer(template: template, values: plain) }
+        switch format {
+        case .description: return DescriptionRenderer()
+        case .line: return LineRenderer(values: plain)
+        case .table: return TableRenderer(values: plain, terminalWidth: Terminal.width)
+        case .expanded: return ExpandedRenderer(values: plain)
+        case .json: return JSONRenderer(values: JSONValues(binary: binary))
+        case .ndjson: return NDJSONRenderer(values: JSONValues(binary: binary))
+        case .csv: return CSVRenderer(values: plain)
+        }
+    }
+
+    /// Value rows (counts, distinct values, aggregates) in the nearest format.
+    func valueRenderer(names: [String]) -> ValueRowRenderer {
+        let rowFormat: ValueRowRenderer.Format
+        switch format {
+        case .json: rowFormat = .json
+        case .ndjson: rowFormat = .ndjson
+        case .csv: rowFormat = .csv
+        default: rowFormat = .text
+        }
+        return ValueRowRenderer(names: names, format: rowFormat, plain: PlainValues(binary: binary, null: null),
+                                json: JSONValues(binary: binary))
+    }
+}
+
+extension BinaryMode: ExpressibleByArgument {}
+
+/// Streams objects into a renderer and standard output, section by section.
+final class ObjectPrinter {
+    private var renderer: any ObjectRenderer
+    private let output = BufferedOutput()
+    private var pending = ByteBuffer(capacity: 32 * 1024)
+    private var open = false
+
+    init(renderer: any ObjectRenderer) {
+        self.renderer = renderer
+    }
+
+    func section(_ section: ObjectSection) {
+        output.write(&pending.bytes)
+        if open { output.write(renderer.endSection()) }
+        output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
+        open = true
+    }
+
+    func object(_ object: StoredObject) {
+        renderer.render(object, into: &pending)
+        if pending.bytes.count >= 16 * 1024 { output.write(&pending.bytes) }
+    }
+
+    func finish() {
+        output.write(&pending.bytes)
+        if open { output.write(renderer.endSection()) }
+        output.write(renderer.finish())
+        output.flush()
+    }
+}

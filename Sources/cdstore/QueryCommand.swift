@@ -1,0 +1,118 @@
+import ArgumentParser
+import CDFetch
+import CDRendering
+import CDStore
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Run a fetch written as an NSPredicate or a CDQ chain and print its results.",
+        discussion: """
+            The fetch runs as the SQL Core Data would run for it (see `cdstore sql` and --sql-debug). \
+            Objects print in the dump formats; --count, --distinct and --aggregate print values.
+            """)
+
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
+    var entity: String?
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("An NSPredicate the objects must match.", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K placeholder; repeatable.", valueName: "value"))
+    var arg: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
+    var sort: [String] = []
+
+    @Option(name: .long, help: "Return at most this many objects.")
+    var limit: Int?
+
+    @Option(name: .long, help: "Skip this many objects first.")
+    var offset: Int?
+
+    @Flag(name: .long, help: "Print the number of matching objects.")
+    var count = false
+
+    @Option(name: .long, help: ArgumentHelp("Print the distinct values of this attribute; repeatable.", valueName: "attribute"))
+    var distinct: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Print sum, avg, min, max or count of an attribute.", valueName: "function:attribute"))
+    var aggregate: String?
+
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    var model: String?
+
+    @OptionGroup var output: ObjectOutputOptions
+
+    @OptionGroup var sqlDebug: SQLDebugOptions
+
+    func validate() throws {
+        if entity == nil { throw ValidationError("name the entity to fetch with --entity") }
+        try FetchOptions.validate(limit: limit, offset: offset, sort: sort, count: count, distinct: distinct, aggregate: aggregate)
+    }
+
+    func request() throws -> FetchRequest {
+        try FetchOptions.request(entity: entity ?? "", predicate: predicate, arguments: arg, sort: sort, limit: limit,
+                                 offset: offset, count: count, distinct: distinct, aggregate: aggregate)
+    }
+
+    func run() throws {
+        let request = try request()
+        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
+        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
+        let runner = FetchRunner(reader: reader)
+        switch request.result {
+        case .objects:
+            try reader.checkIncludes(Set(output.include), entities: [request.entity])
+            let printer = ObjectPrinter(renderer: output.makeRenderer())
+            try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
+                               describe: DumpCommand.describe, section: printer.section, object: printer.object)
+            printer.finish()
+        case .count:
+            var rows = output.valueRenderer(names: ["count"])
+            let total = try runner.count(request)
+            Output.write(rows.header() + rows.row([.integer(Int64(total))]) + rows.footer())
+        case .distinct, .aggregate:
+            let statement = try runner.statement(for: request)
+            var rows = output.valueRenderer(names: statement.valueColumns.map(\.name))
+            let printed = BufferedOutput()
+            printed.write(rows.header())
+            try runner.values(request) { values in printed.write(rows.row(values)) }
+            printed.write(rows.footer())
+            printed.flush()
+        }
+    }
+}
+
+/// Turns the fetch options `query` and `sql` share into a ``FetchRequest``.
+enum FetchOptions {
+    static func validate(limit: Int?, offset: Int?, sort: [String], count: Bool, distinct: [String], aggregate: String?) throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        for key in sort where SortDescriptor(parsing: key) == nil {
+            throw ValidationError("--sort takes KEY with :desc, :nocase, :numeric, :localized or :standard after it, not \"\(key)\"")
+        }
+        if [count, !distinct.isEmpty, aggregate != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --count, --distinct and --aggregate")
+        }
+        if let aggregate, FetchResultKind(aggregate: aggregate) == nil {
+            throw ValidationError("--aggregate takes sum:KEY, avg:KEY, min:KEY, max:KEY or count:KEY, not \"\(aggregate)\"")
+        }
+    }
+
+    static func request(entity: String, predicate: String?, arguments: [String], sort: [String], limit: Int?, offset: Int?,
+                        count: Bool, distinct: [String], aggregate: String?) throws -> FetchRequest {
+        if predicate == nil && !arguments.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
+        var result = FetchResultKind.objects
+        if count { result = .count }
+        if !distinct.isEmpty { result = .distinct(distinct) }
+        if let kind = aggregate.flatMap(FetchResultKind.init(aggregate:)) { result = kind }
+        return FetchRequest(entity: entity, predicate: try predicate.map { try PredicateParser.parse($0, arguments: arguments) },
+                            sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset,
+                            result: result)
+    }
+}

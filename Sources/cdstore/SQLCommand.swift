@@ -1,0 +1,110 @@
+import ArgumentParser
+import CDFetch
+import CDRendering
+import CDStore
+import Foundation
+
+struct SQLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sql",
+        abstract: "Print the SQL Core Data runs for a fetch, or run read-only SQL on a store.",
+        discussion: """
+            Without --raw the fetch is translated, not run: the statement and its bound values print \
+            the way Core Data's SQLDebug log shows them. With --raw the SQL runs on a private \
+            read-only copy with Core Data's SQL functions and collations registered, so a statement \
+            pasted from an app's log runs as it is.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, ndjson, csv
+    }
+
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
+    var entity: String?
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("An NSPredicate the objects must match.", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K placeholder; repeatable.", valueName: "value"))
+    var arg: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
+    var sort: [String] = []
+
+    @Option(name: .long, help: "Return at most this many objects.")
+    var limit: Int?
+
+    @Option(name: .long, help: "Skip this many objects first.")
+    var offset: Int?
+
+    @Flag(name: .long, help: "Print the number of matching objects.")
+    var count = false
+
+    @Option(name: .long, help: ArgumentHelp("Print the distinct values of this attribute; repeatable.", valueName: "attribute"))
+    var distinct: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Print sum, avg, min, max or count of an attribute.", valueName: "function:attribute"))
+    var aggregate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Run this read-only SQL (its ? placeholders filled by --arg) and print the rows.", valueName: "sql"))
+    var raw: String?
+
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    var model: String?
+
+    @Option(name: .long, help: "Output format: text, json, ndjson or csv.")
+    var format: Format = .text
+
+    @OptionGroup var sqlDebug: SQLDebugOptions
+
+    func validate() throws {
+        if raw != nil {
+            if entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count || !distinct.isEmpty || aggregate != nil {
+                throw ValidationError("--raw runs its SQL as it is; it does not combine with the fetch options")
+            }
+            return
+        }
+        if entity == nil { throw ValidationError("name the entity to fetch with --entity, or give SQL with --raw") }
+        if format == .csv { throw ValidationError("--format csv goes with --raw; a translated fetch prints as text or JSON") }
+        try FetchOptions.validate(limit: limit, offset: offset, sort: sort, count: count, distinct: distinct, aggregate: aggregate)
+    }
+
+    func run() throws {
+        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
+        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
+        if let raw {
+            try runRaw(raw, runner: runner)
+            return
+        }
+        let request = try FetchOptions.request(entity: entity ?? "", predicate: predicate, arguments: arg, sort: sort, limit: limit,
+                                               offset: offset, count: count, distinct: distinct, aggregate: aggregate)
+        let statement = try runner.statement(for: request)
+        let binds = statement.arguments.map(SQLTrace.bindText)
+        switch format {
+        case .text:
+            Output.print(([statement.sql] + binds.enumerated().map { "bind[\($0.offset)] = \($0.element)" }).joined(separator: "\n"))
+        case .json, .ndjson, .csv:
+            let arguments = binds.map(JSONValues.string).joined(separator: ",")
+            Output.print("{\"entity\":\(JSONValues.string(statement.entity)),\"sql\":\(JSONValues.string(statement.sql)),\"arguments\":[\(arguments)]}")
+        }
+    }
+
+    private func runRaw(_ sql: String, runner: FetchRunner) throws {
+        let rowFormat: ValueRowRenderer.Format = [.json: .json, .ndjson: .ndjson, .csv: .csv][format] ?? .text
+        var rows: ValueRowRenderer?
+        let output = BufferedOutput()
+        try runner.raw(sql, arguments: arg, columns: { names in
+            let renderer = ValueRowRenderer(names: names, format: rowFormat)
+            output.write(renderer.header())
+            rows = renderer
+        }, row: { values in
+            output.write(rows?.row(values) ?? "")
+        })
+        output.write(rows?.footer() ?? "")
+        output.flush()
+    }
+}

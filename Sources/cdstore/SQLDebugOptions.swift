@@ -1,0 +1,29 @@
+import ArgumentParser
+import CDStore
+import Foundation
+
+/// `--sql-debug N`, also accepted as typed in an Xcode scheme (`-com.apple.CoreData.SQLDebug N`)
+/// and from the `CDSTORE_SQL_DEBUG` environment variable: Core Data's SQL debug log, levels 1–4,
+/// on standard error (reference/sqldebug.md §1, §3).
+struct SQLDebugOptions: ParsableArguments {
+    @Option(name: .customLong("sql-debug"),
+            help: ArgumentHelp("Log the SQL cdstore runs on standard error, as Core Data's SQLDebug level 1-4 does.", valueName: "level"))
+    var level: Int?
+
+    @Option(name: .customLong("com.apple.CoreData.SQLDebug", withSingleDash: true),
+            help: ArgumentHelp("The same, spelled as an Xcode scheme's launch argument.", valueName: "level"))
+    var schemeLevel: Int?
+
+    func validate() throws {
+        for value in [level, schemeLevel].compactMap({ $0 }) where !(0...4).contains(value) {
+            throw ValidationError("the SQL debug level is 0 to 4, not \(value)")
+        }
+    }
+
+    /// The level asked for: the options first, then `CDSTORE_SQL_DEBUG`; nil when it is 0.
+    var trace: SQLTrace? {
+        let environment = ProcessInfo.processInfo.environment["CDSTORE_SQL_DEBUG"].flatMap(Int.init)
+        guard let chosen = level ?? schemeLevel ?? environment, chosen > 0 else { return nil }
+        return SQLTrace(level: chosen)
+    }
+}
