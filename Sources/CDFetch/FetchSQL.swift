@@ -85,6 +85,11 @@ public struct FetchSQL: Sendable {
             return FetchStatement(kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
                                   columns: [], valueColumns: valueColumns)
         case .aggregate(let function, let keyPath):
+            if function == .count, let member = try builder.toManyCountColumn(keyPath, scope: root) {
+                return FetchStatement(kind: .values, entity: request.entity,
+                                      sql: "SELECT COUNT( \(member)) FROM \(tableName) t0" + builder.joinClause + whereClause,
+                                      arguments: builder.arguments, columns: [], valueColumns: [("count(\(keyPath))", .integer64)])
+            }
             let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "\(function.rawValue):")
             let sqlFunction: String
             var type = attribute?.type
@@ -105,17 +110,36 @@ public struct FetchSQL: Sendable {
         }
     }
 
-    /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in table order: those of the
-    /// entity, its ancestors and its sub-entities (attributes, to-one keys and their companions).
+    /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in the order Core Data's logs
+    /// show (sqldebug.md excerpts 1, 10, 12, 18, 19), which is not the table's order: entity by
+    /// entity (the root first, then down to the fetched entity, then its sub-entities), each
+    /// one's stored attributes by name, then its to-one relationships by name, each as its key,
+    /// its `Z<n>_` entity-type companion and its `Z_FOK_` order column.
     func objectColumns(of entity: String, in table: MappedTable) -> [String] {
-        var related = Set(model.lineage(of: entity).map(\.name))
-        related.formUnion(mapping.entityNumbers(includingSubentitiesOf: entity).compactMap { ent in
+        let ancestors = model.lineage(of: entity).reversed().map(\.name)
+        let descendants = mapping.entityNumbers(includingSubentitiesOf: entity).compactMap { ent in
             mapping.entities.first { $0.number == ent }?.name
-        })
-        let roles: Set<ColumnRole> = [.attribute, .toOneKey, .toOneEntityType, .toOneOrder]
-        return table.columns.filter { column in
-            roles.contains(column.role) && column.entity.map(related.contains) == true
-        }.map(\.name)
+        }.filter { $0 != entity }
+        var result: [String] = []
+        var seen: Set<String> = []
+        for name in ancestors + descendants {
+            guard let description = model.entity(named: name) else { continue }
+            let own = table.columns.filter { $0.entity == name }
+            func add(_ property: String, roles: [ColumnRole]) {
+                for role in roles {
+                    for column in own where column.property == property && column.role == role && seen.insert(column.name).inserted {
+                        result.append(column.name)
+                    }
+                }
+            }
+            for attribute in description.attributes.sorted(by: { $0.name < $1.name }) {
+                add(attribute.name, roles: [.attribute])
+            }
+            for relationship in description.relationships.filter({ !$0.isToMany }).sorted(by: { $0.name < $1.name }) {
+                add(relationship.name, roles: [.toOneKey, .toOneEntityType, .toOneOrder])
+            }
+        }
+        return result
     }
 
     /// ` LIMIT n` and ` OFFSET m`; SQLite needs a limit before an offset (`-1`: none).

@@ -505,6 +505,20 @@ final class SQLBuilder {
         return " ORDER BY " + terms.joined(separator: ", ")
     }
 
+    /// The member key counted by `count:` over a to-many key path, its members joined with a
+    /// `LEFT OUTER JOIN` so objects without members still count as rows (logged); nil when
+    /// `keyPath` does not end at a to-many relationship.
+    func toManyCountColumn(_ keyPath: String, scope: Scope) throws(FetchSQLError) -> String? {
+        let components = keyPath.split(separator: ".").map { KeyPathComponent.key(String($0)) }
+        guard !components.isEmpty, case .toMany(let owner, let relationship, let rest) = try resolve(components, from: scope),
+              rest.isEmpty else { return nil }
+        let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
+        for part in path.from {
+            joins.append("LEFT OUTER JOIN \(part.table) \(part.alias) ON " + (part.on ?? path.correlation))
+        }
+        return path.countColumn
+    }
+
     /// The column of an attribute or to-one key path (`author.name`), for sorting, distinct
     /// values and aggregates.
     func valueColumn(_ keyPath: String, scope: Scope, purpose: String, joinKind: String = "JOIN") throws(FetchSQLError) -> (String, AttributeDescription?) {
