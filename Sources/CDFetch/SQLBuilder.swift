@@ -231,14 +231,17 @@ final class SQLBuilder {
             swap(&comparison.left, &comparison.right)
             comparison.op = flipped
         }
+        // A to-many key path is quantified: explicitly, or implicitly as ANY when a key follows
+        // the relationship (`tags.name == "x"`), as Core Data reads it.
+        var leftScope: Scope?
+        var leftComponents: [KeyPathComponent] = []
         if case .keyPath(let components) = comparison.left {
-            if case .toMany(let owner, let relationship, let rest) = try resolve(components, from: scope),
-               rest.first.map(Self.isCollectionOperator) != true {
-                return try quantified(comparison, owner: owner, relationship: relationship, rest: rest)
-            }
-        } else if case .path(.variable(let name), let components) = comparison.left, let variableScope = variables[name],
-                  case .toMany(let owner, let relationship, let rest) = try resolve(components, from: variableScope),
-                  rest.first.map(Self.isCollectionOperator) != true {
+            (leftScope, leftComponents) = (scope, components)
+        } else if case .path(.variable(let name), let components) = comparison.left, let variableScope = variables[name] {
+            (leftScope, leftComponents) = (variableScope, components)
+        }
+        if let leftScope, case .toMany(let owner, let relationship, let rest) = try resolve(leftComponents, from: leftScope),
+           rest.first.map(Self.isCollectionOperator) != true, comparison.quantifier != .direct || !rest.isEmpty {
             return try quantified(comparison, owner: owner, relationship: relationship, rest: rest)
         }
         guard comparison.quantifier == .direct else {
