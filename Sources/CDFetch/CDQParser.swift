@@ -50,6 +50,11 @@ public enum CDQParser {
         "sum": .sum, "average": .average, "min": .min, "minimum": .min, "max": .max, "maximum": .max,
     ]
 
+    /// Methods of CDQ objects and entity classes that change data; cdstore only reads.
+    static let writingMethods: Set<String> = [
+        "create", "new", "destroy", "destroy_all", "destroy_all!", "save", "delete", "update",
+    ]
+
     /// Enumerable methods CDQ queries answer that need a Ruby block.
     static let blockMethods: Set<String> = [
         "each", "map", "collect", "select", "filter", "reject", "find", "detect", "each_with_index",
@@ -308,6 +313,11 @@ struct CDQChainParser {
         case "calculate":
             let result = try parseCalculateArguments()
             return try finish(entity, state, result, terminal: terminal)
+        case _ where CDQParser.writingMethods.contains(method):
+            throw error(".\(method) changes data; cdstore only reads stores", at: methodToken.start)
+        case "scope":
+            throw error(".scope defines a named scope, which lives in app code; write the scope's conditions "
+                        + "into the chain instead", at: methodToken.start)
         case _ where CDQParser.blockMethods.contains(method):
             throw error(".\(method) takes a Ruby block, which cannot be evaluated; cdstore prints the objects "
                         + "themselves (end the chain with .array or nothing)", at: methodToken.start)

@@ -269,6 +269,9 @@ let cdqErrorExamples: [CDQErrorCase] = [
     CDQErrorCase("Author.sort_by(:a, reverse: true)", at: 19, "unknown sort option \"reverse\""),
     CDQErrorCase("Author.sort_by(:a, case_insensitive: 1)", at: 37, "case_insensitive: takes true or false"),
     CDQErrorCase("Author.each", at: 7, ".each takes a Ruby block"),
+    CDQErrorCase("Author.create(name: \"Le Guin\", publish_count: 150)", at: 7, ".create changes data"),
+    CDQErrorCase("cdq('Author').scope :a_authors, cdq(:name).begins_with('A')", at: 14, ".scope defines a named scope"),
+    CDQErrorCase("Author.prolific.a_authors.limit(5)", at: 7, "unknown query method .prolific"),
     CDQErrorCase("Author.where(:a).eq(1) .", at: 24, "expected a method name"),
     CDQErrorCase("Author where(:a)", at: 7, "expected a method call such as .where"),
     CDQErrorCase("Author.where(:a).eq(Time.yesterday)", at: 25, "unknown date method Time.yesterday"),
@@ -288,6 +291,39 @@ func reportsCDQErrorsWithTheirPosition(_ example: CDQErrorCase) {
         #expect(error.offset == example.offset, "\(error.message)")
         #expect(error.message.contains(example.phrase), "\(error.message)")
         #expect(error.text == example.chain)
+        return true
+    }
+}
+
+@Test func typedArgumentsKeepTheirTypes() throws {
+    let date = Date(timeIntervalSinceReferenceDate: 0)
+    let predicate = try PredicateParser.parse("a == %@ AND b == %@ AND c IN %@ AND %K > %f AND e < %d AND f > CAST(%@, \"NSDate\")",
+                                              typedArguments: [str("7"), int(7), .aggregate([int(1), str("x")]),
+                                                               str("d.@count"), int(2), int(-1), .constant(.date(date))])
+    #expect(predicate == .and([
+        cmp(key("a"), .equal, str("7")), cmp(key("b"), .equal, int(7)),
+        cmp(key("c"), .in, .aggregate([int(1), str("x")])), cmp(key("d.@count"), .greater, dbl(2)),
+        cmp(key("e"), .less, int(-1)), cmp(key("f"), .greater, .constant(.date(date))),
+    ]))
+    let (_, printed) = try parsed("Author.where(\"created > %@\", Time.parse('2001-01-01T00:01:00Z'))")
+    #expect(printed == "created > CAST(60.0, \"NSDate\")")
+}
+
+@Test(arguments: [
+    ("%K == 1", [int(1)], 0, "for %K must be a key path string"),
+    ("x > %f", [str("1")], 4, "for %f must be a number"),
+    ("x > %d", [dbl(1.5)], 4, "for %d must be an integer"),
+    ("x == %@", [int(1), int(2)], 7, "too many arguments"),
+    ("x == %@ OR y == %@", [int(1)], 16, "too few arguments"),
+    ("x BETWEEN %@", [.aggregate([int(1)])], 10, "BETWEEN needs exactly two values"),
+] as [(String, [CDFetch.Expression], Int, String)])
+func typedArgumentsAreChecked(_ format: String, _ arguments: [CDFetch.Expression], _ offset: Int, _ phrase: String) {
+    #expect {
+        _ = try PredicateParser.parse(format, typedArguments: arguments)
+    } throws: { error in
+        guard let error = error as? CDFetch.PredicateError else { return false }
+        #expect(error.offset == offset, "\(error.message)")
+        #expect(error.message.contains(phrase), "\(error.message)")
         return true
     }
 }
