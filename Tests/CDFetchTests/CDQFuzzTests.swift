@@ -7,7 +7,8 @@ import Testing
 /// point into the text with a one-line message; a predicate must survive printing and re-parsing.
 private func problem(parsingQuery text: String, arguments: [String] = []) -> String? {
     do {
-        let request = try QueryExpression.parse(text, arguments: arguments, now: Date(timeIntervalSinceReferenceDate: 0))
+        let now = Date(timeIntervalSinceReferenceDate: 0)
+        let request = try QueryExpression.parse(text, arguments: arguments, now: now)
         guard let predicate = request.predicate else { return nil }
         guard let reparsed = try? PredicateParser.parse(predicate.description), reparsed == predicate else {
             return "\(text.debugDescription) printed as \(predicate.description.debugDescription) does not parse back"
@@ -15,10 +16,11 @@ private func problem(parsingQuery text: String, arguments: [String] = []) -> Str
         return nil
     } catch {
         let lines = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false)
-        if !(0...text.count).contains(error.offset) { return "\(text.debugDescription): offset \(error.offset) outside" }
-        if error.text != text { return "\(text.debugDescription): the error quotes other text" }
-        if lines.count != 2 || lines[1].count != error.offset + 1 { return "\(text.debugDescription): bad caret diagram" }
-        if error.message.isEmpty || error.message.contains("\n") { return "\(text.debugDescription): bad message" }
+        let quoted = text.debugDescription
+        if !(0...text.count).contains(error.offset) { return "\(quoted): offset \(error.offset) outside the text" }
+        if error.text != text { return "\(quoted): the error quotes other text" }
+        if lines.count != 2 || lines[1].count != error.offset + 1 { return "\(quoted): bad caret diagram" }
+        if error.message.isEmpty || error.message.contains("\n") { return "\(quoted): bad message" }
         return nil
     }
 }
