@@ -115,7 +115,7 @@ extension CDQChainParser {
 
     /// `(year[, month[, day[, hour[, minute[, second]]]]])`, integers, like Ruby's `Time.utc`.
     mutating func parseDateComponents(in zone: TimeZone, method: String) throws(PredicateError) -> Date {
-        try expectPunctuation("(", "\"(\" and a year after Time.\(method)")
+        try expectPunctuation("(", "\"(\" and a year")
         let names = ["year", "month", "day", "hour", "minute", "second"]
         let ranges = [1...9999, 1...12, 1...31, 0...23, 0...59, 0...60]
         var values = [Int]()

@@ -177,8 +177,17 @@ struct CDQChainParser {
         return error("expected \(what)\(context), found \(describe(current))", at: current.start)
     }
 
+    /// Ruby lets a call leave out its parentheses (`.eq 'x'`); cdstore does not, and says so.
     mutating func expectPunctuation(_ symbol: String, _ what: String) throws(PredicateError) {
-        guard isPunctuation(symbol) else { throw expectation(what) }
+        guard isPunctuation(symbol) else {
+            let failure = expectation(what)
+            switch (symbol, current.kind) {
+            case ("(", .string), ("(", .symbol), ("(", .integer), ("(", .double), ("(", .label):
+                throw error(failure.message + "; write the arguments in parentheses", at: failure.offset)
+            default:
+                throw failure
+            }
+        }
         advance()
     }
 
@@ -250,7 +259,7 @@ struct CDQChainParser {
             return name
         case .identifier("cdq"):
             advance()
-            try expectPunctuation("(", "\"(\" after cdq")
+            try expectPunctuation("(", "\"(\"")
             let argument = current
             let entity: String
             switch argument.kind {
@@ -371,7 +380,7 @@ struct CDQChainParser {
 
     /// `limit(n)`/`offset(n)`: a non-negative integer, or nil for none.
     mutating func parseCountArgument(of method: String) throws(PredicateError) -> Int? {
-        try expectPunctuation("(", "\"(\" and a number after .\(method)")
+        try expectPunctuation("(", "\"(\" and a number")
         var value: Int?
         if case .identifier("nil") = current.kind {
             advance()
@@ -399,7 +408,7 @@ struct CDQChainParser {
 
     /// `calculate(:sum, :fee)`: CDQ turns the symbol into the function `sum:`.
     mutating func parseCalculateArguments() throws(PredicateError) -> FetchResultKind {
-        try expectPunctuation("(", "\"(\" and a function such as :sum after .calculate")
+        try expectPunctuation("(", "\"(\" and a function such as :sum")
         let functionToken = current
         guard case .symbol(let name) = current.kind else {
             throw expectation("a function such as :sum, :average, :min, :max or :count")
@@ -422,7 +431,7 @@ struct CDQChainParser {
     /// `sort_by(key, order: :descending, case_insensitive: true)` (`motion/cdq/query.rb`).
     /// CDQ's case-insensitive sort uses `localizedCaseInsensitiveCompare:`.
     mutating func parseSortArguments() throws(PredicateError) -> SortDescriptor {
-        try expectPunctuation("(", "\"(\" and a key after .sort_by")
+        try expectPunctuation("(", "\"(\" and a key")
         let key = try parseKey(for: ".sort_by")
         var descriptor = SortDescriptor(keyPath: key.name)
         if isPunctuation(",") {
@@ -468,7 +477,7 @@ struct CDQChainParser {
             case .symbol(let name):
                 option = name
                 advance()
-                try expectPunctuation("=>", "\"=>\" after the option")
+                try expectPunctuation("=>", "\"=>\"")
             default:
                 throw expectation("a sort option: order: or case_insensitive:")
             }
@@ -539,7 +548,7 @@ struct CDQChainParser {
         switch argument.kind {
         case .symbol where tokens[index + 1].kind != .punctuation("=>"):
             let key = try parseKey(for: "." + method)
-            try expectPunctuation(")", "\")\" after the key: the comparison follows, as in .\(method)(:key).eq(1)")
+            try expectPunctuation(")", "\")\": the comparison follows the key, as in .\(method)(:key).eq(1)")
             combine(try parseComparison(on: key), combination, key: key, into: &state)
         case .symbol, .label, .punctuation("{"):
             let predicate = try parseHashCondition()
@@ -582,7 +591,7 @@ struct CDQChainParser {
         guard let method = identifier else { throw expectation("a comparison such as eq, gt or contains") }
         advance()
         if method == "between" {
-            try expectPunctuation("(", "\"(\" and two values after .between")
+            try expectPunctuation("(", "\"(\" and two values")
             let low = try parseValue()
             try expectPunctuation(",", "\",\" and the upper bound: .between(min, max)")
             let high = try parseValue()
@@ -594,7 +603,7 @@ struct CDQChainParser {
                         + "matches, in, begins_with, ends_with or between (or an alias such as equal, "
                         + "not_equal, less_than, greater_than_or_equal, include)", at: methodToken.start)
         }
-        try expectPunctuation("(", "\"(\" and a value after .\(method)")
+        try expectPunctuation("(", "\"(\" and a value")
         let value = try parseValue(allowingArray: op == .in)
         var options: ComparisonOptions = []
         if isPunctuation(",") {
@@ -621,7 +630,7 @@ struct CDQChainParser {
             case .symbol(let symbol):
                 name = symbol
                 advance()
-                try expectPunctuation("=>", "\"=>\" after the key")
+                try expectPunctuation("=>", "\"=>\"")
             default:
                 throw expectation("a key such as name: or :name =>")
             }
@@ -662,7 +671,7 @@ struct CDQChainParser {
         try enterNesting()
         defer { depth -= 1 }
         advance()
-        try expectPunctuation("(", "\"(\" after cdq")
+        try expectPunctuation("(", "\"(\"")
         guard case .symbol = current.kind else {
             throw expectation("a key such as :name: inside a condition, cdq(:key) starts a comparison")
         }
