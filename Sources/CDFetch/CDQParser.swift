@@ -538,7 +538,9 @@ struct CDQChainParser {
             if isPunctuation("(") { advance(); advance() }
             guard let key = state.savedKey else {
                 throw error(".\(method) without an argument repeats the key of the comparison just before it, "
-                            + "and there is none here; write .\(method)(:key)", at: methodToken.start)
+                            + "and there is none here (as in CDQ, a hash, a format string, a cdq(…) group, "
+                            + ".sort_by, .limit and .offset leave no key); write .\(method)(:key)",
+                            at: methodToken.start)
             }
             combine(try parseComparison(on: key), combination, key: key, into: &state)
             return
