@@ -29,9 +29,22 @@ public enum PredicateParser {
     /// Parses `text`, filling its placeholders from `arguments`. Every failure, including too few or
     /// too many arguments, is a `PredicateError` pointing into `text`.
     public static func parse(_ text: String, arguments: [String] = []) throws(PredicateError) -> Predicate {
-        var parser = try Parser(text: text, arguments: arguments)
+        var parser = try Parser(text: text, arguments: arguments.map(PlaceholderArgument.text))
         return try parser.parseWhole()
     }
+
+    /// Parses `text`, filling its placeholders with values that already have a type, such as the
+    /// Ruby literals after a CDQ format string (`where("name LIKE %@", '*kesp*')`). `%@` takes the
+    /// expression as it is (a constant, or an aggregate for a Ruby array); `%K` needs a string
+    /// constant, `%d` and friends an integer, `%f` a number.
+    public static func parse(_ text: String, typedArguments: [Expression]) throws(PredicateError) -> Predicate {
+        var parser = try Parser(text: text, arguments: typedArguments.map(PlaceholderArgument.typed))
+        return try parser.parseWhole()
+    }
+
+    /// An ISO-8601 date read the way `CAST("…", "NSDate")` reads it (no zone means UTC), so the
+    /// other query syntaxes spell dates the same way.
+    static func date(fromISO8601 string: String) -> Date? { Parser.iso8601Date(string) }
 
     /// How a `%@` argument is typed (see the type's documentation).
     public static func value(ofArgument argument: String) -> Value {
@@ -58,17 +71,23 @@ public enum PredicateParser {
     ]
 }
 
+/// What fills one placeholder: command-line text, typed by the placeholder, or a typed expression.
+private enum PlaceholderArgument {
+    case text(String)
+    case typed(Expression)
+}
+
 /// The recursive-descent parser over the token list; one instance per parse.
 private struct Parser {
     let text: String
     let characters: [Character]
     let tokens: [PredicateToken]
-    let arguments: [String]
+    let arguments: [PlaceholderArgument]
     var index = 0
     var nextArgument = 0
     var depth = 0
 
-    init(text: String, arguments: [String]) throws(PredicateError) {
+    init(text: String, arguments: [PlaceholderArgument]) throws(PredicateError) {
         self.text = text
         self.characters = Array(text)
         self.tokens = try PredicateTokenizer.tokenize(text)
@@ -421,7 +440,13 @@ private struct Parser {
             throw error("too few arguments: %\(spec) needs argument \(nextArgument + 1) but \(arguments.count) were given",
                         at: token.start)
         }
-        let argument = arguments[nextArgument]
+        let argument: String
+        switch arguments[nextArgument] {
+        case .text(let text): argument = text
+        case .typed(let expression):
+            nextArgument += 1
+            return try substitute(spec, typed: expression, at: token)
+        }
         nextArgument += 1
         switch spec {
         case "@":
@@ -440,6 +465,30 @@ private struct Parser {
                             at: token.start)
             }
             return .constant(.integer(value))
+        }
+    }
+
+    /// `substitute` for an argument that already has a type; `nextArgument` counts it already.
+    mutating func substitute(_ spec: String, typed expression: Expression,
+                             at token: PredicateToken) throws(PredicateError) -> Expression {
+        func mismatch(_ wanted: String) -> PredicateError {
+            error("argument \(nextArgument) for %\(spec) must be \(wanted), found \(expression)", at: token.start)
+        }
+        switch spec {
+        case "@":
+            return expression
+        case "K":
+            guard case .constant(.string(let path)) = expression else { throw mismatch("a key path string") }
+            return try parsePath(on: .keyPath(try keyPath(fromArgument: path, at: token)))
+        case "f", "lf":
+            switch expression {
+            case .constant(.integer(let value)): return .constant(.double(Double(value)))
+            case .constant(.double): return expression
+            default: throw mismatch("a number")
+            }
+        default:
+            guard case .constant(.integer) = expression else { throw mismatch("an integer") }
+            return expression
         }
     }
 

@@ -1,0 +1,297 @@
+/// A lexical unit of a CDQ chain (a small subset of Ruby), with the Character range it came from.
+struct CDQToken: Equatable {
+    enum Kind: Equatable {
+        /// A capitalised name (`Author`, `Time`): a Ruby constant.
+        case constant(String)
+        /// A lower-case name: a method, a local variable, `true`, `false`, `nil`.
+        case identifier(String)
+        /// `name:` or `"name":`, a hash key written as a label.
+        case label(String)
+        /// `:name`, `:"name"`, `:'name'`.
+        case symbol(String)
+        /// A string literal with its escapes decoded.
+        case string(CDQString)
+        case integer(Int64)
+        case double(Double)
+        /// Punctuation: `.`, `(`, `)`, `[`, `]`, `,`, `=>`, `|`, `::`, `{`, `}`.
+        case punctuation(String)
+        case end
+    }
+
+    var kind: Kind
+    var start: Int
+    var end: Int
+}
+
+/// A decoded string literal and, for each of its Characters, the offset in the chain of the source
+/// Character it came from, so an error inside a format string can point into the chain.
+struct CDQString: Equatable {
+    var value: String
+    /// One offset per Character of `value`, then the offset of the closing quote.
+    var sourceOffsets: [Int]
+
+    func sourceOffset(ofCharacter index: Int) -> Int {
+        sourceOffsets[max(0, min(index, sourceOffsets.count - 1))]
+    }
+}
+
+/// Splits a CDQ chain into tokens. It reads Ruby's literal syntax only: nothing is evaluated, so
+/// string interpolation (`#{…}`) is an error rather than code to run.
+struct CDQTokenizer {
+    private let characters: [Character]
+    private let text: String
+    private var position = 0
+
+    private init(_ text: String) {
+        self.text = text
+        self.characters = Array(text)
+    }
+
+    static func tokenize(_ text: String) throws(PredicateError) -> [CDQToken] {
+        var tokenizer = CDQTokenizer(text)
+        var tokens: [CDQToken] = []
+        while true {
+            let token = try tokenizer.next()
+            tokens.append(token)
+            if token.kind == .end { return tokens }
+        }
+    }
+
+    private func error(_ message: String, at offset: Int) -> PredicateError {
+        PredicateError(text: text, offset: offset, message: message)
+    }
+
+    private func peek(_ ahead: Int = 0) -> Character? {
+        position + ahead < characters.count ? characters[position + ahead] : nil
+    }
+
+    static func isNameStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
+    static func isNamePart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+    private static func isDigit(_ c: Character?) -> Bool { c.map { $0.isASCII && $0.isNumber } ?? false }
+
+    private mutating func next() throws(PredicateError) -> CDQToken {
+        while let c = peek(), c.isWhitespace { position += 1 }
+        let start = position
+        func token(_ kind: CDQToken.Kind) -> CDQToken { CDQToken(kind: kind, start: start, end: position) }
+        guard let c = peek() else { return token(.end) }
+
+        if Self.isDigit(c) || (c == "-" && Self.isDigit(peek(1))) {
+            return token(try number())
+        }
+        if c == "\"" || c == "'" {
+            let string = try quotedString()
+            if peek() == ":" && peek(1) != ":" {
+                position += 1
+                return token(.label(string.value))
+            }
+            return token(.string(string))
+        }
+        if Self.isNameStart(c) {
+            let name = self.name()
+            if peek() == ":" && peek(1) != ":" {
+                position += 1
+                return token(.label(name))
+            }
+            return token(name.first!.isUppercase ? .constant(name) : .identifier(name))
+        }
+        if c == ":" {
+            position += 1
+            if peek() == ":" {
+                position += 1
+                return token(.punctuation("::"))
+            }
+            if peek() == "\"" || peek() == "'" { return token(.symbol(try quotedString().value)) }
+            guard let next = peek(), Self.isNameStart(next) else {
+                throw error("expected a symbol name after \":\"", at: start)
+            }
+            return token(.symbol(name()))
+        }
+        if c == "=" && peek(1) == ">" {
+            position += 2
+            return token(.punctuation("=>"))
+        }
+        if [".", "(", ")", "[", "]", ",", "|", "{", "}"].contains(c) {
+            position += 1
+            return token(.punctuation(String(c)))
+        }
+        if c == "-" || c == "+" || c == "*" || c == "/" {
+            throw error("arithmetic such as \(PredicateError.quoted(String(c))) cannot be evaluated; write the value",
+                        at: start)
+        }
+        throw error("unexpected \(PredicateError.quoted(String(c))) in a CDQ query", at: start)
+    }
+
+    /// A Ruby name; a trailing `?` or `!` belongs to it, as in method names like `empty?`.
+    private mutating func name() -> String {
+        let start = position
+        while let c = peek(), Self.isNamePart(c) { position += 1 }
+        if let c = peek(), c == "?" || c == "!", peek(1) != "=" { position += 1 }
+        return String(characters[start..<position])
+    }
+
+    /// Decimal integers and floats with `_` separators, and `0x`/`0b`/`0o` integers; a leading `-`
+    /// is part of the number (the chain has no arithmetic).
+    private mutating func number() throws(PredicateError) -> CDQToken.Kind {
+        let start = position
+        var sign = ""
+        if peek() == "-" {
+            sign = "-"
+            position += 1
+        }
+        if peek() == "0", let marker = peek(1)?.lowercased(), let radix = ["x": 16, "b": 2, "o": 8][marker] {
+            position += 2
+            let digitsStart = position
+            while let c = peek(), c.isASCII && c.isHexDigit || c == "_" { position += 1 }
+            let digits = String(characters[digitsStart..<position]).replacingOccurrences(of: "_", with: "")
+            guard let value = Int64(sign + digits, radix: radix) else {
+                throw error("\(PredicateError.quoted(String(characters[start..<position]))) is not an integer "
+                            + "that fits 64 bits", at: start)
+            }
+            return .integer(value)
+        }
+        var isFloat = false
+        func digits(_ position: inout Int, _ characters: [Character]) {
+            while position < characters.count, Self.isDigit(characters[position])
+                    || (characters[position] == "_" && position + 1 < characters.count
+                        && Self.isDigit(characters[position + 1])) {
+                position += 1
+            }
+        }
+        digits(&position, characters)
+        if peek() == ".", Self.isDigit(peek(1)) {
+            isFloat = true
+            position += 1
+            digits(&position, characters)
+        }
+        if let e = peek(), e == "e" || e == "E" {
+            let signLength = peek(1) == "-" || peek(1) == "+" ? 1 : 0
+            if Self.isDigit(peek(1 + signLength)) {
+                isFloat = true
+                position += 1 + signLength
+                digits(&position, characters)
+            }
+        }
+        if let c = peek(), Self.isNamePart(c) {
+            throw error("unexpected \(PredicateError.quoted(String(c))) after a number", at: position)
+        }
+        let literal = String(characters[start..<position]).replacingOccurrences(of: "_", with: "")
+        if !isFloat, let value = Int64(literal) { return .integer(value) }
+        guard let value = Double(literal), value.isFinite else {
+            throw error("\(PredicateError.quoted(literal)) is out of range", at: start)
+        }
+        if !isFloat {
+            throw error("\(PredicateError.quoted(literal)) is too large for a 64-bit integer", at: start)
+        }
+        return .double(value)
+    }
+
+    /// A single-quoted string (only `\\` and `\'` are escapes) or a double-quoted one (Ruby's
+    /// escapes; `#{` interpolation is refused).
+    private mutating func quotedString() throws(PredicateError) -> CDQString {
+        let quoteStart = position
+        let quote = characters[position]
+        position += 1
+        var scalars: [(Unicode.Scalar, Int)] = []
+        func append(_ string: String, from offset: Int) {
+            for scalar in string.unicodeScalars { scalars.append((scalar, offset)) }
+        }
+        while true {
+            guard let c = peek() else {
+                throw error("unterminated string: no closing \(quote) for the one at character \(quoteStart)",
+                            at: characters.count)
+            }
+            let offset = position
+            position += 1
+            if c == quote { break }
+            if quote == "\"" && c == "#" && peek() == "{" {
+                throw error("string interpolation #{…} cannot be evaluated; write the value", at: offset)
+            }
+            guard c == "\\" else {
+                append(String(c), from: offset)
+                continue
+            }
+            guard let escaped = peek() else { continue }
+            position += 1
+            if quote == "'" {
+                append(escaped == "\\" || escaped == "'" ? String(escaped) : "\\" + String(escaped), from: offset)
+            } else if let scalar = try doubleQuotedEscape(escaped, at: offset) {
+                scalars.append((scalar, offset))
+            }
+        }
+        var value = String.UnicodeScalarView()
+        for (scalar, _) in scalars { value.append(scalar) }
+        let string = String(value)
+        var offsets: [Int] = []
+        var scalarIndex = 0
+        for character in string {
+            offsets.append(scalars[scalarIndex].1)
+            scalarIndex += character.unicodeScalars.count
+        }
+        offsets.append(position - 1)
+        return CDQString(value: string, sourceOffsets: offsets)
+    }
+
+    /// The scalar a backslash escape in a double-quoted string stands for (`nil`: a line
+    /// continuation); `escaped` has been consumed.
+    private mutating func doubleQuotedEscape(_ escaped: Character, at offset: Int) throws(PredicateError)
+        -> Unicode.Scalar? {
+        switch escaped {
+        case "n": return "\n"
+        case "t": return "\t"
+        case "r": return "\r"
+        case "s": return " "
+        case "e": return "\u{1B}"
+        case "a": return "\u{07}"
+        case "b": return "\u{08}"
+        case "f": return "\u{0C}"
+        case "v": return "\u{0B}"
+        case "\n", "\r\n": return nil
+        case "u": return try unicodeEscape(at: offset)
+        case "x":
+            let digits = hexDigits(upTo: 2)
+            guard !digits.isEmpty, let code = UInt32(digits, radix: 16) else {
+                throw error("expected hexadecimal digits after \\x", at: offset)
+            }
+            return Unicode.Scalar(code)!
+        case "0"..."7":
+            var digits = String(escaped)
+            while digits.count < 3, let c = peek(), ("0"..."7").contains(c) {
+                digits.append(c)
+                position += 1
+            }
+            return Unicode.Scalar(UInt32(digits, radix: 8)!)!
+        default:
+            guard escaped.unicodeScalars.count == 1 else {
+                throw error("unexpected \(PredicateError.quoted(String(escaped))) after a backslash", at: offset)
+            }
+            return escaped.unicodeScalars.first!
+        }
+    }
+
+    /// `\uXXXX` or `\u{X…}` (one code point; Ruby's several-in-one-brace form is not read).
+    private mutating func unicodeEscape(at offset: Int) throws(PredicateError) -> Unicode.Scalar {
+        let digits: String
+        if peek() == "{" {
+            position += 1
+            digits = hexDigits(upTo: 6)
+            guard peek() == "}" else { throw error("expected \"}\" to close \\u{…}", at: position) }
+            position += 1
+        } else {
+            digits = hexDigits(upTo: 4)
+            guard digits.count == 4 else { throw error("expected four hexadecimal digits after \\u", at: offset) }
+        }
+        guard !digits.isEmpty, let code = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(code) else {
+            throw error("\\u\(digits) is not a Unicode scalar value", at: offset)
+        }
+        return scalar
+    }
+
+    private mutating func hexDigits(upTo count: Int) -> String {
+        var digits = ""
+        while digits.count < count, let c = peek(), c.isASCII, c.isHexDigit {
+            digits.append(c)
+            position += 1
+        }
+        return digits
+    }
+}
