@@ -15,6 +15,9 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
     var store: String
 
+    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"))
+    var expression: String?
+
     @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
     var entity: String?
 
@@ -50,17 +53,13 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     func validate() throws {
-        if entity == nil { throw ValidationError("name the entity to fetch with --entity") }
-        try FetchOptions.validate(limit: limit, offset: offset, sort: sort, count: count, distinct: distinct, aggregate: aggregate)
-    }
-
-    func request() throws -> FetchRequest {
-        try FetchOptions.request(entity: entity ?? "", predicate: predicate, arguments: arg, sort: sort, limit: limit,
-                                 offset: offset, count: count, distinct: distinct, aggregate: aggregate)
+        try FetchOptions.validate(expression: expression, entity: entity, predicate: predicate, limit: limit, offset: offset, sort: sort,
+                                  count: count, distinct: distinct, aggregate: aggregate)
     }
 
     func run() throws {
-        let request = try request()
+        let request = try FetchOptions.request(expression: expression, entity: entity, predicate: predicate, arguments: arg, sort: sort,
+                                               limit: limit, offset: offset, count: count, distinct: distinct, aggregate: aggregate)
         let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
         let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
@@ -88,9 +87,18 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-/// Turns the fetch options `query` and `sql` share into a ``FetchRequest``.
+/// Turns the fetch options `query` and `sql` share into a ``FetchRequest``: an expression (a
+/// CDQ chain or `Entity where …`), or `--entity` with `--where`, `--sort`, `--limit` and
+/// `--offset`; `--count`, `--distinct` and `--aggregate` choose the result of either.
 enum FetchOptions {
-    static func validate(limit: Int?, offset: Int?, sort: [String], count: Bool, distinct: [String], aggregate: String?) throws {
+    static func validate(expression: String?, entity: String?, predicate: String?, limit: Int?, offset: Int?, sort: [String],
+                         count: Bool, distinct: [String], aggregate: String?) throws {
+        if expression == nil && entity == nil {
+            throw ValidationError("give a query expression (a CDQ chain or \"Entity where …\") or --entity")
+        }
+        if expression != nil && (entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil) {
+            throw ValidationError("write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
+        }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
         if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
         for key in sort where SortDescriptor(parsing: key) == nil {
@@ -104,15 +112,38 @@ enum FetchOptions {
         }
     }
 
-    static func request(entity: String, predicate: String?, arguments: [String], sort: [String], limit: Int?, offset: Int?,
-                        count: Bool, distinct: [String], aggregate: String?) throws -> FetchRequest {
-        if predicate == nil && !arguments.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-        var result = FetchResultKind.objects
-        if count { result = .count }
-        if !distinct.isEmpty { result = .distinct(distinct) }
-        if let kind = aggregate.flatMap(FetchResultKind.init(aggregate:)) { result = kind }
-        return FetchRequest(entity: entity, predicate: try predicate.map { try PredicateParser.parse($0, arguments: arguments) },
-                            sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset,
-                            result: result)
+    static func request(expression: String?, entity: String?, predicate: String?, arguments: [String], sort: [String], limit: Int?,
+                        offset: Int?, count: Bool, distinct: [String], aggregate: String?) throws -> FetchRequest {
+        var request: FetchRequest
+        if let expression {
+            request = try QueryExpression.parse(expression, arguments: arguments)
+        } else {
+            if predicate == nil && !arguments.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
+            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arguments) },
+                                   sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
+        }
+        var chosen: FetchResultKind?
+        if count { chosen = .count }
+        if !distinct.isEmpty { chosen = .distinct(distinct) }
+        if let kind = aggregate.flatMap(FetchResultKind.init(aggregate:)) { chosen = kind }
+        if let chosen {
+            guard request.result == .objects else {
+                throw ValidationError("the expression already asks for a \(request.result.name); drop --count, --distinct or --aggregate")
+            }
+            request.result = chosen
+        }
+        return request
+    }
+}
+
+extension FetchResultKind {
+    /// What the result is, for messages.
+    var name: String {
+        switch self {
+        case .objects: return "list of objects"
+        case .count: return "count"
+        case .distinct: return "list of distinct values"
+        case .aggregate(let function, _): return "\(function.rawValue)"
+        }
     }
 }

@@ -22,6 +22,9 @@ struct SQLCommand: ParsableCommand {
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
     var store: String
 
+    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"))
+    var expression: String?
+
     @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
     var entity: String?
 
@@ -62,14 +65,14 @@ struct SQLCommand: ParsableCommand {
 
     func validate() throws {
         if raw != nil {
-            if entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count || !distinct.isEmpty || aggregate != nil {
+            if expression != nil || entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count || !distinct.isEmpty || aggregate != nil {
                 throw ValidationError("--raw runs its SQL as it is; it does not combine with the fetch options")
             }
             return
         }
-        if entity == nil { throw ValidationError("name the entity to fetch with --entity, or give SQL with --raw") }
         if format == .csv { throw ValidationError("--format csv goes with --raw; a translated fetch prints as text or JSON") }
-        try FetchOptions.validate(limit: limit, offset: offset, sort: sort, count: count, distinct: distinct, aggregate: aggregate)
+        try FetchOptions.validate(expression: expression, entity: entity, predicate: predicate, limit: limit, offset: offset, sort: sort,
+                                  count: count, distinct: distinct, aggregate: aggregate)
     }
 
     func run() throws {
@@ -80,8 +83,8 @@ struct SQLCommand: ParsableCommand {
             try runRaw(raw, runner: runner)
             return
         }
-        let request = try FetchOptions.request(entity: entity ?? "", predicate: predicate, arguments: arg, sort: sort, limit: limit,
-                                               offset: offset, count: count, distinct: distinct, aggregate: aggregate)
+        let request = try FetchOptions.request(expression: expression, entity: entity, predicate: predicate, arguments: arg, sort: sort,
+                                               limit: limit, offset: offset, count: count, distinct: distinct, aggregate: aggregate)
         let statement = try runner.statement(for: request)
         let binds = statement.arguments.map(SQLTrace.bindText)
         switch format {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDArchive
+import CDFetch
 import CDModel
 import CDStore
 import Foundation
@@ -21,6 +22,11 @@ do {
     exit(2)
 } catch let error as ArchivedModelReader.Failure {
     Output.error(error.description)
+    exit(2)
+} catch let error as CDFetch.PredicateError {
+    // The message, then the text with a caret under the problem.
+    Output.error(error.description)
+    FileHandle.standardError.write(Data(error.caretDiagram.split(separator: "\n").map { "  " + $0 + "\n" }.joined().utf8))
     exit(2)
 } catch let error as PropertyListError {
     Output.error(error.description)
