@@ -19,11 +19,15 @@ public enum CommandRunner {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    public static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    /// `environment` adds variables to the test's own environment.
+    public static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
