@@ -51,6 +51,7 @@ public struct HashCheck: Sendable, Codable {
     @NullEncoded public var dumpWrittenBy: String?
 }
 
+/// How one model version's entity hashes compare with the dump's and the store's.
 public struct VersionMatch: Sendable, Codable {
     public var name: String
     public var current: Bool
@@ -228,8 +229,10 @@ public enum CrossChecker {
                 if let current = check.versions.first(where: \.current), current.name != name {
                     notes.append("The current version \"\(current.name)\" differs in \(current.differingEntities.joined(separator: ", ")); opening the store with it needs a migration from \"\(name)\".")
                 }
-            } else {
+            } else if check.versions.contains(where: { $0.matchesStore != nil || $0.matchesDump != nil }) {
                 notes.append("No version of the model has the store's hashes: the version that wrote it is missing (error 134130 on migration).")
+            } else {
+                notes.append("The dump's hashes are cut short and no store was given, so the model versions cannot be compared: pass --store.")
             }
         }
         return check

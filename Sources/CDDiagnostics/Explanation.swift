@@ -59,12 +59,16 @@ public struct Explanation: Sendable, Codable {
         otherErrors = reading.others
         truncated = reading.truncated
         summary = Self.summary(of: primary)
-        // A 1560 is only a wrapper: the causes and fixes that matter are its detailed errors'.
-        for detail in primary.detailedErrors {
-            guard let detailEntry = detail.code.flatMap(ErrorCatalogue.entry(code:)) else { continue }
-            causes += detailEntry.causes.filter { !causes.contains($0) }
-            fixes += detailEntry.fixes.filter { !fixes.contains($0) }
-            diagnose += detailEntry.diagnose.filter { !diagnose.contains($0) }
+        // A 1560 or a 256 with an SQLite code is only a wrapper: the causes and fixes that matter
+        // are those of its detailed errors or of the SQLite code (errors.md §2, §5.11).
+        var inner = primary.detailedErrors.compactMap { $0.code.flatMap(ErrorCatalogue.entry(code:)) }
+        if let sqlite = primary.sqliteCode, primary.domain != ErrorDomain.sqlite.rawValue {
+            inner.append(Self.entry(code: sqlite, domain: ErrorDomain.sqlite.rawValue))
+        }
+        for innerEntry in inner {
+            causes += innerEntry.causes.filter { !causes.contains($0) }
+            fixes += innerEntry.fixes.filter { !fixes.contains($0) }
+            diagnose += innerEntry.diagnose.filter { !diagnose.contains($0) }
         }
         if reading.truncated {
             summary.append("The paste is cut short, so some details may be missing.")
@@ -176,7 +180,8 @@ public struct Explanation: Sendable, Codable {
         }
         if let sqlite = finding.sqliteCode, finding.domain != ErrorDomain.sqlite.rawValue || sqlite != code {
             let entry = entry(code: sqlite, domain: ErrorDomain.sqlite.rawValue)
-            lines.append("SQLite reported \(sqlite) (\(entry.name))" + (finding.sqliteMessage.map { ": '\($0)'" } ?? "") + ".")
+            lines.append("SQLite reported \(sqlite) (\(entry.name))" + (finding.sqliteMessage.map { ": '\($0)'" } ?? "")
+                         + ". \(entry.meaning)")
         } else if let message = finding.sqliteMessage, finding.domain == ErrorDomain.sqlite.rawValue {
             lines.append("SQLite's text: '\(message)'.")
         }

@@ -47,6 +47,7 @@ public enum ExplanationText {
             out.append("Related codes")
             for related in explanation.related {
                 out.append("  \(related.code) \(related.name) (\(related.via)): \(related.meaning)")
+                out.append("    See section \"\(related.section)\".")
             }
         }
         section("Common causes", explanation.causes.map { "- " + $0 }, into: &out)
