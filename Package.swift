@@ -31,10 +31,14 @@ let package = Package(
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        /// Diagnostics: the error-code catalogue, the reader of pasted NSError dumps, and the
+        /// cross-check of a dump against a store and a model (`cdstore explain`).
+        .target(name: "CDDiagnostics", dependencies: ["CDModel", "CDStore",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
         .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering", "CDFetch",
+            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
@@ -48,6 +52,7 @@ let package = Package(
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]

@@ -56,13 +56,14 @@ import Testing
         #expect(Self.manText.contains(entry.text), "man/cdstore.1 lacks: \(entry)")
     }
 
-    @Test func manPageRendersCleanly() throws {
+    @Test(arguments: ["man/cdstore.1", "man/cdstore-troubleshooting.7"])
+    func manPageRendersCleanly(_ page: String) throws {
         let groff = ["/usr/bin/groff", "/usr/local/bin/groff", "/opt/homebrew/bin/groff"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         try #require(groff != nil, "groff is needed to check the man page (Debian: groff-base)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: groff!)
-        process.arguments = ["-man", "-Tutf8", "-ww", "-z", Corpus.repositoryRoot.appendingPathComponent("man/cdstore.1").path]
+        process.arguments = ["-man", "-Tutf8", "-ww", "-z", Corpus.repositoryRoot.appendingPathComponent(page).path]
         let errors = Pipe()
         process.standardError = errors
         try process.run()

@@ -1,0 +1,240 @@
+import CDModel
+import CDStore
+import Foundation
+import GRDB
+
+/// What `explain --store/--model` found when it checked a dump against real files.
+public struct CrossCheck: Sendable, Codable {
+    @NullEncoded public var store: String?
+    /// The store's `Z_UUID`.
+    @NullEncoded public var storeUUID: String?
+    /// Whether the dump's store UUID (from an object URI or the metadata) is this store's.
+    @NullEncoded public var uuidMatches: Bool?
+    @NullEncoded public var model: String?
+    /// One check per validation error of the dump.
+    public var rows: [RowCheck] = []
+    @NullEncoded public var hashes: HashCheck?
+    /// The findings as sentences, in the order they were made.
+    public var notes: [String] = []
+
+    public init() {}
+}
+
+/// A validation error checked against the store's rows and the model.
+public struct RowCheck: Sendable, Codable {
+    public var entity: String
+    public var key: String
+    /// The object URI the dump names.
+    @NullEncoded public var object: String?
+    /// Whether the row of a permanent object ID exists (`null` for temporary IDs).
+    @NullEncoded public var objectFound: Bool?
+    /// Whether that row holds NULL for the key.
+    @NullEncoded public var objectValueIsNull: Bool?
+    /// Object URIs of rows of the entity (and its sub-entities) whose key is NULL, at most
+    /// ``CrossChecker/rowLimit``.
+    public var nullRows: [String] = []
+    @NullEncoded public var nullRowCount: Int?
+    /// Whether the model marks the property optional.
+    @NullEncoded public var optionalInModel: Bool?
+}
+
+/// The version hashes of a 134100/134130 dump compared with a store and a model.
+public struct HashCheck: Sendable, Codable {
+    /// Whether the dump's full hashes equal the store's metadata hashes.
+    @NullEncoded public var dumpMatchesStore: Bool?
+    /// Entities whose hash differs between the dump and the store, or that only one of them has.
+    public var differingEntities: [String] = []
+    public var versions: [VersionMatch] = []
+    /// The model version whose hashes equal the store's (the version that wrote it).
+    @NullEncoded public var storeWrittenBy: String?
+    /// The model version whose hashes equal the dump's.
+    @NullEncoded public var dumpWrittenBy: String?
+}
+
+/// How one model version's entity hashes compare with the dump's and the store's.
+public struct VersionMatch: Sendable, Codable {
+    public var name: String
+    public var current: Bool
+    @NullEncoded public var matchesDump: Bool?
+    @NullEncoded public var matchesStore: Bool?
+    /// Entities whose hash differs from the store's (or the dump's, without a store).
+    public var differingEntities: [String] = []
+}
+
+/// Checks a parsed dump against a store and a model, never writing to either (the store is
+/// read through ``StoreSnapshot``'s private copy).
+public enum CrossChecker {
+    /// Rows listed per validation error.
+    public static let rowLimit = 20
+
+    public static func check(_ finding: ErrorFinding, storePath: String?, modelPath: String?) throws -> CrossCheck {
+        var result = CrossCheck()
+        result.store = storePath
+        result.model = modelPath
+        let snapshot = try storePath.map { try StoreSnapshot(path: $0) }
+        let versions = try modelPath.map { try ModelSource.versions(at: $0) } ?? []
+        var storeHashes: [String: Data]?
+        if let snapshot {
+            let metadata = try snapshot.read { db in try StoreMetadata.read(db, path: snapshot.files.main.path) }
+            result.storeUUID = metadata.storeUUID
+            storeHashes = metadata.versionHashes
+            let dumpUUID = finding.object?.storeUUID ?? finding.metadata?.storeUUID
+                ?? finding.detailedErrors.lazy.compactMap { $0.object?.storeUUID }.first
+            if let dumpUUID, let uuid = metadata.storeUUID {
+                result.uuidMatches = dumpUUID.caseInsensitiveCompare(uuid) == .orderedSame
+                result.notes.append(result.uuidMatches == true
+                    ? "The dump's store UUID \(dumpUUID) is this store's."
+                    : "The dump's store UUID \(dumpUUID) is not this store's (\(uuid)): the dump comes from another copy or install.")
+            }
+        }
+        if finding.metadata != nil || storeHashes != nil && [134_100, 134_130].contains(finding.code ?? 0) {
+            result.hashes = compareHashes(dump: finding.metadata, store: storeHashes, versions: versions, notes: &result.notes)
+        }
+        let validations = validationErrors(in: finding)
+        if !validations.isEmpty {
+            let model = try versions.isEmpty ? nil : modelForRows(versions: versions, storeHashes: storeHashes)
+            var reader: ObjectReader?
+            if let snapshot {
+                do {
+                    reader = try ObjectReader(snapshot: snapshot, model: model)
+                } catch let error as StoreError {
+                    result.notes.append("Rows not checked: \(error.description).")
+                }
+            }
+            for validation in validations {
+                guard let entity = validation.entity, let key = validation.key else { continue }
+                result.rows.append(try checkRows(entity: entity, key: key, object: validation.object, reader: reader,
+                                                 model: reader?.model ?? model, notes: &result.notes))
+            }
+        }
+        return result
+    }
+
+    /// The validation errors of a dump: the finding itself or the detailed errors of a 1560.
+    static func validationErrors(in finding: ErrorFinding) -> [ErrorFinding] {
+        let own = (1550..<1700).contains(finding.code ?? 0) && finding.code != 1560 ? [finding] : []
+        return own + finding.detailedErrors.flatMap(validationErrors(in:))
+    }
+
+    static func modelForRows(versions: [ModelVersion], storeHashes: [String: Data]?) throws -> ManagedObjectModel {
+        if let storeHashes, let match = versions.first(where: { VersionHashes.entityHashes(of: $0.model) == storeHashes }) {
+            return match.model
+        }
+        return try ModelSource.chooseVersion(versions, named: nil, path: "the model").model
+    }
+
+    static func checkRows(entity: String, key: String, object: ObjectReference?, reader: ObjectReader?,
+                          model: ManagedObjectModel?, notes: inout [String]) throws -> RowCheck {
+        var check = RowCheck(entity: entity, key: key, object: object?.uri)
+        if let model {
+            if model.entity(named: entity) == nil {
+                notes.append("The model has no entity \(entity).")
+            } else if let property = model.allProperties(of: entity).first(where: { $0.name == key }) {
+                check.optionalInModel = property.common.isOptional
+                notes.append(property.common.isOptional
+                    ? "The model marks \(entity).\(key) optional: the app ran with another model version."
+                    : "The model marks \(entity).\(key) required, which is why a nil value fails.")
+            } else {
+                notes.append("The model's \(entity) has no property \(key).")
+            }
+        }
+        guard let reader else { return check }
+        let mapping = reader.mapping
+        guard let table = mapping.table(forEntity: entity), let column = mapping.column(forProperty: key, ofEntity: entity),
+              column.role != .toManyKeyWithoutInverse else {
+            notes.append("The store has no column for \(entity).\(key), so its rows cannot be checked for NULL.")
+            return check
+        }
+        let ents = mapping.entityNumbers(includingSubentitiesOf: entity)
+        let placeholders = ents.map { _ in "?" }.joined(separator: ", ")
+        let names = Dictionary(mapping.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let tableName = table.name.quotedDatabaseIdentifier, columnName = column.name.quotedDatabaseIdentifier
+        try reader.snapshot.read { db in
+            if let object, let pk = object.primaryKey, !object.temporary {
+                let row = try Row.fetchOne(db, sql: "SELECT \(columnName) IS NULL FROM \(tableName) WHERE Z_PK = ? AND Z_ENT IN (\(placeholders))",
+                                           arguments: StatementArguments([pk] + ents.map { Int64($0) }))
+                check.objectFound = row != nil
+                check.objectValueIsNull = row.map { ($0[0] as Int64? ?? 0) != 0 }
+            }
+            check.nullRowCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL",
+                                                  arguments: StatementArguments(ents))
+            let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL ORDER BY Z_PK LIMIT \(rowLimit)",
+                                        arguments: StatementArguments(ents))
+            check.nullRows = rows.map { row in
+                let pk: Int64 = row[0], ent: Int = row[1]
+                return ObjectID(storeUUID: reader.storeUUID, entity: names[ent] ?? entity, ent: ent, pk: pk).uri
+            }
+        }
+        if let object {
+            if object.temporary {
+                notes.append("\(object.uri) is a temporary ID: the object was never saved, so the store has no row for it.")
+            } else if check.objectFound == false {
+                notes.append("\(object.uri): the store has no \(entity) row with Z_PK \(object.primaryKey.map(String.init) ?? "?").")
+            } else if check.objectValueIsNull == true {
+                notes.append("\(object.uri): the row exists and its \(key) is NULL.")
+            } else if check.objectFound == true {
+                notes.append("\(object.uri): the row exists and its \(key) is not NULL in the store (the unsaved change set it to nil).")
+            }
+        }
+        let count = check.nullRowCount ?? 0
+        notes.append(count == 0
+            ? "No saved \(entity) row has a NULL \(key)."
+            : "\(count) saved \(entity) row\(count == 1 ? " has" : "s have") a NULL \(key)"
+                + (check.nullRows.isEmpty ? "." : ": \(check.nullRows.joined(separator: ", "))\(count > check.nullRows.count ? ", …" : "").")) 
+        return check
+    }
+
+    static func compareHashes(dump: DumpMetadata?, store: [String: Data]?, versions: [ModelVersion], notes: inout [String]) -> HashCheck {
+        var check = HashCheck()
+        let dumpHashes = dump?.versionHashes ?? [:]
+        let storeHex = store?.mapValues(\.hexString)
+        if let storeHex, let dump, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
+            let names = Set(storeHex.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+            check.differingEntities = names.filter { name in
+                if dump.truncatedHashes.contains(name) { return storeHex[name] == nil }
+                return storeHex[name] != dumpHashes[name]
+            }.sorted()
+            check.dumpMatchesStore = check.differingEntities.isEmpty
+            notes.append(check.differingEntities.isEmpty
+                ? "The dump's entity hashes are this store's (\(names.count) entit\(names.count == 1 ? "y" : "ies"))."
+                : "The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
+        }
+        for version in versions {
+            let hashes = VersionHashes.entityHashes(of: version.model).mapValues(\.hexString)
+            var match = VersionMatch(name: version.name, current: version.current)
+            if !dumpHashes.isEmpty, let dump {
+                let comparable = Set(hashes.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+                match.matchesDump = comparable.allSatisfy { name in
+                    dump.truncatedHashes.contains(name) ? hashes[name] != nil : hashes[name] == dumpHashes[name]
+                }
+            }
+            if let storeHex {
+                match.matchesStore = hashes == storeHex
+                match.differingEntities = Set(hashes.keys).union(storeHex.keys).filter { hashes[$0] != storeHex[$0] }.sorted()
+            } else if !dumpHashes.isEmpty {
+                match.differingEntities = Set(hashes.keys).union(dumpHashes.keys).filter { hashes[$0] != dumpHashes[$0] }.sorted()
+            }
+            check.versions.append(match)
+        }
+        check.storeWrittenBy = check.versions.first { $0.matchesStore == true }?.name
+        check.dumpWrittenBy = check.versions.first { $0.matchesDump == true }?.name
+        if !versions.isEmpty {
+            if let name = check.storeWrittenBy {
+                notes.append("Model version \"\(name)\" has the store's hashes: it wrote the store.")
+            }
+            if let name = check.dumpWrittenBy, name != check.storeWrittenBy {
+                notes.append("Model version \"\(name)\" has the dump's hashes" + (storeHex == nil ? ": it wrote the store." : "."))
+            }
+            if let name = check.storeWrittenBy ?? check.dumpWrittenBy {
+                if let current = check.versions.first(where: \.current), current.name != name {
+                    notes.append("The current version \"\(current.name)\" differs in \(current.differingEntities.joined(separator: ", ")); opening the store with it needs a migration from \"\(name)\".")
+                }
+            } else if check.versions.contains(where: { $0.matchesStore != nil || $0.matchesDump != nil }) {
+                notes.append("No version of the model has the store's hashes: the version that wrote it is missing (error 134130 on migration).")
+            } else {
+                notes.append("The dump's hashes are cut short and no store was given, so the model versions cannot be compared: pass --store.")
+            }
+        }
+        return check
+    }
+}

@@ -1,0 +1,222 @@
+import CDModel
+import CDStore
+import Foundation
+
+/// What `cdstore explain` prints: the catalogue entry of one code and, for a pasted dump, what the
+/// dump says about this very case. This is the `--json` contract; every key is always present.
+public struct Explanation: Sendable, Codable {
+    public var code: Int
+    public var domain: String
+    public var name: String
+    /// `false` when the code is not in the catalogue (the rest then comes from its range).
+    public var known: Bool
+    public var meaning: String
+    public var causes: [String]
+    public var diagnose: [String]
+    public var fixes: [String]
+    /// The troubleshooting section title, and the full pointer to it.
+    public var section: String
+    public var reference: String
+    /// Sentences about this case (empty for `explain CODE`).
+    public var summary: [String]
+    /// The parsed dump (`null` for `explain CODE`).
+    @NullEncoded public var finding: ErrorFinding?
+    /// Other errors pasted alongside the explained one (a POSIX error next to SQLite lines).
+    public var otherErrors: [ErrorFinding]
+    /// Every other code the dump mentions: SQLite codes, detailed and underlying errors.
+    public var related: [RelatedCode]
+    public var truncated: Bool
+    /// What `--store`/`--model` found (`null` without them).
+    @NullEncoded public var crossCheck: CrossCheck?
+
+    /// The explanation of a bare code.
+    public init(entry: CatalogueEntry) {
+        code = entry.code
+        domain = entry.domain.rawValue
+        name = entry.name
+        known = true
+        meaning = entry.meaning
+        causes = entry.causes
+        diagnose = entry.diagnose
+        fixes = entry.fixes
+        section = entry.section.rawValue
+        reference = entry.section.reference
+        summary = []
+        finding = nil
+        otherErrors = []
+        related = []
+        truncated = false
+        crossCheck = nil
+    }
+
+    /// The explanation of a pasted dump: its primary error's entry and the case's details.
+    public init(reading: DumpReading) {
+        let primary = reading.primary
+        let entry = Self.entry(code: primary.code ?? 0, domain: primary.domain)
+        self.init(entry: entry)
+        known = ErrorCatalogue.entry(code: primary.code ?? 0).map { $0.domain.rawValue == primary.domain } ?? false
+        finding = primary
+        otherErrors = reading.others
+        truncated = reading.truncated
+        summary = Self.summary(of: primary)
+        // A 1560 or a 256 with an SQLite code is only a wrapper: the causes and fixes that matter
+        // are those of its detailed errors or of the SQLite code (errors.md §2, §5.11).
+        var inner = primary.detailedErrors.compactMap { $0.code.flatMap(ErrorCatalogue.entry(code:)) }
+        if let sqlite = primary.sqliteCode, primary.domain != ErrorDomain.sqlite.rawValue {
+            inner.append(Self.entry(code: sqlite, domain: ErrorDomain.sqlite.rawValue))
+        }
+        for innerEntry in inner {
+            causes += innerEntry.causes.filter { !causes.contains($0) }
+            fixes += innerEntry.fixes.filter { !fixes.contains($0) }
+            diagnose += innerEntry.diagnose.filter { !diagnose.contains($0) }
+        }
+        if reading.truncated {
+            summary.append("The paste is cut short, so some details may be missing.")
+        }
+        var seen: Set<String> = ["\(domain):\(code)"]
+        var related: [RelatedCode] = []
+        func add(_ code: Int?, _ domain: String?, via: String) {
+            guard let code, let domain, seen.insert("\(domain):\(code)").inserted else { return }
+            related.append(RelatedCode(code: code, domain: domain, entry: Self.entry(code: code, domain: domain), via: via))
+        }
+        func walk(_ finding: ErrorFinding, via: String) {
+            add(finding.code, finding.domain, via: via)
+            add(finding.sqliteCode, ErrorDomain.sqlite.rawValue, via: "sqlite")
+            finding.detailedErrors.forEach { walk($0, via: "detailed") }
+            finding.underlyingErrors.forEach { walk($0, via: "underlying") }
+        }
+        add(primary.sqliteCode, ErrorDomain.sqlite.rawValue, via: "sqlite")
+        primary.detailedErrors.forEach { walk($0, via: "detailed") }
+        primary.underlyingErrors.forEach { walk($0, via: "underlying") }
+        reading.others.forEach { walk($0, via: "other") }
+        self.related = related
+    }
+
+    /// The catalogue entry for a code found in a dump; SQLite extended codes fall back to their
+    /// primary code, and unknown codes get an entry built from their range.
+    static func entry(code: Int, domain: String?) -> CatalogueEntry {
+        if let entry = ErrorCatalogue.entry(code: code), entry.domain.rawValue == domain || domain == nil {
+            return entry
+        }
+        if domain == ErrorDomain.sqlite.rawValue, let extended = ErrorCatalogue.sqliteExtended(code) {
+            return extended
+        }
+        if domain == ErrorDomain.posix.rawValue {
+            return CatalogueEntry(code: code, domain: .posix, name: "POSIX error \(code)",
+                                  meaning: "An operating-system error (errno); the dump's message names it.", message: nil,
+                                  causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: .fileErrors)
+        }
+        let section: TroubleshootingSection
+        switch (domain, code) {
+        case (ErrorDomain.cocoa.rawValue, 1550..<1700): section = .validation
+        case (ErrorDomain.cocoa.rawValue, 134_400..<134_500): section = .cloudKitSetup
+        case (ErrorDomain.cocoa.rawValue, 134_000..<135_000): section = .storeOpenSave
+        case (ErrorDomain.sqlite.rawValue, _): section = .sqliteOther
+        default: section = .fileErrors
+        }
+        return CatalogueEntry(code: code, domain: ErrorDomain(rawValue: domain ?? "") ?? .cocoa, name: "(not in cdstore's catalogue)",
+                              meaning: "cdstore does not know this code; the message and userInfo of the dump are all there is to go on.",
+                              message: nil, causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: section)
+    }
+
+    /// Sentences that describe this very case, from what the dump says.
+    static func summary(of finding: ErrorFinding) -> [String] {
+        var lines: [String] = []
+        let property = [finding.entity, finding.key].compactMap { $0 }.joined(separator: ".")
+        let code = finding.code ?? 0
+        switch code {
+        case 1560:
+            lines.append("\(finding.detailedErrors.count) validation error\(finding.detailedErrors.count == 1 ? "" : "s") in one save:")
+            for detail in finding.detailedErrors { lines.append(contentsOf: summary(of: detail).map { "  " + $0 }) }
+        case 1570 where !property.isEmpty:
+            lines.append("\(property) is nil, but the model requires a value\(objectClause(finding.object)).")
+        case 1550..<1700 where !property.isEmpty:
+            let entry = ErrorCatalogue.entry(code: code)
+            lines.append("\(property) failed validation (\(entry?.name ?? "code \(code)"))\(objectClause(finding.object))"
+                         + (finding.value.map { "; value: \($0)" } ?? "") + ".")
+        case 134_100, 134_130:
+            if let metadata = finding.metadata {
+                var sentence = "The store was written"
+                if let version = metadata.frameworkVersion { sentence += " by framework \(version)" }
+                if let identifiers = metadata.versionIdentifiers {
+                    sentence += " with model version identifiers (\(identifiers.map { "\"\($0)\"" }.joined(separator: ", ")))"
+                }
+                let names = (Array(metadata.versionHashes.keys) + metadata.truncatedHashes).sorted()
+                if !names.isEmpty { sentence += " and entity hashes for \(names.joined(separator: ", "))" }
+                lines.append(sentence + ".")
+                if let uuid = metadata.storeUUID { lines.append("Store UUID: \(uuid).") }
+                if !metadata.truncatedHashes.isEmpty {
+                    lines.append("The dump cuts the hashes of \(metadata.truncatedHashes.joined(separator: ", ")); read them from the store with --store.")
+                }
+            }
+            lines.append(code == 134_100
+                ? "The model the app opened it with has different entity hashes: find the version that matches with --model."
+                : "No model version in the app has these hashes, so there is nothing to migrate from.")
+        case 134_110, 134_120...134_170:
+            if let reason = finding.reason { lines.append("Reason: \(reason)") }
+            for underlying in finding.underlyingErrors where underlying.entity != nil || underlying.key != nil {
+                lines.append("It failed at \([underlying.entity, underlying.key].compactMap { $0 }.joined(separator: "."))"
+                             + (underlying.reason.map { ": \($0)" } ?? "") + ".")
+            }
+            if finding.entity != nil || finding.key != nil {
+                lines.append("It failed at \(property).")
+            }
+        case 134_140 where !finding.sourceModelEntities.isEmpty:
+            lines.append("The store's model (the source) has the entities \(finding.sourceModelEntities.joined(separator: ", ")).")
+        case 134_060:
+            for rule in finding.cloudKit {
+                lines.append("CloudKit rule broken: \(rule.rule)" + (rule.items.isEmpty ? "." : ": \(rule.items.joined(separator: "; ")).")) 
+            }
+        case 133_020:
+            for conflict in finding.conflicts {
+                var sentence = "\(conflict.objectID) changed in the store"
+                if let old = conflict.oldVersion, let new = conflict.newVersion {
+                    sentence += " (Z_OPT \(old) in the context's snapshot, \(new) in the row)"
+                }
+                lines.append(sentence + ".")
+            }
+        default:
+            break
+        }
+        if let sqlite = finding.sqliteCode, finding.domain != ErrorDomain.sqlite.rawValue || sqlite != code {
+            let entry = entry(code: sqlite, domain: ErrorDomain.sqlite.rawValue)
+            lines.append("SQLite reported \(sqlite) (\(entry.name))" + (finding.sqliteMessage.map { ": '\($0)'" } ?? "")
+                         + ". \(entry.meaning)")
+        } else if let message = finding.sqliteMessage, finding.domain == ErrorDomain.sqlite.rawValue {
+            lines.append("SQLite's text: '\(message)'.")
+        }
+        if lines.isEmpty, let reason = finding.failureReason ?? finding.reason {
+            lines.append("Core Data's explanation: \(reason)")
+        }
+        if finding.identifiedBy == "message" {
+            lines.append("The dump carries no error code; it was recognised by its message text.")
+        }
+        return lines
+    }
+
+    private static func objectClause(_ object: ObjectReference?) -> String {
+        guard let object else { return "" }
+        if object.temporary { return " on an object never saved (temporary ID \(object.uri))" }
+        return " on \(object.uri)" + (object.primaryKey.map { " (Z_PK \($0))" } ?? "")
+    }
+}
+
+/// Another code a dump mentions, with its catalogue entry's name, meaning and section.
+public struct RelatedCode: Sendable, Codable {
+    public var code: Int
+    public var domain: String
+    public var name: String
+    public var meaning: String
+    public var section: String
+    /// How it appears: `sqlite` (an SQLite code in userInfo), `detailed`, `underlying` or `other`.
+    public var via: String
+
+    init(code: Int, domain: String, entry: CatalogueEntry, via: String) {
+        self.code = code
+        self.domain = domain
+        name = entry.name
+        meaning = entry.meaning
+        section = entry.section.rawValue
+        self.via = via
+    }
+}

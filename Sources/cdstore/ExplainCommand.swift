@@ -1,0 +1,70 @@
+import ArgumentParser
+import CDDiagnostics
+import Foundation
+
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain a Core Data error code, or a pasted error dump: its entity, key, object and store version.",
+        discussion: """
+            CODE is a number (1570, 134100, 522), an SDK constant (NSValidationMissingMandatoryPropertyError, \
+            SQLITE_BUSY) or - to read a pasted NSError description or Core Data console log from standard \
+            input. Every explanation names its section of cdstore-troubleshooting(7).
+            """)
+
+    @Argument(help: ArgumentHelp("An error code or constant name, or - to read an error dump from standard input.", valueName: "code"))
+    var code: String?
+
+    @Option(name: .long, help: ArgumentHelp("The error dump itself, instead of standard input.", valueName: "text"))
+    var text: String?
+
+    @Flag(name: .long, help: "Print the explanation as JSON (a stable contract for scripts).")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("A model to check the dump against: which version wrote the store.", valueName: "path"))
+    var model: String?
+
+    func validate() throws {
+        if code == nil && text == nil { throw ValidationError("give an error code, - (read standard input) or --text") }
+        if code != nil && text != nil { throw ValidationError("give either an error code or - or --text, not both") }
+        if let code, code != "-", store != nil || model != nil {
+            throw ValidationError("--store and --model check a pasted dump; use them with - or --text, not with code \(code)")
+        }
+    }
+
+    func run() throws {
+        let explanation: Explanation
+        if let code, code != "-" {
+            explanation = try explain(code: code)
+        } else {
+            let dump = text ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            guard !dump.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw fail("the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
+            }
+            guard let reading = ErrorDumpParser.parse(dump) else {
+                throw fail("no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …")
+            }
+            var result = Explanation(reading: reading)
+            if store != nil || model != nil {
+                result.crossCheck = try CrossChecker.check(reading.primary, storePath: store, modelPath: model)
+            }
+            explanation = result
+        }
+        Output.print(json ? try Output.json(explanation) : ExplanationText.render(explanation))
+    }
+
+    private func explain(code: String) throws -> Explanation {
+        if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
+        if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
+        throw fail("unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))")
+    }
+
+    /// Reports a problem with the input on one line and exits with status 2.
+    private func fail(_ message: String) -> ExitCode {
+        Output.error(message)
+        return ExitCode(2)
+    }
+}
