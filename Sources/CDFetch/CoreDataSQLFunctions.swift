@@ -38,14 +38,13 @@ public enum CoreDataSQLFunctions {
 
     /// Registers every function and collation on `db`.
     public static func register(in db: Database) {
-        let patterns = RegexCache()
         db.add(function: DatabaseFunction("NSCoreDataLike", argumentCount: 3, pure: true) { values in
             guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
             return like(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
         })
         db.add(function: DatabaseFunction("NSCoreDataMatches", argumentCount: 3, pure: true) { values in
             guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
-            return try patterns.matches(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
+            return try matches(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
         })
         db.add(function: DatabaseFunction("NSCoreDataStringSearch", argumentCount: 4, pure: true) { values in
             guard let value = text(values[0]), let search = text(values[1]) else { return nil }
@@ -92,6 +91,14 @@ public enum CoreDataSQLFunctions {
         case .endsWith: return haystack.hasSuffix(needle)
         }
     }
+
+    /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value. Throws for an
+    /// invalid expression.
+    public static func matches(_ value: String, pattern: String, flags: Int) throws -> Bool {
+        try regexes.matches(value, pattern: pattern, flags: flags)
+    }
+
+    private static let regexes = RegexCache()
 
     /// NSPredicate `LIKE`: `*`, `?` and `\` escapes over the whole value, by Character.
     public static func like(_ value: String, pattern: String, flags: Int) -> Bool {

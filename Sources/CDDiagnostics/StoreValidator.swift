@@ -1,0 +1,256 @@
+import CDModel
+import CDStore
+import Foundation
+import GRDB
+
+/// `cdstore validate`: every validation rule of the model over every row, the way Core Data
+/// checks an object on save, plus the integrity of the store itself (errors.md §1.1, §3).
+///
+/// Row rules: 1570 for a NULL non-optional attribute or to-one, 1580/1590 for a to-many outside
+/// its minimum or maximum count, the attribute rules of ``AttributeRules`` (1550, 1610–1680);
+/// several errors of one object are wrapped in a 1560, as Core Data wraps them. Integrity: to-one
+/// keys and join-table rows pointing at no row, `Z_ENT` values that are unknown or abstract,
+/// `Z_MAX` below the largest `Z_PK`, missing and orphaned external-data files, the metadata
+/// digest and checksum, the model cache against the metadata, and SQLite's integrity check.
+/// Rows stream through ``ObjectReader``; only the failures are kept.
+public enum StoreValidator {
+    /// Offenders kept per integrity problem, and validation failures kept in all; the counts go on.
+    public static let exampleLimit = 5
+    public static let failureLimit = 10_000
+
+    public static func validate(_ snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws -> ValidationReport {
+        let reader = try ObjectReader(snapshot: snapshot, model: model)
+        var report = ValidationReport(store: snapshot.files.main.path)
+        try checkObjects(reader, into: &report)
+        try checkIntegrity(reader, into: &report)
+        return report
+    }
+
+    // MARK: Rows
+
+    private struct EntityRules {
+        var attributes: [String: AttributeRules] = [:]
+        var mandatory: Set<String> = []
+        var toMany: [String: RelationshipDescription] = [:]
+    }
+
+    private static func rules(for model: ManagedObjectModel, notChecked: inout [String]) -> [String: EntityRules] {
+        var result: [String: EntityRules] = [:]
+        for entity in model.entities {
+            var rules = EntityRules()
+            for property in model.allProperties(of: entity.name) where !property.isTransient {
+                switch property {
+                case .attribute(let attribute) where !attribute.isDerived:
+                    let attributeRules = AttributeRules(attribute)
+                    if !attributeRules.rules.isEmpty { rules.attributes[attribute.name] = attributeRules }
+                    notChecked += attributeRules.unchecked.map { "\(entity.name).\($0)" }
+                    if !attribute.common.isOptional { rules.mandatory.insert(attribute.name) }
+                case .relationship(let relationship) where relationship.isToMany:
+                    if relationship.minCount > 0 || relationship.maxCount > 1 { rules.toMany[relationship.name] = relationship }
+                case .relationship(let relationship):
+                    if !relationship.common.isOptional { rules.mandatory.insert(relationship.name) }
+                default:
+                    break
+                }
+            }
+            result[entity.name] = rules
+        }
+        return result
+    }
+
+    private static func checkObjects(_ reader: ObjectReader, into report: inout ValidationReport) throws {
+        var notChecked: [String] = []
+        let rulesByEntity = rules(for: reader.model, notChecked: &notChecked)
+        report.notChecked = Array(Set(notChecked)).sorted()
+        var missingFiles: [String: (count: Int, examples: [String], entity: String, key: String)] = [:]
+        var referencedFiles: Set<String> = []
+        var invalidObjects = 0
+        let needsCounts = rulesByEntity.values.contains { !$0.toMany.isEmpty }
+        try reader.read(ObjectQuery(countsToMany: needsCounts), section: { _ in }, object: { object in
+            report.objects += 1
+            guard let rules = rulesByEntity[object.id.entity] else { return }
+            var found: [ValidationFailure] = []
+            for (name, value) in object.values {
+                if case .externalReference(let file, let exists) = value {
+                    referencedFiles.insert(file)
+                    if !exists {
+                        let key = object.id.entity + "." + name
+                        var entry = missingFiles[key] ?? (0, [], object.id.entity, name)
+                        entry.count += 1
+                        if entry.examples.count < exampleLimit { entry.examples.append(object.id.uri + " → " + file) }
+                        missingFiles[key] = entry
+                    }
+                }
+                found += failures(of: name, value: value, rules: rules, object: object)
+            }
+            guard !found.isEmpty else { return }
+            invalidObjects += 1
+            guard invalidObjects <= failureLimit else { return }
+            if found.count == 1 {
+                report.errors.append(found[0])
+            } else {
+                report.errors.append(ValidationFailure(code: 1560, entity: object.id.entity, key: nil, object: object.id.uri, value: nil,
+                                                       message: "Multiple validation errors occurred.", errors: found))
+            }
+        })
+        if invalidObjects > failureLimit {
+            report.notChecked.append("\(invalidObjects - failureLimit) more invalid objects were counted but not listed")
+        }
+        for (_, entry) in missingFiles.sorted(by: { $0.key < $1.key }) {
+            report.integrity.append(IntegrityProblem(kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
+                                                     examples: entry.examples,
+                                                     message: "\(entry.count) external-data reference\(entry.count == 1 ? "" : "s") of \(entry.entity).\(entry.key) point to missing files"))
+        }
+        let folder = reader.snapshot.files.externalDataFolder
+        let onDisk = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let orphans = onDisk.filter { !$0.hasPrefix(".") && !referencedFiles.contains($0) }.sorted()
+        if !orphans.isEmpty {
+            report.integrity.append(IntegrityProblem(kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
+                                                     message: "\(orphans.count) file\(orphans.count == 1 ? "" : "s") in \(folder.path) no row refers to"))
+        }
+    }
+
+    private static func failures(of name: String, value: ObjectValue, rules: EntityRules, object: StoredObject) -> [ValidationFailure] {
+        func failure(_ code: Int, _ message: String) -> ValidationFailure {
+            ValidationFailure(code: code, entity: object.id.entity, key: name, object: object.id.uri, value: text(value), message: message)
+        }
+        if rules.mandatory.contains(name), case .null = value {
+            return [failure(1570, "\(name) is a required value.")]
+        }
+        if let relationship = rules.toMany[name], case .objectCount(let count) = value {
+            if count > 0 || !relationship.common.isOptional, count < relationship.minCount {
+                return [failure(1580, "Too few items in \(name).")]
+            }
+            if relationship.maxCount > 1, count > relationship.maxCount {
+                return [failure(1590, "Too many items in \(name).")]
+            }
+        }
+        guard let attributeRules = rules.attributes[name] else { return [] }
+        return attributeRules.failures(value).map { rule in
+            let message: String
+            switch rule.code {
+            case 1610: message = "\(name) is too large."
+            case 1620: message = "\(name) is too small."
+            case 1630: message = "\(name) is too late."
+            case 1640: message = "\(name) is too soon."
+            case 1660: message = "\(name) is too long."
+            case 1670: message = "\(name) is too short."
+            case 1680: message = "\(name) is invalid."
+            default: message = "\(name) is not valid." + (rule.warning.map { $0.isEmpty ? "" : " " + $0 } ?? "")
+            }
+            return failure(rule.code, message)
+        }
+    }
+
+    /// A short text of a stored value for reports (nil for NULL).
+    static func text(_ value: ObjectValue) -> String? {
+        switch value {
+        case .null: return nil
+        case .integer(let i): return String(i)
+        case .boolean(let b): return b ? "1" : "0"
+        case .decimal(let d), .double(let d): return String(d)
+        case .string(let s): return s.count > 80 ? String(s.prefix(80)) + "…" : s
+        case .date(let t): return ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: t))
+        case .uuid(let u): return u.uuidString
+        case .uri(let u): return u
+        case .object(let id): return id.uri
+        case .objectCount(let count): return "\(count) objects"
+        case .binary(let d), .transformableData(let d): return "<\(d.count) bytes>"
+        case .transformable(_, let size): return "<archive, \(size) bytes>"
+        case .externalReference(let file, _): return "<external data: \(file)>"
+        case .objects(let members): return members.map { "\($0.count) objects" }
+        case .unexpected(let text): return text
+        }
+    }
+
+    // MARK: Integrity
+
+    private static func checkIntegrity(_ reader: ObjectReader, into report: inout ValidationReport) throws {
+        let snapshot = reader.snapshot
+        let mapping = reader.mapping
+        let inspection = try StoreInspector.inspect(snapshot, counts: true)
+        let uuid = reader.storeUUID
+        func uri(_ ent: Int, _ pk: Int64) -> String {
+            "x-coredata://\(uuid)/\(mapping.entities.first { $0.number == ent }?.name ?? "Z_ENT \(ent)")/p\(pk)"
+        }
+        try snapshot.read { db in
+            let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            for table in mapping.tables where table.kind == .entity && tables.contains(table.name) {
+                let known = Set(table.entities.compactMap { mapping.entityNumber(of: $0) })
+                let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) GROUP BY Z_ENT")
+                for row in rows {
+                    let ent: Int? = row[0]
+                    let count: Int = row[1]
+                    guard let ent, known.contains(ent) else {
+                        report.integrity.append(IntegrityProblem(kind: .unknownEntity, key: table.name, count: count,
+                                                                 message: "\(count) row\(count == 1 ? "" : "s") of \(table.name) have Z_ENT \(ent.map(String.init) ?? "NULL"), which is not an entity of this table"))
+                        continue
+                    }
+                }
+                for column in table.columns where column.role == .toOneKey {
+                    guard let entity = column.entity, let property = column.property,
+                          case .relationship(let relationship)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }),
+                          let destination = mapping.table(forEntity: relationship.destinationEntity), tables.contains(destination.name) else { continue }
+                    let dangling = try Row.fetchAll(db, sql: """
+                        SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) a
+                        WHERE a.\(column.name.quotedDatabaseIdentifier) IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedDatabaseIdentifier))
+                        ORDER BY a.Z_PK
+                        """)
+                    guard !dangling.isEmpty else { continue }
+                    let examples = dangling.prefix(exampleLimit).map { row in "\(uri(row[0], row[1])) → Z_PK \(row[2] as Int64)" }
+                    report.integrity.append(IntegrityProblem(kind: .danglingToOne, entity: entity, key: property, count: dangling.count, examples: examples,
+                                                             message: "\(dangling.count) \(entity).\(property) key\(dangling.count == 1 ? "" : "s") point to no \(relationship.destinationEntity) row"))
+                }
+            }
+            for table in mapping.tables where table.kind == .manyToMany && tables.contains(table.name) {
+                for column in table.columns where column.role == .joinKey {
+                    let target = column.destination ?? column.entity.flatMap { entity in
+                        column.property.flatMap { property -> String? in
+                            if case .relationship(let r)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }) {
+                                return r.destinationEntity
+                            }
+                            return nil
+                        }
+                    }
+                    guard let target, let destination = mapping.table(forEntity: target), tables.contains(destination.name) else { continue }
+                    let count = try Int.fetchOne(db, sql: """
+                        SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) j WHERE NOT EXISTS
+                        (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = j.\(column.name.quotedDatabaseIdentifier))
+                        """) ?? 0
+                    guard count > 0 else { continue }
+                    report.integrity.append(IntegrityProblem(kind: .danglingJoinRow, entity: target, key: "\(table.name).\(column.name)", count: count,
+                                                             message: "\(count) row\(count == 1 ? "" : "s") of \(table.name) point to no \(target) row in \(column.name)"))
+                }
+            }
+            let messages = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            if !messages.isEmpty {
+                report.integrity.append(IntegrityProblem(kind: .sqlite, count: messages.count, examples: Array(messages.prefix(exampleLimit)),
+                                                         message: "SQLite's integrity check found \(messages.count) problem\(messages.count == 1 ? "" : "s")"))
+            }
+        }
+        for entity in inspection.entities {
+            if entity.isAbstract == true, let rows = entity.rows, rows > 0 {
+                report.integrity.append(IntegrityProblem(kind: .abstractEntity, entity: entity.name, count: rows,
+                                                         message: "\(rows) row\(rows == 1 ? "" : "s") of the abstract entity \(entity.name), which Core Data never instantiates"))
+            }
+            if let max = entity.max, let largest = entity.maxPK, largest > max {
+                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest - max,
+                                                         message: "\(entity.name): Z_MAX is \(max) but the largest Z_PK in \(entity.table) is \(largest): the next insert would reuse a primary key"))
+            }
+        }
+        if inspection.metadata.hashesDigestMatches == false {
+            report.integrity.append(IntegrityProblem(kind: .digestMismatch, count: 1,
+                                                     message: "NSStoreModelVersionHashesDigest does not match the entity hashes in the metadata"))
+        }
+        if inspection.metadata.checksumMatches == false {
+            report.integrity.append(IntegrityProblem(kind: .checksumMismatch, count: 1,
+                                                     message: "NSStoreModelVersionChecksumKey does not match the entity hashes in the metadata"))
+        }
+        if inspection.modelCache.hashesMatch == false {
+            let names = inspection.modelCache.mismatches.map(\.entity)
+            report.integrity.append(IntegrityProblem(kind: .modelCacheMismatch, count: names.count, examples: Array(names.prefix(exampleLimit)),
+                                                     message: "the model cache and the metadata disagree on \(names.count) entit\(names.count == 1 ? "y" : "ies")"))
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// What `cdstore validate` found: Core Data's validation errors row by row, and the store's
+/// integrity problems. Its JSON form is the `validate --json` contract: every key always present.
+public struct ValidationReport: Sendable, Codable, Equatable {
+    public var store: String
+    /// Objects checked, over every entity.
+    public var objects: Int
+    /// One entry per invalid object: the error itself, or a 1560 holding several in `errors`.
+    public var errors: [ValidationFailure]
+    public var integrity: [IntegrityProblem]
+    /// Rules the model states that cdstore cannot evaluate (validation predicates over other
+    /// key paths, say), so a clean report does not claim more than was checked.
+    public var notChecked: [String]
+
+    public init(store: String, objects: Int = 0, errors: [ValidationFailure] = [], integrity: [IntegrityProblem] = [],
+                notChecked: [String] = []) {
+        self.store = store
+        self.objects = objects
+        self.errors = errors
+        self.integrity = integrity
+        self.notChecked = notChecked
+    }
+
+    /// Whether anything is wrong (the command's exit status 1).
+    public var hasProblems: Bool { !errors.isEmpty || !integrity.isEmpty }
+}
+
+/// A validation error as Core Data would raise it on save: its code, the entity, the key, the
+/// object's URI, the offending value and Core Data's message. Code 1560 wraps several errors of
+/// one object in `errors`, as `NSDetailedErrors` does (errors.md §1.1, §5.8).
+public struct ValidationFailure: Sendable, Codable, Equatable {
+    public var code: Int
+    public var entity: String
+    /// The property, or nil for a 1560 wrapper.
+    public var key: String?
+    public var object: String
+    /// The stored value as text (nil for NULL, and for a 1560 wrapper).
+    public var value: String?
+    public var message: String
+    public var errors: [ValidationFailure]
+
+    public init(code: Int, entity: String, key: String?, object: String, value: String?, message: String,
+                errors: [ValidationFailure] = []) {
+        self.code = code
+        self.entity = entity
+        self.key = key
+        self.object = object
+        self.value = value
+        self.message = message
+        self.errors = errors
+    }
+
+    enum CodingKeys: String, CodingKey { case code, entity, key, object, value, message, errors }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(entity, forKey: .entity)
+        try container.encode(key, forKey: .key)
+        try container.encode(object, forKey: .object)
+        try container.encode(value, forKey: .value)
+        try container.encode(message, forKey: .message)
+        try container.encode(errors, forKey: .errors)
+    }
+}
+
+/// A problem with the store itself rather than with one object's values.
+public struct IntegrityProblem: Sendable, Codable, Equatable {
+    /// What kind of problem, a stable word for scripts.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        /// A to-one foreign key holds a Z_PK with no row in the destination table.
+        case danglingToOne
+        /// A many-to-many join-table row holds a Z_PK with no row.
+        case danglingJoinRow
+        /// Rows whose Z_ENT is not an entity of their table.
+        case unknownEntity
+        /// Rows of an abstract entity (Core Data never creates them).
+        case abstractEntity
+        /// Z_PRIMARYKEY.Z_MAX below the largest Z_PK: the next insert would reuse a key.
+        case primaryKeyBelowMaximum
+        /// An external-data reference whose file is missing from `_EXTERNAL_DATA`.
+        case missingExternalFile
+        /// A file in `_EXTERNAL_DATA` that no row refers to.
+        case orphanedExternalFile
+        /// NSStoreModelVersionHashesDigest does not match the entity hashes.
+        case digestMismatch
+        /// NSStoreModelVersionChecksumKey does not match the entity hashes.
+        case checksumMismatch
+        /// The model cache hashes differently from the metadata.
+        case modelCacheMismatch
+        /// SQLite's `PRAGMA integrity_check` reported a problem.
+        case sqlite
+    }
+
+    public var kind: Kind
+    /// The entity concerned, when there is one.
+    public var entity: String?
+    /// The property or table concerned, when there is one.
+    public var key: String?
+    /// How many rows or files.
+    public var count: Int
+    /// The first offenders: object URIs, file names or SQLite's messages.
+    public var examples: [String]
+    public var message: String
+
+    public init(kind: Kind, entity: String? = nil, key: String? = nil, count: Int, examples: [String] = [], message: String) {
+        self.kind = kind
+        self.entity = entity
+        self.key = key
+        self.count = count
+        self.examples = examples
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey { case kind, entity, key, count, examples, message }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(entity, forKey: .entity)
+        try container.encode(key, forKey: .key)
+        try container.encode(count, forKey: .count)
+        try container.encode(examples, forKey: .examples)
+        try container.encode(message, forKey: .message)
+    }
+}
