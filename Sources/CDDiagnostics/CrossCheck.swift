@@ -261,8 +261,12 @@ public enum CrossChecker {
         var check = HashCheck()
         let dumpHashes = dump?.versionHashes ?? [:]
         let storeHex = store?.mapValues(\.hexString)
+        if let dump, !dump.hashesComplete, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
+            notes.append("The paste is cut inside the entity hashes, so only the entities it lists are compared.")
+        }
         if let storeHex, let dump, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
-            let names = Set(storeHex.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+            let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
+            let names = dump.hashesComplete ? listed.union(storeHex.keys) : listed
             check.differingEntities = names.filter { name in
                 if dump.truncatedHashes.contains(name) { return storeHex[name] == nil }
                 return storeHex[name] != dumpHashes[name]
@@ -276,7 +280,8 @@ public enum CrossChecker {
             let hashes = VersionHashes.entityHashes(of: version.model).mapValues(\.hexString)
             var match = VersionMatch(name: version.name, current: version.current)
             if !dumpHashes.isEmpty, let dump {
-                let comparable = Set(hashes.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+                let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
+                let comparable = dump.hashesComplete ? listed.union(hashes.keys) : listed
                 match.matchesDump = comparable.allSatisfy { name in
                     dump.truncatedHashes.contains(name) ? hashes[name] != nil : hashes[name] == dumpHashes[name]
                 }
@@ -284,8 +289,9 @@ public enum CrossChecker {
             if let storeHex {
                 match.matchesStore = hashes == storeHex
                 match.differingEntities = Set(hashes.keys).union(storeHex.keys).filter { hashes[$0] != storeHex[$0] }.sorted()
-            } else if !dumpHashes.isEmpty {
-                match.differingEntities = Set(hashes.keys).union(dumpHashes.keys).filter { hashes[$0] != dumpHashes[$0] }.sorted()
+            } else if let dump, !dumpHashes.isEmpty {
+                let names = dump.hashesComplete ? Set(hashes.keys).union(dumpHashes.keys) : Set(dumpHashes.keys)
+                match.differingEntities = names.filter { hashes[$0] != dumpHashes[$0] }.sorted()
             }
             check.versions.append(match)
         }

@@ -483,6 +483,7 @@ public enum ErrorDumpParser {
             }.filter { !$0.isEmpty || body.contains("\"\"") }
         }
         if let hashes = dictionaryRange(of: "NSStoreModelVersionHashes", in: text) {
+            metadata.hashesComplete = hashes.upperBound < text.endIndex
             for match in text[hashes].matches(of: #/"?([A-Za-z_][A-Za-z0-9_.]*)"?\s*=\s*(<[0-9a-fA-F \n]*>?|\{length[^}]*\}?)/#) {
                 let name = String(match.output.1)
                 let printed = String(match.output.2)

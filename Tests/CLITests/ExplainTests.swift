@@ -158,6 +158,17 @@ import Testing
         let modelHashes = try #require((try Self.json(modelOnly.stdout)["crossCheck"] as? [String: Any])?["hashes"] as? [String: Any])
         #expect(modelHashes["dumpWrittenBy"] as? String == "SampleModel3_v2")
         #expect(modelHashes["storeWrittenBy"] is NSNull)
+
+        // Cut after one entity: the version is still named from the entities the paste lists.
+        let full = dump(v2Hashes)
+        let petLine = try #require(full.range(of: "Pet = <"))
+        let cut = String(full[..<petLine.lowerBound]) + "User = <6a47cbef 0e3f84c2 449249fd c83f003d 7e514378 f8ee9a76 a8d4c0ec 8bb1b822>;\n"
+        let partial = try CommandRunner.run(["explain", "--json", "--text", cut, "--model", Self.model])
+        #expect(partial.status == 0, "stderr: \(partial.stderr)")
+        let partialObject = try Self.json(partial.stdout)
+        #expect(partialObject["truncated"] as? Bool == true)
+        let partialHashes = try #require((partialObject["crossCheck"] as? [String: Any])?["hashes"] as? [String: Any])
+        #expect(partialHashes["dumpWrittenBy"] as? String == "SampleModel3_v2")
     }
 
     /// "Could not fulfill a fault": the object is there, was deleted, or never existed in the store.
