@@ -14,6 +14,8 @@ public struct CrossCheck: Sendable, Codable {
     /// One check per validation error of the dump.
     public var rows: [RowCheck] = []
     @NullEncoded public var hashes: HashCheck?
+    /// Every object ID the dump names (validation errors, merge conflicts, faults), looked up.
+    public var objects: [ObjectCheck] = []
     /// The findings as sentences, in the order they were made.
     public var notes: [String] = []
 
@@ -36,6 +38,17 @@ public struct RowCheck: Sendable, Codable {
     @NullEncoded public var nullRowCount: Int?
     /// Whether the model marks the property optional.
     @NullEncoded public var optionalInModel: Bool?
+}
+
+/// An object ID of the dump looked up in the store by its entity's `Z_ENT` and its `Z_PK`.
+public struct ObjectCheck: Sendable, Codable {
+    public var uri: String
+    /// `exists`; `deleted` (no row, but the key is at or below the entity's `Z_MAX`, so it was
+    /// allocated); `never allocated` (above `Z_MAX`); `temporary` (never saved); `unknown entity`
+    /// (not in `Z_PRIMARYKEY`); `other store` (the URI's store UUID is not this store's).
+    public var verdict: String
+    /// The row's `Z_OPT`, the version counter a merge conflict compares (errors.md §5.10).
+    @NullEncoded public var version: Int?
 }
 
 /// The version hashes of a 134100/134130 dump compared with a store and a model.
@@ -90,6 +103,10 @@ public enum CrossChecker {
         if finding.metadata != nil || storeHashes != nil && [134_100, 134_130].contains(finding.code ?? 0) {
             result.hashes = compareHashes(dump: finding.metadata, store: storeHashes, versions: versions, notes: &result.notes)
         }
+        if let snapshot {
+            result.objects = try checkObjects(objectReferences(in: finding), conflicts: finding.conflicts, snapshot: snapshot,
+                                              storeUUID: result.storeUUID, notes: &result.notes)
+        }
         let validations = validationErrors(in: finding)
         if !validations.isEmpty {
             let model = try versions.isEmpty ? nil : modelForRows(versions: versions, storeHashes: storeHashes)
@@ -114,6 +131,62 @@ public enum CrossChecker {
     static func validationErrors(in finding: ErrorFinding) -> [ErrorFinding] {
         let own = (1550..<1700).contains(finding.code ?? 0) && finding.code != 1560 ? [finding] : []
         return own + finding.detailedErrors.flatMap(validationErrors(in:))
+    }
+
+    /// The object IDs a finding names, its nested errors' included, each once.
+    static func objectReferences(in finding: ErrorFinding) -> [ObjectReference] {
+        var seen: Set<String> = []
+        let all = [finding.object].compactMap { $0 } + finding.conflicts.compactMap { ObjectReference(uri: $0.objectID) }
+            + (finding.detailedErrors + finding.underlyingErrors).flatMap(objectReferences(in:))
+        return all.filter { seen.insert($0.uri).inserted }
+    }
+
+    static func checkObjects(_ objects: [ObjectReference], conflicts: [MergeConflict], snapshot: StoreSnapshot,
+                             storeUUID: String?, notes: inout [String]) throws -> [ObjectCheck] {
+        guard !objects.isEmpty else { return [] }
+        let registry = try snapshot.read { db in try EntityRegistry.read(db) }
+        var checks: [ObjectCheck] = []
+        for object in objects.prefix(rowLimit) {
+            var check = ObjectCheck(uri: object.uri, verdict: "temporary")
+            defer { checks.append(check) }
+            if object.temporary { continue }
+            if let uuid = object.storeUUID, let storeUUID, uuid.caseInsensitiveCompare(storeUUID) != .orderedSame {
+                check.verdict = "other store"
+                continue
+            }
+            guard let entity = registry.entity(named: object.entity), let pk = object.primaryKey else {
+                check.verdict = "unknown entity"
+                notes.append("\(object.uri): the store has no entity \(object.entity).")
+                continue
+            }
+            let root = registry.root(of: entity)
+            let version: Int?
+            do {
+                version = try snapshot.read { db in
+                    try Int.fetchOne(db, sql: "SELECT Z_OPT FROM \(registry.tableName(for: entity).quotedDatabaseIdentifier) WHERE Z_PK = ? AND Z_ENT = ?",
+                                     arguments: [pk, entity.ent])
+                }
+            } catch let error as StoreError {
+                check.verdict = "unknown entity"
+                notes.append("\(object.uri): cannot read the table of \(object.entity) (\(error.description)).")
+                continue
+            }
+            check.version = version
+            check.verdict = version != nil ? "exists" : pk <= Int64(root.max) ? "deleted" : "never allocated"
+            switch check.verdict {
+            case "exists":
+                var note = "\(object.uri): the row exists (Z_OPT \(version ?? 0))"
+                if let conflict = conflicts.first(where: { $0.objectID == object.uri }), let newVersion = conflict.newVersion {
+                    note += version == newVersion ? ", as in the conflict's newVersion" : "; the conflict saw \(newVersion), so it changed again since"
+                }
+                notes.append(note + ".")
+            case "deleted":
+                notes.append("\(object.uri): no row, but Z_PK \(pk) is at or below Z_MAX \(root.max): the object was deleted.")
+            default:
+                notes.append("\(object.uri): Z_PK \(pk) is above Z_MAX \(root.max): this store never had that object.")
+            }
+        }
+        return checks
     }
 
     static func modelForRows(versions: [ModelVersion], storeHashes: [String: Data]?) throws -> ManagedObjectModel {
@@ -188,8 +261,12 @@ public enum CrossChecker {
         var check = HashCheck()
         let dumpHashes = dump?.versionHashes ?? [:]
         let storeHex = store?.mapValues(\.hexString)
+        if let dump, !dump.hashesComplete, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
+            notes.append("The paste is cut inside the entity hashes, so only the entities it lists are compared.")
+        }
         if let storeHex, let dump, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
-            let names = Set(storeHex.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+            let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
+            let names = dump.hashesComplete ? listed.union(storeHex.keys) : listed
             check.differingEntities = names.filter { name in
                 if dump.truncatedHashes.contains(name) { return storeHex[name] == nil }
                 return storeHex[name] != dumpHashes[name]
@@ -203,7 +280,8 @@ public enum CrossChecker {
             let hashes = VersionHashes.entityHashes(of: version.model).mapValues(\.hexString)
             var match = VersionMatch(name: version.name, current: version.current)
             if !dumpHashes.isEmpty, let dump {
-                let comparable = Set(hashes.keys).union(dumpHashes.keys).union(dump.truncatedHashes)
+                let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
+                let comparable = dump.hashesComplete ? listed.union(hashes.keys) : listed
                 match.matchesDump = comparable.allSatisfy { name in
                     dump.truncatedHashes.contains(name) ? hashes[name] != nil : hashes[name] == dumpHashes[name]
                 }
@@ -211,8 +289,9 @@ public enum CrossChecker {
             if let storeHex {
                 match.matchesStore = hashes == storeHex
                 match.differingEntities = Set(hashes.keys).union(storeHex.keys).filter { hashes[$0] != storeHex[$0] }.sorted()
-            } else if !dumpHashes.isEmpty {
-                match.differingEntities = Set(hashes.keys).union(dumpHashes.keys).filter { hashes[$0] != dumpHashes[$0] }.sorted()
+            } else if let dump, !dumpHashes.isEmpty {
+                let names = dump.hashesComplete ? Set(hashes.keys).union(dumpHashes.keys) : Set(dumpHashes.keys)
+                match.differingEntities = names.filter { hashes[$0] != dumpHashes[$0] }.sorted()
             }
             check.versions.append(match)
         }

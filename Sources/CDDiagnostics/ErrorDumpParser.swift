@@ -28,8 +28,9 @@ public struct DumpReading: Sendable {
 public enum ErrorDumpParser {
     /// Parses `text`; `nil` when it holds nothing that identifies an error.
     public static func parse(_ text: String) -> DumpReading? {
-        var (source, truncated) = normalise(text.utf8.count > maximumInput ? String(decoding: text.utf8.prefix(maximumInput), as: UTF8.self) : text)
-        if text.utf8.count > maximumInput { truncated = true }
+        let limited = text.utf8.count > maximumInput
+        let (source, cut) = normalise(limited ? String(decoding: text.utf8.prefix(maximumInput), as: UTF8.self) : text)
+        var truncated = cut || limited
         let nodes = findHeaders(in: source)
         var errors: [ErrorFinding] = []
         for index in nodes.indices where nodes[index].parent == nil {
@@ -53,7 +54,6 @@ public enum ErrorDumpParser {
         }
         let primary = errors.firstIndex { $0.domain == ErrorDomain.cocoa.rawValue }
             ?? errors.firstIndex { $0.domain == ErrorDomain.sqlite.rawValue } ?? 0
-        source = ""
         return DumpReading(errors: errors, primaryIndex: primary, truncated: truncated)
     }
 
@@ -285,6 +285,12 @@ public enum ErrorDumpParser {
         finding.conflicts = text.matches(of: #/NSMergeConflict \(0x[0-9a-fA-F]+\) for [^\s(]+ \(0x[0-9a-fA-F]+\) with objectID '(?:0x[0-9a-fA-F]+ )?<(x-coredata:[^>\s]+)>'(?: with oldVersion = (\d+) and newVersion = (\d+))?/#).map {
             MergeConflict(objectID: String($0.output.1), oldVersion: $0.output.2.flatMap { Int($0) }, newVersion: $0.output.3.flatMap { Int($0) })
         }
+        // A fault that cannot be fulfilled (133000) names its object only in the message.
+        let uris = Set(text.matches(of: #/x-coredata://[^>\s'"]+/#).map { String($0.output) })
+        if finding.object == nil, finding.conflicts.isEmpty, uris.count == 1, let uri = uris.first {
+            finding.object = ObjectReference(uri: uri)
+            finding.entity = finding.entity ?? finding.object?.entity
+        }
         if finding.object == nil, let first = finding.conflicts.first {
             finding.object = ObjectReference(uri: first.objectID)
             finding.entity = finding.entity ?? finding.object?.entity
@@ -477,6 +483,7 @@ public enum ErrorDumpParser {
             }.filter { !$0.isEmpty || body.contains("\"\"") }
         }
         if let hashes = dictionaryRange(of: "NSStoreModelVersionHashes", in: text) {
+            metadata.hashesComplete = hashes.upperBound < text.endIndex
             for match in text[hashes].matches(of: #/"?([A-Za-z_][A-Za-z0-9_.]*)"?\s*=\s*(<[0-9a-fA-F \n]*>?|\{length[^}]*\}?)/#) {
                 let name = String(match.output.1)
                 let printed = String(match.output.2)

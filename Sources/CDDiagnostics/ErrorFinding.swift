@@ -82,6 +82,9 @@ public struct DumpMetadata: Sendable, Codable {
     /// Entities whose hash the dump cut short: recent OS versions print `{length = 32, bytes =
     /// 0x… ... … }` (errors.md §5.3), so the hash has to come from the store itself.
     public var truncatedHashes: [String] = []
+    /// Whether the dump holds the whole `NSStoreModelVersionHashes` dictionary; when the paste is
+    /// cut inside it, entities may be missing and only the listed ones can be compared.
+    public var hashesComplete = false
 
     public init() {}
 }

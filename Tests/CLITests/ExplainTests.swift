@@ -158,6 +158,47 @@ import Testing
         let modelHashes = try #require((try Self.json(modelOnly.stdout)["crossCheck"] as? [String: Any])?["hashes"] as? [String: Any])
         #expect(modelHashes["dumpWrittenBy"] as? String == "SampleModel3_v2")
         #expect(modelHashes["storeWrittenBy"] is NSNull)
+
+        // Cut after one entity: the version is still named from the entities the paste lists.
+        let full = dump(v2Hashes)
+        let petLine = try #require(full.range(of: "Pet = <"))
+        let cut = String(full[..<petLine.lowerBound]) + "User = <6a47cbef 0e3f84c2 449249fd c83f003d 7e514378 f8ee9a76 a8d4c0ec 8bb1b822>;\n"
+        let partial = try CommandRunner.run(["explain", "--json", "--text", cut, "--model", Self.model])
+        #expect(partial.status == 0, "stderr: \(partial.stderr)")
+        let partialObject = try Self.json(partial.stdout)
+        #expect(partialObject["truncated"] as? Bool == true)
+        let partialHashes = try #require((partialObject["crossCheck"] as? [String: Any])?["hashes"] as? [String: Any])
+        #expect(partialHashes["dumpWrittenBy"] as? String == "SampleModel3_v2")
+    }
+
+    /// "Could not fulfill a fault": the object is there, was deleted, or never existed in the store.
+    @Test func crossCheckOfAFault() throws {
+        let copy = try Corpus.copyStore(Self.store)
+        let queue = try DatabaseQueue(path: copy.path)
+        try queue.write { db in try db.execute(sql: "DELETE FROM ZUSER WHERE Z_PK = 3") }
+        try queue.close()
+        func verdict(_ pk: Int) throws -> String? {
+            let dump = "CoreData: error: CoreData could not fulfill a fault for '0xd0000000000c0000 <x-coredata://\(Self.storeUUID)/User/p\(pk)>'"
+            let result = try CommandRunner.run(["explain", "--json", "--text", dump, "--store", copy.path])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let object = try Self.json(result.stdout)
+            #expect(object["code"] as? Int == 133000)
+            let check = try #require(object["crossCheck"] as? [String: Any])
+            return (check["objects"] as? [[String: Any]])?.first?["verdict"] as? String
+        }
+        #expect(try verdict(2) == "exists")
+        #expect(try verdict(3) == "deleted")
+        #expect(try verdict(99) == "never allocated")
+    }
+
+    /// A merge conflict's object is looked up and its current Z_OPT compared with the dump's.
+    @Test func crossCheckOfAMergeConflict() throws {
+        let copy = try Corpus.copyStore(Self.store)
+        let uri = "x-coredata://\(Self.storeUUID)/User/p4"
+        let dump = "Error Domain=NSCocoaErrorDomain Code=133020 \"Could not merge changes.\" UserInfo={conflictList=(\n    \"NSMergeConflict (0x1) for NSManagedObject (0x2) with objectID '0x3 <\(uri)>' with oldVersion = 1 and newVersion = 7 and old object snapshot = {}\"\n)}"
+        let result = try CommandRunner.run(["explain", "--text", dump, "--store", copy.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("\(uri): the row exists (Z_OPT 1); the conflict saw 7, so it changed again since."))
     }
 
     @Test func missingStoreIsAnInputError() throws {
