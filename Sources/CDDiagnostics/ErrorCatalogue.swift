@@ -80,6 +80,7 @@ public enum ErrorCatalogue {
 
     // Shared advice, so entries of one family say the same thing.
     private static let validationDiagnose = [
+        "cdstore validate STORE (every row checked against the model's rules, with the offending objects)",
         "cdstore model MODEL --json (the property's optionality, min/max, regex and counts)",
         "cdstore explain - --store STORE (finds the offending rows of a pasted dump)",
     ]
@@ -201,7 +202,7 @@ public enum ErrorCatalogue {
               fixes: ["Add a model version instead of editing the shipped one, and turn on automatic migration with inferred mapping.", "During development, delete the app (or reset the simulator store, with its -wal and -shm)."], .incompatibleModel),
         cocoa(134110, "NSMigrationError", "The migration failed; reason and NSUnderlyingError say where (entity, attribute, SQL error).", message: "An error occurred during persistent store migration.",
               causes: ["A mandatory destination attribute has no value for existing rows.", "A table or column the migration expects is missing (\"no such table\").", "The store was copied without its -wal."],
-              diagnose: migrationDiagnose + ["cdstore dump STORE Entity (rows with NULL in the named attribute)"],
+              diagnose: migrationDiagnose + ["cdstore query STORE --entity Entity --where 'key == nil' --count (rows with NULL in the named attribute)"],
               fixes: ["Give the new mandatory attribute a default value, or make it optional.", "Migrate a copy that includes the -wal and -shm files."], .migration),
         cocoa(134111, "NSMigrationConstraintViolationError", "A migration produced rows that violate a uniqueness constraint.", message: nil,
               causes: ["Existing rows have duplicate values for an attribute set that the new version constrains."],
