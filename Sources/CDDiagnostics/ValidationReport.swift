@@ -1,3 +1,4 @@
+import CDStore
 import Foundation
 
 /// What `cdstore validate` found: Core Data's validation errors row by row, and the store's
@@ -33,10 +34,10 @@ public struct ValidationFailure: Sendable, Codable, Equatable {
     public var code: Int
     public var entity: String
     /// The property, or nil for a 1560 wrapper.
-    public var key: String?
+    @NullEncoded public var key: String?
     public var object: String
     /// The stored value as text (nil for NULL, and for a 1560 wrapper).
-    public var value: String?
+    @NullEncoded public var value: String?
     public var message: String
     public var errors: [ValidationFailure]
 
@@ -51,18 +52,6 @@ public struct ValidationFailure: Sendable, Codable, Equatable {
         self.errors = errors
     }
 
-    enum CodingKeys: String, CodingKey { case code, entity, key, object, value, message, errors }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(entity, forKey: .entity)
-        try container.encode(key, forKey: .key)
-        try container.encode(object, forKey: .object)
-        try container.encode(value, forKey: .value)
-        try container.encode(message, forKey: .message)
-        try container.encode(errors, forKey: .errors)
-    }
 }
 
 /// A problem with the store itself rather than with one object's values.
@@ -95,9 +84,9 @@ public struct IntegrityProblem: Sendable, Codable, Equatable {
 
     public var kind: Kind
     /// The entity concerned, when there is one.
-    public var entity: String?
+    @NullEncoded public var entity: String?
     /// The property or table concerned, when there is one.
-    public var key: String?
+    @NullEncoded public var key: String?
     /// How many rows or files.
     public var count: Int
     /// The first offenders: object URIs, file names or SQLite's messages.
@@ -113,15 +102,4 @@ public struct IntegrityProblem: Sendable, Codable, Equatable {
         self.message = message
     }
 
-    enum CodingKeys: String, CodingKey { case kind, entity, key, count, examples, message }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(entity, forKey: .entity)
-        try container.encode(key, forKey: .key)
-        try container.encode(count, forKey: .count)
-        try container.encode(examples, forKey: .examples)
-        try container.encode(message, forKey: .message)
-    }
 }

@@ -15,6 +15,49 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
     var store: String
 
+    @OptionGroup var fetch: FetchOptions
+
+    @OptionGroup var output: ObjectOutputOptions
+
+    @OptionGroup var sqlDebug: SQLDebugOptions
+
+    func validate() throws {
+        try fetch.requireTarget()
+    }
+
+    func run() throws {
+        let request = try fetch.request()
+        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
+        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
+        let runner = FetchRunner(reader: reader)
+        switch request.result {
+        case .objects:
+            try reader.checkIncludes(Set(output.include), entities: [request.entity])
+            let printer = ObjectPrinter(renderer: output.makeRenderer())
+            try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
+                               describe: DumpCommand.describe, section: printer.section, object: printer.object)
+            printer.finish()
+        case .count:
+            var rows = output.valueRenderer(names: ["count"])
+            let total = try runner.count(request)
+            Output.write(rows.header() + rows.row([.integer(Int64(total))]) + rows.footer())
+        case .distinct, .aggregate:
+            let statement = try runner.statement(for: request)
+            var rows = output.valueRenderer(names: statement.valueColumns.map(\.name))
+            let printed = BufferedOutput()
+            printed.write(rows.header())
+            try runner.values(request) { values in printed.write(rows.row(values)) }
+            printed.write(rows.footer())
+            printed.flush()
+        }
+    }
+}
+
+/// The fetch options `query` and `sql` share: an expression (a CDQ chain or `Entity where …`),
+/// or `--entity` with `--where`, `--sort`, `--limit` and `--offset`; `--count`, `--distinct` and
+/// `--aggregate` choose the result of either.
+struct FetchOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"))
     var expression: String?
 
@@ -48,54 +91,13 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
     var model: String?
 
-    @OptionGroup var output: ObjectOutputOptions
-
-    @OptionGroup var sqlDebug: SQLDebugOptions
+    /// Whether any option that describes a fetch was given (`sql --raw` takes none of them).
+    var describesAFetch: Bool {
+        expression != nil || entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count
+            || !distinct.isEmpty || aggregate != nil
+    }
 
     func validate() throws {
-        try FetchOptions.validate(expression: expression, entity: entity, predicate: predicate, limit: limit, offset: offset, sort: sort,
-                                  count: count, distinct: distinct, aggregate: aggregate)
-    }
-
-    func run() throws {
-        let request = try FetchOptions.request(expression: expression, entity: entity, predicate: predicate, arguments: arg, sort: sort,
-                                               limit: limit, offset: offset, count: count, distinct: distinct, aggregate: aggregate)
-        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
-        let runner = FetchRunner(reader: reader)
-        switch request.result {
-        case .objects:
-            try reader.checkIncludes(Set(output.include), entities: [request.entity])
-            let printer = ObjectPrinter(renderer: output.makeRenderer())
-            try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
-                               describe: DumpCommand.describe, section: printer.section, object: printer.object)
-            printer.finish()
-        case .count:
-            var rows = output.valueRenderer(names: ["count"])
-            let total = try runner.count(request)
-            Output.write(rows.header() + rows.row([.integer(Int64(total))]) + rows.footer())
-        case .distinct, .aggregate:
-            let statement = try runner.statement(for: request)
-            var rows = output.valueRenderer(names: statement.valueColumns.map(\.name))
-            let printed = BufferedOutput()
-            printed.write(rows.header())
-            try runner.values(request) { values in printed.write(rows.row(values)) }
-            printed.write(rows.footer())
-            printed.flush()
-        }
-    }
-}
-
-/// Turns the fetch options `query` and `sql` share into a ``FetchRequest``: an expression (a
-/// CDQ chain or `Entity where …`), or `--entity` with `--where`, `--sort`, `--limit` and
-/// `--offset`; `--count`, `--distinct` and `--aggregate` choose the result of either.
-enum FetchOptions {
-    static func validate(expression: String?, entity: String?, predicate: String?, limit: Int?, offset: Int?, sort: [String],
-                         count: Bool, distinct: [String], aggregate: String?) throws {
-        if expression == nil && entity == nil {
-            throw ValidationError("give a query expression (a CDQ chain or \"Entity where …\") or --entity")
-        }
         if expression != nil && (entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil) {
             throw ValidationError("write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
         }
@@ -112,14 +114,20 @@ enum FetchOptions {
         }
     }
 
-    static func request(expression: String?, entity: String?, predicate: String?, arguments: [String], sort: [String], limit: Int?,
-                        offset: Int?, count: Bool, distinct: [String], aggregate: String?) throws -> FetchRequest {
+    /// A fetch needs an expression or an entity.
+    func requireTarget() throws {
+        if expression == nil && entity == nil {
+            throw ValidationError("give a query expression (a CDQ chain or \"Entity where …\") or --entity")
+        }
+    }
+
+    func request() throws -> FetchRequest {
         var request: FetchRequest
         if let expression {
-            request = try QueryExpression.parse(expression, arguments: arguments)
+            request = try QueryExpression.parse(expression, arguments: arg)
         } else {
-            if predicate == nil && !arguments.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arguments) },
+            if predicate == nil && !arg.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
+            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg) },
                                    sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
         }
         var chosen: FetchResultKind?

@@ -22,41 +22,10 @@ struct SQLCommand: ParsableCommand {
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
     var store: String
 
-    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"))
-    var expression: String?
-
-    @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
-    var entity: String?
-
-    @Option(name: .customLong("where"), help: ArgumentHelp("An NSPredicate the objects must match.", valueName: "predicate"))
-    var predicate: String?
-
-    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K placeholder; repeatable.", valueName: "value"))
-    var arg: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
-    var sort: [String] = []
-
-    @Option(name: .long, help: "Return at most this many objects.")
-    var limit: Int?
-
-    @Option(name: .long, help: "Skip this many objects first.")
-    var offset: Int?
-
-    @Flag(name: .long, help: "Print the number of matching objects.")
-    var count = false
-
-    @Option(name: .long, help: ArgumentHelp("Print the distinct values of this attribute; repeatable.", valueName: "attribute"))
-    var distinct: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("Print sum, avg, min, max or count of an attribute.", valueName: "function:attribute"))
-    var aggregate: String?
+    @OptionGroup var fetch: FetchOptions
 
     @Option(name: .long, help: ArgumentHelp("Run this read-only SQL (its ? placeholders filled by --arg) and print the rows.", valueName: "sql"))
     var raw: String?
-
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
-    var model: String?
 
     @Option(name: .long, help: "Output format: text, json, ndjson or csv.")
     var format: Format = .text
@@ -65,26 +34,24 @@ struct SQLCommand: ParsableCommand {
 
     func validate() throws {
         if raw != nil {
-            if expression != nil || entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count || !distinct.isEmpty || aggregate != nil {
+            if fetch.describesAFetch {
                 throw ValidationError("--raw runs its SQL as it is; it does not combine with the fetch options")
             }
             return
         }
         if format == .csv { throw ValidationError("--format csv goes with --raw; a translated fetch prints as text or JSON") }
-        try FetchOptions.validate(expression: expression, entity: entity, predicate: predicate, limit: limit, offset: offset, sort: sort,
-                                  count: count, distinct: distinct, aggregate: aggregate)
+        try fetch.requireTarget()
     }
 
     func run() throws {
         let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
         if let raw {
             try runRaw(raw, runner: runner)
             return
         }
-        let request = try FetchOptions.request(expression: expression, entity: entity, predicate: predicate, arguments: arg, sort: sort,
-                                               limit: limit, offset: offset, count: count, distinct: distinct, aggregate: aggregate)
+        let request = try fetch.request()
         let statement = try runner.statement(for: request)
         let binds = statement.arguments.map(SQLTrace.bindText)
         switch format {
@@ -100,7 +67,7 @@ struct SQLCommand: ParsableCommand {
         let rowFormat: ValueRowRenderer.Format = [.json: .json, .ndjson: .ndjson, .csv: .csv][format] ?? .text
         var rows: ValueRowRenderer?
         let output = BufferedOutput()
-        try runner.raw(sql, arguments: arg, columns: { names in
+        try runner.raw(sql, arguments: fetch.arg, columns: { names in
             let renderer = ValueRowRenderer(names: names, format: rowFormat)
             output.write(renderer.header())
             rows = renderer
