@@ -31,10 +31,12 @@ let package = Package(
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        /// Diagnostics: the error catalogue, explanations of pasted errors, store/model compatibility.
+        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore"]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
         .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering", "CDFetch",
+            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
@@ -48,6 +50,7 @@ let package = Package(
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDModel", "CDStore", "CDArchive", "CDTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]
