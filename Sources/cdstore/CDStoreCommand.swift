@@ -11,5 +11,5 @@ struct CDStoreCommand: ParsableCommand {
             Every command that reads a store opens a private read-only copy of it (with its -wal \
             and -shm), so the store itself is never changed. `cdstore --version` shows the version.
             """,
-        subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self])
+        subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self, CompatCommand.self])
 }
