@@ -31,9 +31,9 @@ let package = Package(
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        /// Diagnostics: the error-code catalogue, the reader of pasted NSError dumps, and the
-        /// cross-check of a dump against a store and a model (`cdstore explain`).
-        .target(name: "CDDiagnostics", dependencies: ["CDModel", "CDStore", "CDFetch",
+        /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
+        /// against its model, store/model compatibility.
+        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
-        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDTestSupport",
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,0 +1,209 @@
+import CDModel
+import CDStore
+import Foundation
+
+/// The store options an app passes to `addPersistentStore`, which decide the error it gets
+/// (reference/model-format.md §6.1, §6.3).
+public enum MigrationOptions: String, Sendable, Codable, CaseIterable {
+    /// `NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`,
+    /// as CDQ, MagicalRecord and RHManagedObject set them.
+    case infer
+    /// Automatic migration only: a mapping model must exist.
+    case migrate
+    /// Neither: any difference is error 134100.
+    case none
+}
+
+/// Whether a model opens a store, and if not what the app gets and how to fix it.
+public struct CompatibilityReport: Sendable, Encodable, Equatable {
+    /// A mapping model found next to the model, and the versions it connects.
+    public struct MappingLink: Sendable, Encodable, Equatable {
+        public var path: String
+        public var sourceVersion: String?
+        public var destinationVersion: String?
+        /// It maps the store's version to the version the app opens it with.
+        public var connectsStoreToCurrent: Bool
+
+        enum CodingKeys: String, CodingKey { case path, sourceVersion, destinationVersion, connectsStoreToCurrent }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(sourceVersion, forKey: .sourceVersion)
+            try container.encode(destinationVersion, forKey: .destinationVersion)
+            try container.encode(connectsStoreToCurrent, forKey: .connectsStoreToCurrent)
+        }
+    }
+
+    public var store: String
+    public var model: String
+    public var options: MigrationOptions
+    /// The version whose entity hashes equal the store's metadata, or nil.
+    public var matchedVersion: String?
+    public var currentVersion: String
+    /// Where the old model of `changes` comes from: a version name, `cache` (the store's
+    /// Z_MODELCACHE) or nil when there is none.
+    public var oldModel: String?
+    public var compatible: Bool
+    /// The Cocoa error code the app gets with `options`, or nil when the store opens (possibly
+    /// after a migration).
+    public var expectedError: Int?
+    /// Why, in one paragraph.
+    public var reason: String
+    public var changes: [CompatibilityChange]
+    public var mappingModels: [MappingLink]
+
+    enum CodingKeys: String, CodingKey {
+        case store, model, options, matchedVersion, currentVersion, oldModel, compatible, expectedError, reason, changes, mappingModels
+    }
+
+    /// Every key is always present; absent values are `null`.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(store, forKey: .store)
+        try container.encode(model, forKey: .model)
+        try container.encode(options, forKey: .options)
+        try container.encode(matchedVersion, forKey: .matchedVersion)
+        try container.encode(currentVersion, forKey: .currentVersion)
+        try container.encode(oldModel, forKey: .oldModel)
+        try container.encode(compatible, forKey: .compatible)
+        try container.encode(expectedError, forKey: .expectedError)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(changes, forKey: .changes)
+        try container.encode(mappingModels, forKey: .mappingModels)
+    }
+}
+
+/// Compares a store with every version of a model (reference/model-format.md §6.3).
+public enum Compatibility {
+    /// Analyses the store at `storePath` against the model at `modelPath`. `versionName` is the
+    /// version the app opens the store with (default: the current one). Reads a private copy.
+    public static func analyse(storePath: String, modelPath: String, versionName: String? = nil,
+                               options: MigrationOptions = .infer, trace: SQLTrace? = nil) throws -> CompatibilityReport {
+        let versions = try ModelSource.versions(at: modelPath, trace: trace)
+        let current = try ModelSource.chooseVersion(versions, named: versionName, path: modelPath)
+        let snapshot = try StoreSnapshot(path: storePath, trace: trace)
+        let store = try StoreFacts.read(snapshot)
+        let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL
+        // A store given as the model has no mapping models beside it that belong to it.
+        let nearby = ModelFiles.canRead(modelURL) ? MappingModelReader.find(near: modelURL) : []
+        let mappings = try nearby.map { url in
+            do {
+                return try MappingModelReader.read(at: url)
+            } catch let failure as MappingModelReader.Failure {
+                throw StoreError(failure.description)
+            }
+        }
+        return analyse(store: store, versions: versions, current: current, mappings: mappings, options: options,
+                       storePath: snapshot.files.main.path, modelPath: modelURL.path)
+    }
+
+    /// The analysis proper, on facts already read.
+    static func analyse(store: StoreFacts, versions: [ModelVersion], current: ModelVersion, mappings: [MappingModelInfo],
+                        options: MigrationOptions, storePath: String, modelPath: String) -> CompatibilityReport {
+        // Versions can be identical (RestKit's VersionedModel 2 and 4): prefer the current one.
+        let matches = versions.filter { VersionHashes.entityHashes(of: $0.model) == store.versionHashes }
+        let matched = matches.first { $0.name == current.name } ?? matches.first
+        let compatible = VersionHashes.entityHashes(of: current.model) == store.versionHashes
+        let links = mappings.map { mapping in
+            let source = mapping.sourceVersion(in: versions)
+            let destination = mapping.destinationVersion(in: versions)
+            return CompatibilityReport.MappingLink(
+                path: mapping.path, sourceVersion: source, destinationVersion: destination,
+                connectsStoreToCurrent: matched != nil && source == matched?.name && destination == current.name)
+        }
+        var report = CompatibilityReport(
+            store: storePath, model: modelPath, options: options, matchedVersion: matched?.name,
+            currentVersion: current.name, oldModel: nil, compatible: compatible, expectedError: nil,
+            reason: "", changes: [], mappingModels: links)
+        if compatible {
+            report.oldModel = current.name
+            let others = matches.map(\.name).filter { $0 != current.name }
+            let same = others.isEmpty ? "" : " (so do those of \(others.joined(separator: ", ")))"
+            report.reason = "The store's entity hashes equal those of version \(current.name)\(same): it opens without migration."
+            return report
+        }
+        let old: (name: String, model: ManagedObjectModel)? = matched.map { ($0.name, $0.model) } ?? store.cachedModel.map { ("cache", $0) }
+        report.oldModel = old?.name
+        if let old { report.changes = ModelDiff.changes(from: old.model, to: current.model) }
+        let verdict = Verdict.decide(changes: report.changes, matched: matched?.name, current: current.name,
+                                     identifiers: store.versionIdentifiers, hasOldModel: old != nil, mapping: links.first { $0.connectsStoreToCurrent }?.path,
+                                     options: options, rows: store.rows(for:))
+        report.expectedError = verdict.error
+        report.reason = verdict.reason
+        return report
+    }
+}
+
+/// What the analysis needs from the store: its metadata hashes, cached model and row counts.
+struct StoreFacts {
+    var versionHashes: [String: Data]
+    var versionIdentifiers: [String]
+    var cachedModel: ManagedObjectModel?
+    /// Entity name → rows of that entity and its sub-entities.
+    var rowCounts: [String: Int]
+
+    func rows(for entity: String) -> Int { rowCounts[entity] ?? 0 }
+
+    static func read(_ snapshot: StoreSnapshot) throws -> StoreFacts {
+        let path = snapshot.files.main.path
+        let (metadata, cache) = try snapshot.read { db in
+            (try StoreMetadata.read(db, path: path), try ModelCache.read(db, path: path))
+        }
+        let inspection = try StoreInspector.inspect(snapshot, counts: true)
+        var counts: [String: Int] = [:]
+        for entity in inspection.entities { counts[entity.name] = entity.rowsIncludingSubentities ?? 0 }
+        return StoreFacts(versionHashes: metadata.versionHashes, versionIdentifiers: metadata.versionIdentifiers,
+                          cachedModel: cache?.model, rowCounts: counts)
+    }
+}
+
+/// The error an app gets, following model-format.md §6.2–6.3 and errors.md's codes.
+struct Verdict {
+    var error: Int?
+    var reason: String
+
+    static func decide(changes: [CompatibilityChange], matched: String?, current: String,
+                       identifiers: [String], hasOldModel: Bool,
+                       mapping: String?, options: MigrationOptions, rows: (String) -> Int) -> Verdict {
+        let without = "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
+        if options == .none {
+            return Verdict(error: 134100, reason: "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100.")
+        }
+        guard let matched else {
+            let source = hasOldModel
+                ? "The differences below are against the model cached in the store. Fix: add the version that wrote the store back to the model (`cdstore model STORE --format xcdatamodel` rebuilds it from the cache), or reset the store."
+                : "The store has no model cache either, so the differences cannot be shown. Fix: add the version that wrote the store back to the model, or reset the store."
+            let named = identifiers.filter { !$0.isEmpty }
+            let stored = named.isEmpty ? "" : " The store names its model version \(named.map { "\"\($0)\"" }.joined(separator: ", "))."
+            return Verdict(error: 134130, reason: "No version of the model has the store's entity hashes, so migration has no source model: 134130.\(stored) \(source) \(without)")
+        }
+        if let mapping {
+            return Verdict(error: nil, reason: "The store was written by version \(matched); the mapping model \(mapping) maps it to \(current), and automatic migration uses it. \(without)")
+        }
+        if options == .migrate {
+            return Verdict(error: 134140, reason: "The store was written by version \(matched); no mapping model maps \(matched) to \(current) and inference is off: 134140. Fix: pass NSInferMappingModelAutomaticallyOption, or add a mapping model from \(matched) to \(current).")
+        }
+        if let blocking = changes.first(where: { !$0.inferable }) {
+            let target = [blocking.entity, blocking.property].compactMap { $0 }.joined(separator: ".")
+            return Verdict(error: 134190, reason: "The store was written by version \(matched); lightweight migration to \(current) cannot be inferred: \(target): \(blocking.detail): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)")
+        }
+        if let failing = validationFailure(changes: changes, rows: rows) {
+            return Verdict(error: 134110, reason: "The store was written by version \(matched); the inferred migration to \(current) fails validation: \(failing): 134110 (missing attribute values on mandatory destination attribute). \(without)")
+        }
+        return Verdict(error: nil, reason: "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)")
+    }
+
+    /// A new non-optional property without a default, on an entity with rows, leaves those rows
+    /// without a value (errors.md §5.5).
+    static func validationFailure(changes: [CompatibilityChange], rows: (String) -> Int) -> String? {
+        for change in changes where change.leavesRowsEmpty {
+            let sourceEntity = change.sourceEntity ?? change.entity
+            let count = rows(sourceEntity)
+            if count > 0 {
+                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(count) row\(count == 1 ? "" : "s")"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,34 @@
+/// The text form of a ``CompatibilityReport``: the verdict first, then each change with its fix.
+public enum CompatibilityText {
+    public static func render(_ report: CompatibilityReport) -> String {
+        var lines: [String] = []
+        lines.append("Store:            \(report.store)")
+        lines.append("Model:            \(report.model)")
+        lines.append("Written by:       \(report.matchedVersion ?? "no version of the model (entity hashes match none)")")
+        lines.append("Current version:  \(report.currentVersion)")
+        lines.append("Compatible:       \(report.compatible ? "yes" : "no")")
+        lines.append("Options assumed:  \(report.options.rawValue)")
+        lines.append("Expected error:   \(report.expectedError.map(String.init) ?? "none")")
+        lines.append("")
+        lines.append(report.reason)
+        if !report.changes.isEmpty {
+            lines.append("")
+            lines.append("Changes from \(report.oldModel ?? "the old model") to \(report.currentVersion):")
+            for change in report.changes {
+                let target = [change.entity, change.property].compactMap { $0 }.joined(separator: ".")
+                let marker = change.inferable ? "" : " [not inferable]"
+                lines.append("  \(change.kind.rawValue) \(target): \(change.detail)\(marker)")
+                lines.append("    fix: \(change.fix)")
+            }
+        }
+        if !report.mappingModels.isEmpty {
+            lines.append("")
+            lines.append("Mapping models:")
+            for mapping in report.mappingModels {
+                let connects = mapping.connectsStoreToCurrent ? " (maps the store to the current version)" : ""
+                lines.append("  \(mapping.path): \(mapping.sourceVersion ?? "unknown version") → \(mapping.destinationVersion ?? "unknown version")\(connects)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,173 @@
+import CDArchive
+import CDModel
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// What a mapping model says about the two model versions it connects.
+///
+/// A compiled `.cdm` records, per entity mapping, the version hashes of its source and destination
+/// entities (reference/model-format.md §3.4). An Xcode `.xcmappingmodel` document is a Core Data
+/// XML store whose one `XDDEVMAPPINGMODEL` object holds the paths of both `.xcdatamodel`s; it
+/// also archives both models (`sourcemodeldata`, `destinationmodeldata`), but as Xcode's
+/// design-time `XDPMModel` class, which cdstore does not decode, so there the path names the version.
+public struct MappingModelInfo: Sendable, Equatable {
+    /// The `.cdm` file or `.xcmappingmodel` folder.
+    public var path: String
+    /// The version name in the source model's path (`Model2` for `…/Model2.xcdatamodel`), if recorded.
+    public var sourcePathVersion: String?
+    public var destinationPathVersion: String?
+    /// Entity name → version hash of each side; empty when the file records none.
+    public var sourceHashes: [String: Data]
+    public var destinationHashes: [String: Data]
+
+    public init(path: String, sourcePathVersion: String? = nil, destinationPathVersion: String? = nil,
+                sourceHashes: [String: Data] = [:], destinationHashes: [String: Data] = [:]) {
+        self.path = path
+        self.sourcePathVersion = sourcePathVersion
+        self.destinationPathVersion = destinationPathVersion
+        self.sourceHashes = sourceHashes
+        self.destinationHashes = destinationHashes
+    }
+
+    /// The version of `versions` this mapping starts from: by hashes when recorded (a `.cdm` holds
+    /// only the hashes of the entities it maps, so those must agree), else by the path's name.
+    public func sourceVersion(in versions: [ModelVersion]) -> String? {
+        Self.version(hashes: sourceHashes, pathName: sourcePathVersion, in: versions)
+    }
+
+    public func destinationVersion(in versions: [ModelVersion]) -> String? {
+        Self.version(hashes: destinationHashes, pathName: destinationPathVersion, in: versions)
+    }
+
+    static func version(hashes: [String: Data], pathName: String?, in versions: [ModelVersion]) -> String? {
+        if !hashes.isEmpty {
+            let matching = versions.filter { version in
+                let own = VersionHashes.entityHashes(of: version.model)
+                return hashes.allSatisfy { own[$0.key] == $0.value }
+            }
+            if let match = matching.first { return match.name }
+        }
+        return pathName.flatMap { name in versions.first { $0.name == name }?.name }
+    }
+}
+
+/// Finds and reads mapping models (`.cdm`, `.xcmappingmodel`).
+public enum MappingModelReader {
+    /// Why a mapping model could not be read. One line, for the user.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// Mapping models next to the model at `modelURL` (in the same folder) and, for a bundle
+    /// folder (`.xcdatamodeld`, `.momd`), inside it, where Xcode compiles `.cdm` files. Sorted by path.
+    public static func find(near modelURL: URL) -> [URL] {
+        var folders = [modelURL.deletingLastPathComponent()]
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: modelURL.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            folders.append(modelURL)
+        }
+        let found = folders.flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                .filter { $0.hasSuffix(".cdm") || $0.hasSuffix(".xcmappingmodel") }
+                .map { folder.appendingPathComponent($0).standardizedFileURL }
+        }
+        return Array(Set(found)).sorted { $0.path < $1.path }
+    }
+
+    /// Reads a `.cdm` file or an `.xcmappingmodel` folder (or its `xcmapping.xml`).
+    public static func read(at url: URL) throws -> MappingModelInfo {
+        if url.pathExtension == "cdm" {
+            return try readCompiled(url)
+        }
+        let document = url.lastPathComponent == "xcmapping.xml" ? url : url.appendingPathComponent("xcmapping.xml")
+        guard let data = FileManager.default.contents(atPath: document.path) else {
+            throw Failure(description: "\(document.path): no such file")
+        }
+        let fields = try MappingDocumentFields.parse(data, path: document.path)
+        let folder = url.lastPathComponent == "xcmapping.xml" ? url.deletingLastPathComponent() : url
+        return MappingModelInfo(
+            path: folder.path,
+            sourcePathVersion: fields.values["sourcemodelpath"].map(versionName(ofPath:)),
+            destinationPathVersion: fields.values["destinationmodelpath"].map(versionName(ofPath:)))
+    }
+
+    /// `…/Model 2.xcdatamodel` → `Model 2`.
+    static func versionName(ofPath path: String) -> String {
+        let last = path.split(separator: "/").last.map(String.init) ?? path
+        return last.hasSuffix(".xcdatamodel") ? String(last.dropLast(".xcdatamodel".count)) : last
+    }
+
+    /// Every archived object with an `NSSourceEntityName` is an entity mapping; its hashes are
+    /// stored as data (inline or as `NSData` objects).
+    static func readCompiled(_ url: URL) throws -> MappingModelInfo {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw Failure(description: "\(url.path): no such file")
+        }
+        let archive: KeyedArchive
+        do {
+            archive = try KeyedArchive(data: data)
+        } catch {
+            throw Failure(description: "\(url.path): not a compiled mapping model (\(error))")
+        }
+        var info = MappingModelInfo(path: url.path)
+        for object in archive.objects {
+            guard let sourceName = archive.decode(object["NSSourceEntityName"]).text,
+                  let destinationName = archive.decode(object["NSDestinationEntityName"]).text else { continue }
+            if let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes { info.sourceHashes[sourceName] = hash }
+            if let hash = archive.decode(object["NSDestinationEntityVersionHash"]).bytes { info.destinationHashes[destinationName] = hash }
+        }
+        guard !info.sourceHashes.isEmpty || !info.destinationHashes.isEmpty else {
+            throw Failure(description: "\(url.path): no entity mappings with version hashes")
+        }
+        return info
+    }
+}
+
+private extension ArchivedValue {
+    var text: String? { if case .string(let s) = self { return s } else { return nil } }
+    var bytes: Data? { if case .data(let d) = self { return d } else { return nil } }
+}
+
+/// The `<attribute name="…">value</attribute>` fields of the mapping-model object in an
+/// `xcmapping.xml` document (the first occurrence of each name wins: the model paths occur once).
+struct MappingDocumentFields {
+    var values: [String: String] = [:]
+
+    static func parse(_ data: Data, path: String) throws -> MappingDocumentFields {
+        let delegate = Collector()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        guard parser.parse() else {
+            throw MappingModelReader.Failure(description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
+        }
+        return MappingDocumentFields(values: delegate.values)
+    }
+
+    private final class Collector: NSObject, XMLParserDelegate {
+        static let wanted: Set<String> = ["sourcemodelpath", "destinationmodelpath"]
+        var values: [String: String] = [:]
+        var current: String?
+        var text = ""
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName: String?, attributes: [String: String] = [:]) {
+            if elementName == "attribute", let name = attributes["name"], Self.wanted.contains(name), values[name] == nil {
+                current = name
+                text = ""
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            if current != nil { text += string }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+            if elementName == "attribute", let name = current {
+                values[name] = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                current = nil
+            }
+        }
+    }
+}
