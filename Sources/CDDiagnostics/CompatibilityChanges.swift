@@ -28,6 +28,11 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// A new non-optional property without a default: every existing row lacks a value, and the
     /// migrated store fails validation (model-format.md §6.2; not encoded).
     var leavesRowsEmpty = false
+    /// The property's name in the old model (not encoded).
+    var sourceProperty: String?
+    /// An attribute made non-optional without a default: the rows where it is NULL fail
+    /// validation after the migration (model-format.md §6.3 step 3; not encoded).
+    var failsWhereNull = false
 
     public init(entity: String, property: String? = nil, kind: Kind, detail: String, inferable: Bool, fix: String) {
         self.entity = entity
@@ -205,6 +210,7 @@ enum ModelDiff {
                 change(.madeMandatory, hasDefault ? "optional → non-optional, default \(defaultText(after))" : "optional → non-optional without a default value",
                        inferable: true,
                        fix: hasDefault ? "none needed: empty values get the default" : "give \(after.name) a default value, or fill the empty values before migrating")
+                if !hasDefault, after.isAttribute { changes[changes.count - 1].failsWhereNull = true }
             }
         }
         let hashBefore = VersionHashes.propertyHash(before, declaredBy: names.old)
@@ -213,7 +219,11 @@ enum ModelDiff {
             change(.propertyChanged, "a hashed setting changed (transient, indexed, counts, ordered, external storage, preserve-on-delete or version hash modifier)",
                    inferable: true, fix: "none needed")
         }
-        return changes
+        return changes.map { change in
+            var change = change
+            change.sourceProperty = before.name
+            return change
+        }
     }
 
     /// Numeric types among themselves and numeric ↔ Boolean convert (model-format.md §6.2).
