@@ -125,6 +125,33 @@ import Testing
         #expect(duplicate.expectedError == 134190)
     }
 
+    /// Article and Tag were separate roots; giving Tag the parent Article merges the hierarchies.
+    @Test func mergingHierarchiesIs134190() throws {
+        let all = try versions(Self.restkit)
+        let writer = try version(Self.restkit, "VersionedModel 4")
+        var current = writer
+        current.name = "edited"
+        let tag = try #require(current.model.entities.firstIndex { $0.name == "Tag" })
+        current.model.entities[tag].parentName = "Article"
+        let report = analyse(store(writer), all, current: current)
+        #expect(kinds(report).contains("hierarchiesMerged Tag"))
+        #expect(report.expectedError == 134190)
+        #expect(report.reason.contains("separate hierarchies"))
+    }
+
+    /// Two properties claiming one renaming ID cannot be paired.
+    @Test func duplicatePropertyRenamingIDsIs134190() throws {
+        let all = try versions(Self.restkit)
+        let writer = try version(Self.restkit, "VersionedModel 4")
+        var current = writer
+        current.name = "edited"
+        // Renaming IDs are not hashed: renaming `body` as well makes the store need a migration.
+        current.model = edit(writer.model, entity: "Article", attribute: "body") { $0.common.name = "text"; $0.common.renamingIdentifier = "title" }
+        let report = analyse(store(writer), all, current: current)
+        #expect(report.expectedError == 134190)
+        #expect(report.changes.contains { $0.property == "title" && !$0.inferable })
+    }
+
     /// The options decide the code: none → 134100; migration without inference → 134140 unless
     /// a mapping model connects the versions.
     @Test func optionsDecideTheCode() throws {
