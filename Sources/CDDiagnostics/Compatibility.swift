@@ -119,8 +119,9 @@ public enum Compatibility {
         if compatible {
             report.oldModel = current.name
             let others = matches.map(\.name).filter { $0 != current.name }
-            let same = others.isEmpty ? "" : " (so do those of \(others.joined(separator: ", ")))"
-            report.reason = "The store's entity hashes equal those of version \(current.name)\(same): it opens without migration."
+            // Identical hashes mean Core Data never migrates between those versions (§5.10 point 4).
+            let same = others.isEmpty ? "" : " Version \(others.joined(separator: ", ")) has the same hashes, so Core Data cannot tell them apart: if the stored data must change between them, set a version hash modifier on the changed entity or property."
+            report.reason = "The store's entity hashes equal those of version \(current.name): it opens without migration.\(same)"
             return report
         }
         let old: (name: String, model: ManagedObjectModel)? = matched.map { ($0.name, $0.model) } ?? store.cachedModel.map { ("cache", $0) }
