@@ -119,8 +119,9 @@ public enum Compatibility {
         if compatible {
             report.oldModel = current.name
             let others = matches.map(\.name).filter { $0 != current.name }
-            let same = others.isEmpty ? "" : " (so do those of \(others.joined(separator: ", ")))"
-            report.reason = "The store's entity hashes equal those of version \(current.name)\(same): it opens without migration."
+            // Identical hashes mean Core Data never migrates between those versions (§5.10 point 4).
+            let same = others.isEmpty ? "" : " Version \(others.joined(separator: ", ")) has the same hashes, so Core Data cannot tell them apart: if the stored data must change between them, set a version hash modifier on the changed entity or property."
+            report.reason = "The store's entity hashes equal those of version \(current.name): it opens without migration.\(same)"
             return report
         }
         let old: (name: String, model: ManagedObjectModel)? = matched.map { ($0.name, $0.model) } ?? store.cachedModel.map { ("cache", $0) }
@@ -128,7 +129,8 @@ public enum Compatibility {
         if let old { report.changes = ModelDiff.changes(from: old.model, to: current.model) }
         let verdict = Verdict.decide(changes: report.changes, matched: matched?.name, current: current.name,
                                      identifiers: store.versionIdentifiers, hasOldModel: old != nil, mapping: links.first { $0.connectsStoreToCurrent }?.path,
-                                     options: options, rows: store.rows(for:))
+                                     options: options, rows: store.rows(for:),
+                                     nulls: { entity, attribute in old.flatMap { store.countNulls($0.model, entity, attribute) } })
         report.expectedError = verdict.error
         report.reason = verdict.reason
         return report
@@ -143,6 +145,9 @@ struct StoreFacts {
     /// Entity name → rows of that entity and its sub-entities.
     var rowCounts: [String: Int]
 
+    /// Rows of an entity whose attribute is NULL, located with the given old model; nil when unknown.
+    var countNulls: (ManagedObjectModel, String, String) -> Int? = { _, _, _ in nil }
+
     func rows(for entity: String) -> Int { rowCounts[entity] ?? 0 }
 
     static func read(_ snapshot: StoreSnapshot) throws -> StoreFacts {
@@ -154,7 +159,10 @@ struct StoreFacts {
         var counts: [String: Int] = [:]
         for entity in inspection.entities { counts[entity.name] = entity.rowsIncludingSubentities ?? 0 }
         return StoreFacts(versionHashes: metadata.versionHashes, versionIdentifiers: metadata.versionIdentifiers,
-                          cachedModel: cache?.model, rowCounts: counts)
+                          cachedModel: cache?.model, rowCounts: counts,
+                          countNulls: { model, entity, attribute in
+                              (try? snapshot.countNulls(model: model, entity: entity, attribute: attribute)) ?? nil
+                          })
     }
 }
 
@@ -165,7 +173,8 @@ struct Verdict {
 
     static func decide(changes: [CompatibilityChange], matched: String?, current: String,
                        identifiers: [String], hasOldModel: Bool,
-                       mapping: String?, options: MigrationOptions, rows: (String) -> Int) -> Verdict {
+                       mapping: String?, options: MigrationOptions, rows: (String) -> Int,
+                       nulls: (String, String) -> Int?) -> Verdict {
         let without = "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
         if options == .none {
             return Verdict(error: 134100, reason: "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100.")
@@ -188,15 +197,24 @@ struct Verdict {
             let target = [blocking.entity, blocking.property].compactMap { $0 }.joined(separator: ".")
             return Verdict(error: 134190, reason: "The store was written by version \(matched); lightweight migration to \(current) cannot be inferred: \(target): \(blocking.detail): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)")
         }
-        if let failing = validationFailure(changes: changes, rows: rows) {
+        if let failing = validationFailure(changes: changes, rows: rows, nulls: nulls) {
             return Verdict(error: 134110, reason: "The store was written by version \(matched); the inferred migration to \(current) fails validation: \(failing): 134110 (missing attribute values on mandatory destination attribute). \(without)")
         }
         return Verdict(error: nil, reason: "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)")
     }
 
-    /// A new non-optional property without a default, on an entity with rows, leaves those rows
-    /// without a value (errors.md §5.5).
-    static func validationFailure(changes: [CompatibilityChange], rows: (String) -> Int) -> String? {
+    /// An attribute made non-optional without a default while rows lack it, or a new
+    /// non-optional property without a default on an entity with rows: the migrated rows have no
+    /// value and fail validation (errors.md §5.5, model-format.md §6.3 step 3).
+    static func validationFailure(changes: [CompatibilityChange], rows: (String) -> Int,
+                                  nulls: (String, String) -> Int?) -> String? {
+        for change in changes where change.failsWhereNull {
+            let entity = change.sourceEntity ?? change.entity
+            let property = change.sourceProperty ?? change.property ?? ""
+            if let count = nulls(entity, property), count > 0 {
+                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(count) row\(count == 1 ? "" : "s") of \(entity) have no \(property)"
+            }
+        }
         for change in changes where change.leavesRowsEmpty {
             let sourceEntity = change.sourceEntity ?? change.entity
             let count = rows(sourceEntity)

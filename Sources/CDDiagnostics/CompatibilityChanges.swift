@@ -6,7 +6,7 @@ import Foundation
 public struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// What changed. The raw values are the JSON contract.
     public enum Kind: String, Sendable, Codable, CaseIterable {
-        case entityAdded, entityRemoved, entityRenamed, entityChanged
+        case entityAdded, entityRemoved, entityRenamed, entityChanged, hierarchiesMerged
         case attributeAdded, attributeRemoved, attributeRenamed
         case relationshipAdded, relationshipRemoved, relationshipRenamed
         case typeChanged, madeOptional, madeMandatory
@@ -28,6 +28,11 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// A new non-optional property without a default: every existing row lacks a value, and the
     /// migrated store fails validation (model-format.md §6.2; not encoded).
     var leavesRowsEmpty = false
+    /// The property's name in the old model (not encoded).
+    var sourceProperty: String?
+    /// An attribute made non-optional without a default: the rows where it is NULL fail
+    /// validation after the migration (model-format.md §6.3 step 3; not encoded).
+    var failsWhereNull = false
 
     public init(entity: String, property: String? = nil, kind: Kind, detail: String, inferable: Bool, fix: String) {
         self.entity = entity
@@ -94,6 +99,7 @@ enum ModelDiff {
                     inferable: true, fix: "none needed"))
             }
         }
+        changes += mergedHierarchies(old: old, new: new, sourceFor: { oldByKey[$0.renamingIdentifier ?? $0.name] })
         for entity in old.entities where !paired.contains(entity.name) {
             changes.append(CompatibilityChange(
                 entity: entity.name, kind: .entityRemoved, detail: "entity no longer in the model", inferable: true,
@@ -112,6 +118,12 @@ enum ModelDiff {
         let newProperties = new.allProperties(of: entity.name).filter(isHashed)
         let newKeys = Set(newProperties.map { $0.common.renamingIdentifier ?? $0.name })
         let own = Set(entity.properties.map(\.name))
+        for key in duplicateKeys(newProperties.map { $0.common.renamingIdentifier ?? $0.name }).sorted() {
+            changes.append(CompatibilityChange(
+                entity: entity.name, property: key, kind: .propertyChanged,
+                detail: "renaming ID \"\(key)\" is used by several properties", inferable: false,
+                fix: "give each property its own renaming ID"))
+        }
         for property in newProperties where own.contains(property.name) {
             let key = property.common.renamingIdentifier ?? property.name
             guard let before = oldByKey[key], sameKind(before, property) else {
@@ -205,6 +217,7 @@ enum ModelDiff {
                 change(.madeMandatory, hasDefault ? "optional → non-optional, default \(defaultText(after))" : "optional → non-optional without a default value",
                        inferable: true,
                        fix: hasDefault ? "none needed: empty values get the default" : "give \(after.name) a default value, or fill the empty values before migrating")
+                if !hasDefault, after.isAttribute { changes[changes.count - 1].failsWhereNull = true }
             }
         }
         let hashBefore = VersionHashes.propertyHash(before, declaredBy: names.old)
@@ -213,7 +226,11 @@ enum ModelDiff {
             change(.propertyChanged, "a hashed setting changed (transient, indexed, counts, ordered, external storage, preserve-on-delete or version hash modifier)",
                    inferable: true, fix: "none needed")
         }
-        return changes
+        return changes.map { change in
+            var change = change
+            change.sourceProperty = before.name
+            return change
+        }
     }
 
     /// Numeric types among themselves and numeric ↔ Boolean convert (model-format.md §6.2).
@@ -249,6 +266,31 @@ enum ModelDiff {
         case .relationship(var r): r.common.name = name; return .relationship(r)
         case .fetched(var f): f.common.name = name; return .fetched(f)
         }
+    }
+
+    /// Entities that share a root in the new model but whose old counterparts had different
+    /// roots: hierarchies cannot be merged (model-format.md §6.1, "Entities").
+    static func mergedHierarchies(old: ManagedObjectModel, new: ManagedObjectModel,
+                                  sourceFor: (EntityDescription) -> EntityDescription?) -> [CompatibilityChange] {
+        var oldRootByNewRoot: [String: (entity: String, root: String)] = [:]
+        var changes: [CompatibilityChange] = []
+        for entity in new.entities {
+            guard let source = sourceFor(entity),
+                  let newRoot = new.rootEntity(of: entity.name)?.name,
+                  let oldRoot = old.rootEntity(of: source.name)?.name else { continue }
+            guard let first = oldRootByNewRoot[newRoot] else {
+                oldRootByNewRoot[newRoot] = (entity.name, oldRoot)
+                continue
+            }
+            if first.root != oldRoot {
+                changes.append(CompatibilityChange(
+                    entity: entity.name, kind: .hierarchiesMerged,
+                    detail: "now shares the root \(newRoot) with \(first.entity), but their old entities were in separate hierarchies (\(oldRoot), \(first.root))",
+                    inferable: false,
+                    fix: "keep the hierarchies separate, or write a mapping model that copies the rows"))
+            }
+        }
+        return changes
     }
 
     /// The entity-level ingredients of the hash (model-format.md §5.7) that differ.

@@ -99,8 +99,8 @@ public enum MappingModelReader {
         return last.hasSuffix(".xcdatamodel") ? String(last.dropLast(".xcdatamodel".count)) : last
     }
 
-    /// Every archived object with an `NSSourceEntityName` is an entity mapping; its hashes are
-    /// stored as data (inline or as `NSData` objects).
+    /// Every archived object with an entity name and version hash on either side is an entity
+    /// mapping (an added entity has no source, a removed one no destination).
     static func readCompiled(_ url: URL) throws -> MappingModelInfo {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw Failure(description: "\(url.path): no such file")
@@ -113,10 +113,14 @@ public enum MappingModelReader {
         }
         var info = MappingModelInfo(path: url.path)
         for object in archive.objects {
-            guard let sourceName = archive.decode(object["NSSourceEntityName"]).text,
-                  let destinationName = archive.decode(object["NSDestinationEntityName"]).text else { continue }
-            if let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes { info.sourceHashes[sourceName] = hash }
-            if let hash = archive.decode(object["NSDestinationEntityVersionHash"]).bytes { info.destinationHashes[destinationName] = hash }
+            if let name = archive.decode(object["NSSourceEntityName"]).text,
+               let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes {
+                info.sourceHashes[name] = hash
+            }
+            if let name = archive.decode(object["NSDestinationEntityName"]).text,
+               let hash = archive.decode(object["NSDestinationEntityVersionHash"]).bytes {
+                info.destinationHashes[name] = hash
+            }
         }
         guard !info.sourceHashes.isEmpty || !info.destinationHashes.isEmpty else {
             throw Failure(description: "\(url.path): no entity mappings with version hashes")

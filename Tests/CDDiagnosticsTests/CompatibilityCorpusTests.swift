@@ -49,6 +49,10 @@ import Testing
         Expectation(store: "wibosco-revised/CoreDataMigration_Example_2.sqlite", model: revised, version: nil,
                     matched: "CoreDataMigration_Example 2", compatible: false, error: 134110,
                     changes: ["relationshipAdded Post.sections"]),
+        // Version 2's hexColor carries the renaming ID "color"; version 4's no longer does.
+        Expectation(store: "wibosco-revised/CoreDataMigration_Example_1.sqlite", model: Self.revised, version: "CoreDataMigration_Example 2",
+                    matched: "CoreDataMigration_Example", compatible: false, error: nil,
+                    changes: ["attributeRenamed Post.hexColor"]),
         // 3 → 4: a mandatory Boolean with default NO, and a uniqueness constraint on Section.
         Expectation(store: "wibosco-revised/CoreDataMigration_Example_3.sqlite", model: revised, version: nil,
                     matched: "CoreDataMigration_Example 3", compatible: false, error: nil,

@@ -57,7 +57,8 @@ import Testing
         #expect(report.matchedVersion == "VersionedModel 4")
         #expect(report.compatible)
         #expect(report.expectedError == nil)
-        #expect(report.reason.contains("VersionedModel 2"))
+        #expect(report.reason.contains("Version VersionedModel 2 has the same hashes"))
+        #expect(report.reason.contains("version hash modifier"))
     }
 
     /// Version 3 added `createdAt`, version 4 removed it again; version 1 lacked `authorName`.
@@ -125,6 +126,33 @@ import Testing
         #expect(duplicate.expectedError == 134190)
     }
 
+    /// Article and Tag were separate roots; giving Tag the parent Article merges the hierarchies.
+    @Test func mergingHierarchiesIs134190() throws {
+        let all = try versions(Self.restkit)
+        let writer = try version(Self.restkit, "VersionedModel 4")
+        var current = writer
+        current.name = "edited"
+        let tag = try #require(current.model.entities.firstIndex { $0.name == "Tag" })
+        current.model.entities[tag].parentName = "Article"
+        let report = analyse(store(writer), all, current: current)
+        #expect(kinds(report).contains("hierarchiesMerged Tag"))
+        #expect(report.expectedError == 134190)
+        #expect(report.reason.contains("separate hierarchies"))
+    }
+
+    /// Two properties claiming one renaming ID cannot be paired.
+    @Test func duplicatePropertyRenamingIDsIs134190() throws {
+        let all = try versions(Self.restkit)
+        let writer = try version(Self.restkit, "VersionedModel 4")
+        var current = writer
+        current.name = "edited"
+        // Renaming IDs are not hashed: renaming `body` as well makes the store need a migration.
+        current.model = edit(writer.model, entity: "Article", attribute: "body") { $0.common.name = "text"; $0.common.renamingIdentifier = "title" }
+        let report = analyse(store(writer), all, current: current)
+        #expect(report.expectedError == 134190)
+        #expect(report.changes.contains { $0.property == "title" && !$0.inferable })
+    }
+
     /// The options decide the code: none → 134100; migration without inference → 134140 unless
     /// a mapping model connects the versions.
     @Test func optionsDecideTheCode() throws {
@@ -180,5 +208,55 @@ import Testing
             return .attribute(a)
         }
         return model
+    }
+}
+
+/// Attributes made non-optional: the rows where they are NULL are counted in the store.
+@Suite struct CompatibilityNullTests {
+    static let revised = "wibosco-revised/CoreDataMigration_Example.xcdatamodeld"
+
+    /// Revised store 2 (10 posts) has a value in every `content`; emptied `hexColor`s would fail.
+    @Test func madeMandatoryCountsNulls() throws {
+        let store = try Corpus.copyStore("wibosco-revised/CoreDataMigration_Example_2.sqlite").path
+        let snapshot = try StoreSnapshot(path: store)
+        let facts = try StoreFacts.read(snapshot)
+        let versions = try ModelFiles.versions(at: Corpus.url(Self.revised))
+        let two = try #require(versions.first { $0.name == "CoreDataMigration_Example 2" })
+        #expect(try snapshot.countNulls(model: two.model, entity: "Post", attribute: "content") == 0)
+        #expect(try snapshot.countNulls(model: two.model, entity: "Post", attribute: "hexColor") == 0)
+        #expect(try snapshot.countNulls(model: two.model, entity: "Post", attribute: "nothing") == nil)
+        var current = two
+        current.name = "edited"
+        current.model = CompatibilityRuleTests().edit(two.model, entity: "Post", attribute: "content") { $0.common.isOptional = false }
+        let report = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
+                                           options: .infer, storePath: store, modelPath: "model")
+        #expect(report.changes.map(\.kind) == [.madeMandatory])
+        #expect(report.expectedError == nil)
+    }
+
+    /// SampleModel_V2 keeps Car, SportCar and LuxuryCar in ZCAR: every car lacks
+    /// `markedForDeletionAsOf`, while the NULL `isLimitedEdition`s all belong to other entities'
+    /// rows, so only the first, made non-optional, fails validation.
+    @Test func nullsAreCountedPerEntity() throws {
+        let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite").path
+        let snapshot = try StoreSnapshot(path: store)
+        let facts = try StoreFacts.read(snapshot)
+        let path = "cdplus-samplemodel/SampleModel.xcdatamodeld"
+        let versions = try ModelFiles.versions(at: Corpus.url(path))
+        let two = try #require(versions.first { $0.name == "SampleModel2" })
+        #expect(try snapshot.countNulls(model: two.model, entity: "Car", attribute: "markedForDeletionAsOf") == 125)
+        #expect(try snapshot.countNulls(model: two.model, entity: "LuxuryCar", attribute: "isLimitedEdition") == 0)
+        let helper = CompatibilityRuleTests()
+        var current = two
+        current.name = "edited"
+        current.model = helper.edit(two.model, entity: "LuxuryCar", attribute: "isLimitedEdition") { $0.common.isOptional = false; $0.defaultValue = nil }
+        let passing = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
+                                            options: .infer, storePath: store, modelPath: "model")
+        #expect(passing.expectedError == nil, "\(passing.reason)")
+        current.model = helper.edit(current.model, entity: "Car", attribute: "markedForDeletionAsOf") { $0.common.isOptional = false }
+        let failing = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
+                                            options: .infer, storePath: store, modelPath: "model")
+        #expect(failing.expectedError == 134110)
+        #expect(failing.reason.contains("125 rows of Car have no markedForDeletionAsOf"), "\(failing.reason)")
     }
 }
