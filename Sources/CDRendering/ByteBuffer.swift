@@ -16,6 +16,10 @@ public struct ByteBuffer: Sendable {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    public mutating func append(_ bytes: [UInt8]) {
+        self.bytes.append(contentsOf: bytes)
+    }
+
     public mutating func append(_ byte: UInt8) {
         bytes.append(byte)
     }
@@ -57,29 +61,32 @@ public struct ByteBuffer: Sendable {
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
     /// everything else copied as UTF-8.
     public mutating func appendJSONString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                bytes.append(contentsOf: utf8[start..<index])
-                switch byte {
-                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
-                }
-                start = index + 1
+        text.withUTF8 { appendJSONString($0) }
+    }
+
+    /// A JSON string literal of UTF-8 bytes, escaped as for a `String`.
+    public mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        var start = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            switch byte {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            default:
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
             }
-            bytes.append(contentsOf: utf8[start...])
+            start = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -92,6 +99,17 @@ public struct ByteBuffer: Sendable {
         }
     }
 
+    /// A UUID's 16 bytes as `UUID.uuidString` spells them: upper-case hex, 8-4-4-4-12.
+    public mutating func appendUUID(_ uuid: UnsafeRawBufferPointer) {
+        for (index, byte) in uuid.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(Self.upperHexDigits[Int(byte >> 4)])
+            bytes.append(Self.upperHexDigits[Int(byte & 0xF)])
+        }
+    }
+
+    static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
     public mutating func appendURI(_ id: ObjectID) {
         append("x-coredata://")
@@ -100,5 +118,10 @@ public struct ByteBuffer: Sendable {
         append(id.entity)
         append("/p")
         append(id.pk)
+    }
+
+    /// `x-coredata://<uuid>/<Entity>/p`: an object ID's URI up to its `Z_PK`.
+    static func uriPrefix(storeUUID: String, entity: String) -> [UInt8] {
+        Array("x-coredata://\(storeUUID)/\(entity)/p".utf8)
     }
 }

@@ -76,13 +76,13 @@ struct DumpCommand: ParsableCommand {
         let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
         for target in targets {
             query.entity = target
-            try reader.read(query, section: { section in
+            try reader.readRows(query, section: { section in
                 output.write(&pending.bytes)
                 if open { output.write(renderer.endSection()) }
                 output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
                 open = true
-            }, object: { object in
-                renderer.render(object, into: &pending)
+            }, row: { row in
+                try renderer.render(row, into: &pending)
                 if pending.bytes.count >= 16 * 1024 { output.write(&pending.bytes) }
             })
             output.write(&pending.bytes)
