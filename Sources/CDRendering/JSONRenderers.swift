@@ -257,7 +257,7 @@ public struct JSONRenderer: ObjectRenderer {
     }
 
     public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
-        let layout = layouts.prepared(for: row.layout, JSONValues.prepare)
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         buffer.append(first ? "[\n" : ",\n")
         first = false
         try values.append(row, layout: layout, to: &buffer)
@@ -288,7 +288,7 @@ public struct NDJSONRenderer: ObjectRenderer {
     }
 
     public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
-        let layout = layouts.prepared(for: row.layout, JSONValues.prepare)
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         try values.append(row, layout: layout, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }

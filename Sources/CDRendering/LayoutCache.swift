@@ -8,9 +8,12 @@ import CDStore
 struct LayoutCache<Prepared> {
     private var entries: [(layout: ObjectLayout, prepared: Prepared)] = []
 
-    mutating func prepared(for layout: ObjectLayout, _ make: (ObjectLayout) -> Prepared) -> Prepared {
+    func prepared(for layout: ObjectLayout) -> Prepared? {
         for entry in entries where entry.layout === layout { return entry.prepared }
-        let prepared = make(layout)
+        return nil
+    }
+
+    mutating func add(_ prepared: Prepared, for layout: ObjectLayout) -> Prepared {
         entries.append((layout, prepared))
         return prepared
     }

@@ -196,15 +196,7 @@ public struct CSVRenderer: ObjectRenderer {
     /// Writes the object in `row` exactly as the `StoredObject` version writes
     /// ``ObjectRow/object()``, with the common values read in place.
     public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
-        let properties = properties
-        let layout = layouts.prepared(for: row.layout) { layout in
-            var head = ByteBuffer()
-            Self.appendField(layout.entity, to: &head)
-            head.append(UInt8(ascii: ","))
-            head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
-            return CSVLayout(head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
-                             targets: TargetPrefixes(layout))
-        }
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(prepare(row.layout), for: row.layout)
         buffer.append(layout.head)
         buffer.append(row.pk)
         for column in layout.columns {
@@ -223,6 +215,15 @@ public struct CSVRenderer: ObjectRenderer {
             }
         }
         buffer.append("\r\n")
+    }
+
+    private func prepare(_ layout: ObjectLayout) -> CSVLayout {
+        var head = ByteBuffer()
+        Self.appendField(layout.entity, to: &head)
+        head.append(UInt8(ascii: ","))
+        head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
+        return CSVLayout(head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
+                         targets: TargetPrefixes(layout))
     }
 
     /// Numbers, dates, UUIDs and object IDs never need quoting, so they are written directly.

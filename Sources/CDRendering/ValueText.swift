@@ -94,21 +94,68 @@ struct CivilTime {
         buffer.append(padded: secondOfDay % 60, width: 2)
     }
 
+    /// Four-digit years, as every real date has, are written at fixed positions in one append.
+    private var hasFourDigitYear: Bool { year >= 0 && year <= 9999 }
+
+    /// `YYYY-MM-DD<separator>hh:mm:ss`, 19 bytes, for a four-digit year.
+    private func write(to out: UnsafeMutablePointer<UInt8>, separator: UInt8) {
+        func two(_ value: Int64, at index: Int) {
+            out[index] = UInt8(48 + value / 10)
+            out[index + 1] = UInt8(48 + value % 10)
+        }
+        two(year / 100, at: 0)
+        two(year % 100, at: 2)
+        out[4] = UInt8(ascii: "-")
+        two(month, at: 5)
+        out[7] = UInt8(ascii: "-")
+        two(day, at: 8)
+        out[10] = separator
+        two(secondOfDay / 3600, at: 11)
+        out[13] = UInt8(ascii: ":")
+        two(secondOfDay / 60 % 60, at: 14)
+        out[16] = UInt8(ascii: ":")
+        two(secondOfDay % 60, at: 17)
+    }
+
     func appendCoreData(to buffer: inout ByteBuffer) {
-        appendDate(to: &buffer)
-        buffer.append(UInt8(ascii: " "))
-        appendTime(to: &buffer)
-        buffer.append(" +0000")
+        guard hasFourDigitYear else {
+            appendDate(to: &buffer)
+            buffer.append(UInt8(ascii: " "))
+            appendTime(to: &buffer)
+            buffer.append(" +0000")
+            return
+        }
+        buffer.append(upTo: 25) { out in
+            write(to: out, separator: UInt8(ascii: " "))
+            for (index, byte) in " +0000".utf8.enumerated() { out[19 + index] = byte }
+            return 25
+        }
     }
 
     func appendISO(to buffer: inout ByteBuffer) {
-        appendDate(to: &buffer)
-        buffer.append(UInt8(ascii: "T"))
-        appendTime(to: &buffer)
-        if let milliseconds {
-            buffer.append(UInt8(ascii: "."))
-            buffer.append(padded: milliseconds, width: 3)
+        guard hasFourDigitYear else {
+            appendDate(to: &buffer)
+            buffer.append(UInt8(ascii: "T"))
+            appendTime(to: &buffer)
+            if let milliseconds {
+                buffer.append(UInt8(ascii: "."))
+                buffer.append(padded: milliseconds, width: 3)
+            }
+            buffer.append(UInt8(ascii: "Z"))
+            return
         }
-        buffer.append(UInt8(ascii: "Z"))
+        buffer.append(upTo: 24) { out in
+            write(to: out, separator: UInt8(ascii: "T"))
+            var count = 19
+            if let milliseconds {
+                out[19] = UInt8(ascii: ".")
+                out[20] = UInt8(48 + milliseconds / 100)
+                out[21] = UInt8(48 + milliseconds / 10 % 10)
+                out[22] = UInt8(48 + milliseconds % 10)
+                count = 23
+            }
+            out[count] = UInt8(ascii: "Z")
+            return count + 1
+        }
     }
 }

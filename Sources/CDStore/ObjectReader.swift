@@ -252,16 +252,20 @@ public final class ObjectReader {
                 try section(ObjectSection(entity: entity, properties: sectionProperties))
                 started = true
             }
-            while let current = try cursor.next() {
-                let sqlite = statement.sqliteStatement
-                let ent = sqlite3_column_int64(sqlite, 1)
+            guard let anyLayout = layouts.values.first, let sqliteRow = try cursor.next() else { return }
+            // The cursor hands out the same `Row` for every row, so one ObjectRow follows it.
+            var current = ObjectRow(layout: anyLayout, pk: 0, statement: statement.sqliteStatement, row: sqliteRow, context: context)
+            repeat {
+                let ent = sqlite3_column_int64(current.statement, 1)
                 guard ent >= 0, ent < byEnt.count, let layout = byEnt[Int(ent)] else { continue }
                 if !started {
                     try section(ObjectSection(entity: entity, properties: sectionProperties))
                     started = true
                 }
-                try row(ObjectRow(layout: layout, pk: sqlite3_column_int64(sqlite, 0), statement: sqlite, row: current, context: context))
-            }
+                if current.layout !== layout { current.layout = layout }
+                current.pk = sqlite3_column_int64(current.statement, 0)
+                try row(current)
+            } while try cursor.next() != nil
         }
     }
 

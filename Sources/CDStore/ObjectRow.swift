@@ -87,11 +87,12 @@ public enum BorrowedValue {
 ///
 /// It is noncopyable and only lent to the callback of ``ObjectReader/readRows(_:section:row:)``
 /// because it reads straight from the SQLite statement, which moves to the next row as soon as
-/// the callback returns.
+/// the callback returns. The reader moves one `ObjectRow` along the rows rather than making one
+/// per row, which would retain and release its references a million times.
 public struct ObjectRow: ~Copyable {
-    public let layout: ObjectLayout
+    public internal(set) var layout: ObjectLayout
     /// `Z_PK`
-    public let pk: Int64
+    public internal(set) var pk: Int64
     let statement: SQLiteStatement
     let row: Row
     let context: ObjectReader.ReadContext
@@ -217,6 +218,15 @@ enum UTF8Check {
         var index = 0
         let count = bytes.count
         while index < count {
+            // Eight bytes at a time while they are ASCII without NUL, as most text is.
+            if count - index >= 8 {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                let zeroByte = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+                if (word & 0x8080_8080_8080_8080) | zeroByte == 0 {
+                    index += 8
+                    continue
+                }
+            }
             let lead = bytes[index]
             if lead < 0x80 {
                 if lead == 0 { return false }
