@@ -49,13 +49,13 @@ public struct JSONValues: Sendable {
                 append(value, to: &buffer)
             case .null:
                 buffer.append(layout.keys[index])
-                buffer.append("null")
+                buffer.append(literal: "null")
             case .integer(let i):
                 buffer.append(layout.keys[index])
                 buffer.append(i)
             case .boolean(let b):
                 buffer.append(layout.keys[index])
-                buffer.append(b ? "true" : "false")
+                buffer.append(literal: b ? "true" : "false")
             case .decimal(let d), .double(let d):
                 buffer.append(layout.keys[index])
                 Self.appendNumber(d, to: &buffer)

@@ -190,7 +190,7 @@ public struct CSVRenderer: ObjectRenderer {
             buffer.append(UInt8(ascii: ","))
             if let value = object.value(name) { append(value, to: &buffer) }
         }
-        buffer.append("\r\n")
+        buffer.append(literal: "\r\n")
     }
 
     /// Writes the object in `row` exactly as the `StoredObject` version writes
@@ -214,7 +214,7 @@ public struct CSVRenderer: ObjectRenderer {
             case .object(let ent, let pk): layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
             }
         }
-        buffer.append("\r\n")
+        buffer.append(literal: "\r\n")
     }
 
     private func prepare(_ layout: ObjectLayout) -> CSVLayout {
@@ -250,10 +250,30 @@ public struct CSVRenderer: ObjectRenderer {
         text.withUTF8 { appendField($0, to: &buffer) }
     }
 
+    /// Whether `utf8` holds a comma, quote or line break. All four are below 0x2D, so words of
+    /// eight bytes without such a byte (most text) are passed over in one test.
+    private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = utf8.baseAddress {
+            while utf8.count - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // Some byte is below 0x2D (exact for bytes below 0x80; higher ones never count).
+                if (word &- 0x2D2D_2D2D_2D2D_2D2D) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// Quotes only fields holding a comma, quote or line break, checked on the UTF-8 bytes.
     static func appendField(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
-        guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
-            buffer.bytes.append(contentsOf: utf8)
+        guard needsQuotes(utf8) else {
+            buffer.append(utf8)
             return
         }
         buffer.append(UInt8(ascii: "\""))

@@ -49,16 +49,22 @@ struct CivilTime {
     let month: Int64
     let day: Int64
     let secondOfDay: Int64
+    /// The part of a second, in [0, 1).
+    let fraction: Double
+
     /// Milliseconds when the value is not a whole second.
-    let milliseconds: Int64?
+    var milliseconds: Int64? {
+        fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
+    }
 
     /// Core Data dates count seconds from 2001-01-01, which is 978,307,200 s after 1970-01-01.
     init(secondsSince2001: Double) {
         let unix = secondsSince2001 + 978_307_200
-        let wholeSeconds = unix.rounded(.down)
-        let fraction = unix - wholeSeconds
-        milliseconds = fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
-        let total = Int64(wholeSeconds)
+        // `unix.rounded(.down)` by conversion, which is much cheaper than the libm call; the
+        // same value, as a double beyond 2^53 is already whole.
+        var total = Int64(unix)
+        if Double(total) > unix { total -= 1 }
+        fraction = unix - Double(total)
         var days = total / 86_400
         var second = total % 86_400
         if second < 0 { second += 86_400; days -= 1 }
@@ -100,8 +106,7 @@ struct CivilTime {
     /// `YYYY-MM-DD<separator>hh:mm:ss`, 19 bytes, for a four-digit year.
     private func write(to out: UnsafeMutablePointer<UInt8>, separator: UInt8) {
         func two(_ value: Int64, at index: Int) {
-            out[index] = UInt8(48 + value / 10)
-            out[index + 1] = UInt8(48 + value % 10)
+            ByteBuffer.writeTwoDigits(Int(value), to: out + index)
         }
         two(year / 100, at: 0)
         two(year % 100, at: 2)
@@ -127,7 +132,9 @@ struct CivilTime {
         }
         buffer.append(upTo: 25) { out in
             write(to: out, separator: UInt8(ascii: " "))
-            for (index, byte) in " +0000".utf8.enumerated() { out[19 + index] = byte }
+            out[19] = UInt8(ascii: " ")
+            out[20] = UInt8(ascii: "+")
+            for index in 21..<25 { out[index] = UInt8(ascii: "0") }
             return 25
         }
     }

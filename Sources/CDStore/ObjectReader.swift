@@ -200,7 +200,7 @@ public final class ObjectReader {
                 case .attribute(let attribute):
                     if let column = columns(forProperty: attribute.name, ofEntity: name).first(where: { $0.role == .attribute }) {
                         fields.append((attribute.name, .attribute(attribute.type, external: attribute.allowsExternalBinaryDataStorage,
-                                                                  column: index(of: column.name), kind: BorrowedKind(attribute.type))))
+                                                                  column: index(of: column.name))))
                     }
                 case .relationship(let relationship) where !relationship.isToMany:
                     let all = columns(forProperty: relationship.name, ofEntity: name)

@@ -16,6 +16,9 @@ public final class ObjectLayout {
     /// are addressed by position in this array.
     public let names: [String]
     let fields: [ObjectField]
+    /// What ``ObjectRow/borrowedValue(_:)`` needs of each field, by property, kept apart from
+    /// `fields` so the per-value path copies plain values out of the array, no references.
+    let reads: [BorrowedRead]
 
     init(entity: String, ent: Int, className: String, storeUUID: String, fields: [(name: String, field: ObjectField)]) {
         self.entity = entity
@@ -24,33 +27,61 @@ public final class ObjectLayout {
         self.storeUUID = storeUUID
         self.names = fields.map(\.name)
         self.fields = fields.map(\.field)
+        self.reads = fields.map { BorrowedRead($0.field) }
     }
 }
 
 /// How one property of one concrete entity is read from the selected columns. The payloads
 /// are kept small because every field of every row passes through here.
 enum ObjectField {
-    case attribute(AttributeType, external: Bool, column: Int32, kind: BorrowedKind)
+    case attribute(AttributeType, external: Bool, column: Int32)
     case toOne(destination: String, destinationEnt: Int, key: Int32, entityType: Int32?)
     case toMany(RelationshipBox)
 }
 
-/// The attribute types ``ObjectRow/borrowedValue(_:)`` decodes without allocating; the others
-/// always go through ``ValueDecoder``.
-enum BorrowedKind {
-    case integer, boolean, decimal, double, date, string, uuid, other
+/// How ``ObjectRow/borrowedValue(_:)`` reads one field.
+struct BorrowedRead {
+    /// The attribute types it decodes in place, and to-one relationships; the others
+    /// (`.other`) always go through ``ValueDecoder`` or the to-many fetcher.
+    enum Kind {
+        case integer, boolean, decimal, double, date, string, uuid, toOne, other
+    }
 
-    init(_ type: AttributeType) {
-        switch type {
-        case .integer16, .integer32, .integer64: self = .integer
-        case .boolean: self = .boolean
-        case .decimal: self = .decimal
-        case .double, .float: self = .double
-        case .date: self = .date
-        case .string: self = .string
-        case .uuid: self = .uuid
-        default: self = .other
+    let kind: Kind
+    /// The attribute's column, or the to-one's key column.
+    let column: Int32
+    /// The to-one's `Z<n>_` entity column, -1 when the destination has no sub-entities.
+    let entityColumn: Int32
+    /// The to-one's declared destination `Z_ENT`.
+    let destinationEnt: Int
+
+    init(_ field: ObjectField) {
+        switch field {
+        case .attribute(let type, _, let column):
+            let kind: Kind
+            switch type {
+            case .integer16, .integer32, .integer64: kind = .integer
+            case .boolean: kind = .boolean
+            case .decimal: kind = .decimal
+            case .double, .float: kind = .double
+            case .date: kind = .date
+            case .string: kind = .string
+            case .uuid: kind = .uuid
+            default: kind = .other
+            }
+            self.init(kind: kind, column: column, entityColumn: -1, destinationEnt: 0)
+        case .toOne(_, let destinationEnt, let key, let entityType):
+            self.init(kind: .toOne, column: key, entityColumn: entityType ?? -1, destinationEnt: destinationEnt)
+        case .toMany:
+            self.init(kind: .other, column: -1, entityColumn: -1, destinationEnt: 0)
         }
+    }
+
+    private init(kind: Kind, column: Int32, entityColumn: Int32, destinationEnt: Int) {
+        self.kind = kind
+        self.column = column
+        self.entityColumn = entityColumn
+        self.destinationEnt = destinationEnt
     }
 }
 
@@ -105,7 +136,7 @@ public struct ObjectRow: ~Copyable {
     /// to-many members or counts are fetched here when the query asks for them.
     public func value(_ index: Int) throws -> ObjectValue {
         switch layout.fields[index] {
-        case .attribute(let type, let external, let column, _):
+        case .attribute(let type, let external, let column):
             return ValueDecoder.decode(Self.raw(row, Int(column)), type: type, allowsExternalStorage: external,
                                        externalData: context.externalData)
         case .toOne(let destination, let destinationEnt, let key, let entityType):
@@ -130,47 +161,43 @@ public struct ObjectRow: ~Copyable {
     /// same value ``value(_:)`` returns, so renderers can use it as a fast path and fall back
     /// to ``value(_:)`` without changing their output.
     public func borrowedValue(_ index: Int) -> BorrowedValue {
-        switch layout.fields[index] {
-        case .attribute(_, _, let column, let kind):
-            let type = sqlite3_column_type(statement, column)
-            if type == SQLITE_NULL { return .null }
-            switch kind {
-            case .integer:
-                return type == SQLITE_INTEGER ? .integer(sqlite3_column_int64(statement, column)) : .other
-            case .boolean:
-                return type == SQLITE_INTEGER ? .boolean(sqlite3_column_int64(statement, column) != 0) : .other
-            case .decimal:
-                return number(type, column).map(BorrowedValue.decimal) ?? .other
-            case .double:
-                return number(type, column).map(BorrowedValue.double) ?? .other
-            case .date:
-                return number(type, column).map(BorrowedValue.date) ?? .other
-            case .string:
-                guard type == SQLITE_TEXT, let text = sqlite3_column_text(statement, column) else { return .other }
-                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column)))
-                // `String(cString:)` stops at a NUL and repairs bad UTF-8; leave those to it.
-                return UTF8Check.isValidWithoutNUL(bytes) ? .string(bytes) : .other
-            case .uuid:
-                guard type == SQLITE_BLOB, sqlite3_column_bytes(statement, column) == 16,
-                      let blob = sqlite3_column_blob(statement, column) else { return .other }
-                return .uuid(UnsafeRawBufferPointer(start: blob, count: 16))
-            case .other:
-                return .other
-            }
-        case .toOne(_, let destinationEnt, let key, let entityType):
-            let type = sqlite3_column_type(statement, key)
-            if type == SQLITE_NULL { return .null }
+        let read = layout.reads[index]
+        guard read.kind != .other else { return .other }
+        let column = read.column
+        let type = sqlite3_column_type(statement, column)
+        if type == SQLITE_NULL { return .null }
+        switch read.kind {
+        case .integer:
+            return type == SQLITE_INTEGER ? .integer(sqlite3_column_int64(statement, column)) : .other
+        case .boolean:
+            return type == SQLITE_INTEGER ? .boolean(sqlite3_column_int64(statement, column) != 0) : .other
+        case .decimal:
+            return number(type, column).map(BorrowedValue.decimal) ?? .other
+        case .double:
+            return number(type, column).map(BorrowedValue.double) ?? .other
+        case .date:
+            return number(type, column).map(BorrowedValue.date) ?? .other
+        case .string:
+            guard type == SQLITE_TEXT, let text = sqlite3_column_text(statement, column) else { return .other }
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column)))
+            // `String(cString:)` stops at a NUL and repairs bad UTF-8; leave those to it.
+            return UTF8Check.isValidWithoutNUL(bytes) ? .string(bytes) : .other
+        case .uuid:
+            guard type == SQLITE_BLOB, sqlite3_column_bytes(statement, column) == 16,
+                  let blob = sqlite3_column_blob(statement, column) else { return .other }
+            return .uuid(UnsafeRawBufferPointer(start: blob, count: 16))
+        case .toOne:
             guard type == SQLITE_INTEGER else { return .other }
-            var ent = destinationEnt
-            if let entityType {
-                switch sqlite3_column_type(statement, entityType) {
+            var ent = read.destinationEnt
+            if read.entityColumn >= 0 {
+                switch sqlite3_column_type(statement, read.entityColumn) {
                 case SQLITE_NULL: break
-                case SQLITE_INTEGER: ent = Int(sqlite3_column_int64(statement, entityType))
+                case SQLITE_INTEGER: ent = Int(sqlite3_column_int64(statement, read.entityColumn))
                 default: return .other
                 }
             }
-            return .object(ent: ent, pk: sqlite3_column_int64(statement, key))
-        case .toMany:
+            return .object(ent: ent, pk: sqlite3_column_int64(statement, column))
+        case .other:
             return .other
         }
     }
@@ -215,18 +242,10 @@ public struct ObjectRow: ~Copyable {
 /// above U+10FFFF), which are the ones Swift's `String` uses to decide what to repair.
 enum UTF8Check {
     static func isValidWithoutNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if isASCIIWithoutNUL(bytes) { return true }
         var index = 0
         let count = bytes.count
         while index < count {
-            // Eight bytes at a time while they are ASCII without NUL, as most text is.
-            if count - index >= 8 {
-                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                let zeroByte = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-                if (word & 0x8080_8080_8080_8080) | zeroByte == 0 {
-                    index += 8
-                    continue
-                }
-            }
             let lead = bytes[index]
             if lead < 0x80 {
                 if lead == 0 { return false }
@@ -254,5 +273,21 @@ enum UTF8Check {
             index += length
         }
         return true
+    }
+
+    /// Eight bytes at a time, the last eight overlapping the others: most text is ASCII.
+    private static func isASCIIWithoutNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, bytes.count >= 8 else { return false }
+        func isClean(at offset: Int) -> Bool {
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            let zeroByte = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+            return (word & 0x8080_8080_8080_8080) | zeroByte == 0
+        }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            guard isClean(at: offset) else { return false }
+            offset += 8
+        }
+        return isClean(at: bytes.count - 8)
     }
 }

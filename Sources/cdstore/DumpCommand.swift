@@ -72,20 +72,20 @@ struct DumpCommand: ParsableCommand {
         var query = ObjectQuery(sort: sort.compactMap(ObjectQuery.SortKey.init(parsing:)), limit: limit, offset: offset,
                                 includes: Set(include), countsToMany: format != .description && format != .json && format != .ndjson)
         var open = false
-        var pending = ByteBuffer(capacity: 32 * 1024)
+        var pending = ByteBuffer(capacity: output.limit + 16 * 1024)
         let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
         for target in targets {
             query.entity = target
             try reader.readRows(query, section: { section in
-                output.write(&pending.bytes)
+                output.write(&pending)
                 if open { output.write(renderer.endSection()) }
                 output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
                 open = true
             }, row: { row in
                 try renderer.render(row, into: &pending)
-                if pending.bytes.count >= 16 * 1024 { output.write(&pending.bytes) }
+                if pending.count >= output.limit { output.write(&pending) }
             })
-            output.write(&pending.bytes)
+            output.write(&pending)
         }
         if open { output.write(renderer.endSection()) }
         output.write(renderer.finish())
