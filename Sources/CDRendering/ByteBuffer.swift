@@ -187,22 +187,24 @@ public struct ByteBuffer: @unchecked Sendable {
 
     /// A UUID's 16 bytes as `UUID.uuidString` spells them: upper-case hex, 8-4-4-4-12.
     public mutating func appendUUID(_ uuid: UnsafeRawBufferPointer) {
+        let digits = Self.upperHexDigits.utf8Start
         append(upTo: 36) { out in
-            var count = 0
-            for (index, byte) in uuid.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    out[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                out[count] = Self.upperHexDigits[Int(byte >> 4)]
-                out[count + 1] = Self.upperHexDigits[Int(byte & 0xF)]
-                count += 2
+            out[8] = UInt8(ascii: "-")
+            out[13] = UInt8(ascii: "-")
+            out[18] = UInt8(ascii: "-")
+            out[23] = UInt8(ascii: "-")
+            for index in 0..<16 {
+                // Two digits per byte, after the dashes that precede it.
+                let dashes = (index >= 4 ? 1 : 0) + (index >= 6 ? 1 : 0) + (index >= 8 ? 1 : 0) + (index >= 10 ? 1 : 0)
+                let byte = uuid.load(fromByteOffset: index, as: UInt8.self)
+                out[2 * index + dashes] = digits[Int(byte >> 4)]
+                out[2 * index + dashes + 1] = digits[Int(byte & 0xF)]
             }
-            return count
+            return 36
         }
     }
 
-    static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+    private static let upperHexDigits: StaticString = "0123456789ABCDEF"
 
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
     public mutating func appendURI(_ id: ObjectID) {

@@ -174,9 +174,16 @@ public struct JSONValues: Sendable {
         }
     }
 
-    /// Whole numbers below 10^15 without a fraction, others in their shortest form.
+    /// Whole numbers below 10^15 without a fraction, others in their shortest form: what
+    /// ``number(_:)`` gives, without the libm rounding call and string interpolation.
     private static func appendNumber(_ d: Double, to buffer: inout ByteBuffer) {
-        if d.isFinite, d.rounded() == d, abs(d) < 1e15 { buffer.append(Int64(d)) } else { buffer.append(number(d)) }
+        if d.isFinite, abs(d) < 1e15, Double(Int64(d)) == d {
+            buffer.append(Int64(d))
+        } else if d.isFinite {
+            buffer.append(d.description)
+        } else {
+            buffer.append(literal: "null")
+        }
     }
 
     private static func appendDate(_ t: Double, to buffer: inout ByteBuffer) {

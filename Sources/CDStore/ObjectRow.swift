@@ -41,10 +41,11 @@ enum ObjectField {
 
 /// How ``ObjectRow/borrowedValue(_:)`` reads one field.
 struct BorrowedRead {
-    /// The attribute types it decodes in place, and to-one relationships; the others
-    /// (`.other`) always go through ``ValueDecoder`` or the to-many fetcher.
+    /// The attribute types it decodes in place, and to-one relationships. Other attributes
+    /// (`.decoded`) go through ``ValueDecoder`` unless they are NULL; to-many relationships
+    /// through the to-many fetcher.
     enum Kind {
-        case integer, boolean, decimal, double, date, string, uuid, toOne, other
+        case integer, boolean, decimal, double, date, string, uuid, toOne, decoded, toMany
     }
 
     let kind: Kind
@@ -67,13 +68,13 @@ struct BorrowedRead {
             case .date: kind = .date
             case .string: kind = .string
             case .uuid: kind = .uuid
-            default: kind = .other
+            default: kind = .decoded
             }
             self.init(kind: kind, column: column, entityColumn: -1, destinationEnt: 0)
         case .toOne(_, let destinationEnt, let key, let entityType):
             self.init(kind: .toOne, column: key, entityColumn: entityType ?? -1, destinationEnt: destinationEnt)
         case .toMany:
-            self.init(kind: .other, column: -1, entityColumn: -1, destinationEnt: 0)
+            self.init(kind: .toMany, column: -1, entityColumn: -1, destinationEnt: 0)
         }
     }
 
@@ -162,7 +163,7 @@ public struct ObjectRow: ~Copyable {
     /// to ``value(_:)`` without changing their output.
     public func borrowedValue(_ index: Int) -> BorrowedValue {
         let read = layout.reads[index]
-        guard read.kind != .other else { return .other }
+        guard read.kind != .toMany else { return .other }
         let column = read.column
         let type = sqlite3_column_type(statement, column)
         if type == SQLITE_NULL { return .null }
@@ -197,7 +198,7 @@ public struct ObjectRow: ~Copyable {
                 }
             }
             return .object(ent: ent, pk: sqlite3_column_int64(statement, column))
-        case .other:
+        case .decoded, .toMany:
             return .other
         }
     }
