@@ -107,8 +107,8 @@ public enum BorrowedValue {
     case string(UnsafeBufferPointer<UInt8>)
     /// The 16 bytes of a UUID.
     case uuid(UnsafeRawBufferPointer)
-    /// A to-one relationship's destination, by its entity's position among the reader's
-    /// entities (see ``ObjectRow/entityName(ofTarget:)``) and its `Z_PK`.
+    /// A to-one relationship's destination: its `Z_ENT` (the entity name in its ID comes from
+    /// ``ObjectRow/entityName(ofTarget:property:)``) and its `Z_PK`.
     case object(ent: Int, pk: Int64)
     /// Anything else (binaries, transformables, URIs, to-many relationships, values whose
     /// stored form does not fit the model): ask ``ObjectRow/value(_:)``.
@@ -125,7 +125,10 @@ public struct ObjectRow: ~Copyable {
     public internal(set) var layout: ObjectLayout
     /// `Z_PK`
     public internal(set) var pk: Int64
+    /// For ``borrowedValue(_:)``, which reads columns in place.
     let statement: SQLiteStatement
+    /// GRDB's view of the same row, for ``value(_:)``: values that are not borrowed are
+    /// converted exactly as they always were.
     let row: Row
     let context: ObjectReader.ReadContext
 
