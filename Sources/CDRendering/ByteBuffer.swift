@@ -79,7 +79,7 @@ public struct ByteBuffer: @unchecked Sendable {
 
     /// A literal's bytes, without the `String` that `append(_:)` would go through.
     public mutating func append(literal: StaticString) {
-        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        literal.withUTF8Buffer { append($0) }
     }
 
     public mutating func append(_ bytes: [UInt8]) {
