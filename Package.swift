@@ -24,9 +24,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
+        /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
             "CDArchive", "CDModel",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",

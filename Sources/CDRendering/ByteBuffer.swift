@@ -2,53 +2,142 @@ import CDStore
 
 /// Output bytes under construction. Renderers append to it directly: building millions of small
 /// `String`s was most of a dump's run time (scripts/bench-dump.sh).
-public struct ByteBuffer: Sendable {
-    public var bytes: [UInt8] = []
+///
+/// The bytes live in memory of its own rather than in an `[UInt8]`: a dump appends ten or so
+/// pieces per object, and `Array`'s generic append path cost more than formatting them. Numbers
+/// and dates are written straight into reserved room (``append(upTo:_:)``). Copies share the
+/// memory until one of them writes, like an array's.
+public struct ByteBuffer: @unchecked Sendable {
+    /// Fixed-size heap memory. Immutable apart from the bytes themselves, which only a buffer
+    /// holding the sole reference writes; the count lives in the buffer, so that copies may
+    /// share a storage.
+    private final class Storage {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
 
-    public init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+        }
+
+        deinit { base.deallocate() }
     }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    private var storage: Storage
+    public private(set) var count = 0
+
+    public init(capacity: Int = 256) {
+        storage = Storage(capacity: max(capacity, 16))
+    }
+
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    public var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: count))
+    }
+
+    /// Empties the buffer, keeping its memory.
+    public mutating func removeAll() {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
+        count = 0
+    }
+
+    /// Room for `extra` more bytes after the current ones, in memory this buffer alone holds.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + extra > storage.capacity || !isKnownUniquelyReferenced(&storage) {
+            moveToNewStorage(minimumCapacity: count + extra)
+        }
+        return storage.base + count
+    }
+
+    private mutating func moveToNewStorage(minimumCapacity: Int) {
+        let new = Storage(capacity: max(minimumCapacity, storage.capacity * 2))
+        new.base.update(from: storage.base, count: count)
+        storage = new
+    }
+
+    /// Appends the bytes `body` writes at the end of the buffer, where it has room for
+    /// `capacity` of them (`body` returns how many): a number or a date is written in place.
+    @inline(__always)
+    mutating func append(upTo capacity: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        count += body(reserve(capacity))
+    }
+
+    public mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let source = utf8.baseAddress, !utf8.isEmpty else { return }
+        reserve(utf8.count).update(from: source, count: utf8.count)
+        count += utf8.count
+    }
 
     public mutating func append(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append($0) }
+    }
+
+    /// A literal's bytes, without the `String` that `append(_:)` would go through.
+    public mutating func append(literal: StaticString) {
+        literal.withUTF8Buffer { append($0) }
+    }
+
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
     }
 
     public mutating func append(_ byte: UInt8) {
-        bytes.append(byte)
+        reserve(1).pointee = byte
+        count += 1
     }
 
     public mutating func append(_ integer: Int64) {
         if integer >= 0 && integer < 10 {
-            bytes.append(UInt8(48 + integer))
+            append(UInt8(48 + integer))
             return
         }
-        var magnitude = integer.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(48 + magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            if integer < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+        append(upTo: 20) { out in
+            var magnitude = integer.magnitude
+            var digits = 1
+            var rest = magnitude / 10
+            while rest > 0 { digits += 1; rest /= 10 }
+            let sign = integer < 0 ? 1 : 0
+            if sign == 1 { out[0] = UInt8(ascii: "-") }
+            var index = sign + digits
+            while magnitude >= 10 {
+                index -= 2
+                Self.writeTwoDigits(Int(magnitude % 100), to: out + index)
+                magnitude /= 100
+            }
+            if index > sign { out[sign] = UInt8(48 + magnitude) }
+            return sign + digits
         }
+    }
+
+    /// "00" to "99" back to back: two digits per lookup. A `StaticString` so that reading it
+    /// needs no lazy initialization or bounds checks.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// Writes `value` (0...99) as two digits at `out`.
+    @inline(__always)
+    static func writeTwoDigits(_ value: Int, to out: UnsafeMutablePointer<UInt8>) {
+        let pair = digitPairs.utf8Start + 2 * value
+        out[0] = pair[0]
+        out[1] = pair[1]
     }
 
     /// `value` with at least `width` digits, zero-padded (dates and times).
     mutating func append(padded value: Int64, width: Int) {
         var divisor: Int64 = 1
         for _ in 1..<width { divisor *= 10 }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         let magnitude = value.magnitude
         while UInt64(divisor) > magnitude && divisor > 1 {
-            bytes.append(UInt8(ascii: "0"))
+            append(UInt8(ascii: "0"))
             divisor /= 10
         }
         append(Int64(magnitude))
@@ -57,40 +146,65 @@ public struct ByteBuffer: Sendable {
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
     /// everything else copied as UTF-8.
     public mutating func appendJSONString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                bytes.append(contentsOf: utf8[start..<index])
-                switch byte {
-                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
-                }
-                start = index + 1
+        text.withUTF8 { appendJSONString($0) }
+    }
+
+    /// A JSON string literal of UTF-8 bytes, escaped as for a `String`.
+    public mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        var start = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            append(UInt8(ascii: "\\"))
+            switch byte {
+            case 0x22: append(UInt8(ascii: "\""))
+            case 0x5C: append(UInt8(ascii: "\\"))
+            case 0x0A: append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "t"))
+            default:
+                append("u00")
+                append(Self.hexDigits[Int(byte >> 4)])
+                append(Self.hexDigits[Int(byte & 0xF)])
             }
-            bytes.append(contentsOf: utf8[start...])
+            start = index + 1
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UnsafeBufferPointer(rebasing: utf8[start...]))
+        append(UInt8(ascii: "\""))
     }
 
     static let hexDigits = Array("0123456789abcdef".utf8)
 
     public mutating func appendHex(_ data: some Sequence<UInt8>) {
         for byte in data {
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            append(Self.hexDigits[Int(byte >> 4)])
+            append(Self.hexDigits[Int(byte & 0xF)])
         }
     }
+
+    /// A UUID's 16 bytes as `UUID.uuidString` spells them: upper-case hex, 8-4-4-4-12.
+    public mutating func appendUUID(_ uuid: UnsafeRawBufferPointer) {
+        let digits = Self.upperHexDigits.utf8Start
+        append(upTo: 36) { out in
+            out[8] = UInt8(ascii: "-")
+            out[13] = UInt8(ascii: "-")
+            out[18] = UInt8(ascii: "-")
+            out[23] = UInt8(ascii: "-")
+            for index in 0..<16 {
+                // Two digits per byte, after the dashes that precede it.
+                let dashes = (index >= 4 ? 1 : 0) + (index >= 6 ? 1 : 0) + (index >= 8 ? 1 : 0) + (index >= 10 ? 1 : 0)
+                let byte = uuid.load(fromByteOffset: index, as: UInt8.self)
+                out[2 * index + dashes] = digits[Int(byte >> 4)]
+                out[2 * index + dashes + 1] = digits[Int(byte & 0xF)]
+            }
+            return 36
+        }
+    }
+
+    private static let upperHexDigits: StaticString = "0123456789ABCDEF"
 
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
     public mutating func appendURI(_ id: ObjectID) {
@@ -100,5 +214,10 @@ public struct ByteBuffer: Sendable {
         append(id.entity)
         append("/p")
         append(id.pk)
+    }
+
+    /// `x-coredata://<uuid>/<Entity>/p`: an object ID's URI up to its `Z_PK`.
+    static func uriPrefix(storeUUID: String, entity: String) -> [UInt8] {
+        Array("x-coredata://\(storeUUID)/\(entity)/p".utf8)
     }
 }

@@ -34,6 +34,70 @@ public struct JSONValues: Sendable {
         buffer.append(UInt8(ascii: "}"))
     }
 
+    /// Writes the object in `row` exactly as ``append(_:to:)`` writes ``ObjectRow/object()``,
+    /// with the common values read in place. `layout` is the row's, from ``prepare(_:)``.
+    func append(_ row: borrowing ObjectRow, layout: JSONLayout, to buffer: inout ByteBuffer) throws {
+        buffer.append(layout.head)
+        buffer.append(row.pk)
+        buffer.append(UInt8(ascii: "\""))
+        for index in layout.keys.indices {
+            switch row.borrowedValue(index) {
+            case .other:
+                let value = try row.value(index)
+                guard !isOmitted(value) else { continue }
+                buffer.append(layout.keys[index])
+                append(value, to: &buffer)
+            case .null:
+                buffer.append(layout.keys[index])
+                buffer.append(literal: "null")
+            case .integer(let i):
+                buffer.append(layout.keys[index])
+                buffer.append(i)
+            case .boolean(let b):
+                buffer.append(layout.keys[index])
+                buffer.append(literal: b ? "true" : "false")
+            case .decimal(let d), .double(let d):
+                buffer.append(layout.keys[index])
+                Self.appendNumber(d, to: &buffer)
+            case .date(let t):
+                buffer.append(layout.keys[index])
+                Self.appendDate(t, to: &buffer)
+            case .string(let utf8):
+                buffer.append(layout.keys[index])
+                buffer.appendJSONString(utf8)
+            case .uuid(let bytes):
+                buffer.append(layout.keys[index])
+                buffer.append(UInt8(ascii: "\""))
+                buffer.appendUUID(bytes)
+                buffer.append(UInt8(ascii: "\""))
+            case .object(let ent, let pk):
+                buffer.append(layout.keys[index])
+                buffer.append(UInt8(ascii: "\""))
+                layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
+                buffer.append(UInt8(ascii: "\""))
+            }
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// The bytes every object of `layout` shares: its start up to the `Z_PK` in `_id`, and
+    /// `,"name":` for each property.
+    static func prepare(_ layout: ObjectLayout) -> JSONLayout {
+        var head = ByteBuffer()
+        head.append("{\"_entity\":")
+        head.appendJSONString(layout.entity)
+        head.append(",\"_id\":\"")
+        head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
+        let keys = layout.names.map { name -> [UInt8] in
+            var key = ByteBuffer()
+            key.append(UInt8(ascii: ","))
+            key.appendJSONString(name)
+            key.append(UInt8(ascii: ":"))
+            return key.bytes
+        }
+        return JSONLayout(head: head.bytes, keys: keys, targets: TargetPrefixes(layout))
+    }
+
     /// Left out: omitted binaries and to-many relationships that were not fetched.
     private func isOmitted(_ value: ObjectValue) -> Bool {
         switch value {
@@ -62,13 +126,9 @@ public struct JSONValues: Sendable {
         case .null: buffer.append("null")
         case .integer(let i): buffer.append(i)
         case .boolean(let b): buffer.append(b ? "true" : "false")
-        case .decimal(let d), .double(let d):
-            if d.isFinite, d.rounded() == d, abs(d) < 1e15 { buffer.append(Int64(d)) } else { buffer.append(Self.number(d)) }
+        case .decimal(let d), .double(let d): Self.appendNumber(d, to: &buffer)
         case .string(let s): buffer.appendJSONString(s)
-        case .date(let t):
-            buffer.append(UInt8(ascii: "\""))
-            CivilTime(secondsSince2001: t).appendISO(to: &buffer)
-            buffer.append(UInt8(ascii: "\""))
+        case .date(let t): Self.appendDate(t, to: &buffer)
         case .binary(let d), .transformableData(let d): appendBinary(d, to: &buffer)
         case .uuid(let u): buffer.appendJSONString(u.uuidString)
         case .uri(let u): buffer.appendJSONString(u)
@@ -114,6 +174,24 @@ public struct JSONValues: Sendable {
         }
     }
 
+    /// Whole numbers below 10^15 without a fraction, others in their shortest form: what
+    /// ``number(_:)`` gives, without the libm rounding call and string interpolation.
+    private static func appendNumber(_ d: Double, to buffer: inout ByteBuffer) {
+        if d.isFinite, abs(d) < 1e15, Double(Int64(d)) == d {
+            buffer.append(Int64(d))
+        } else if d.isFinite {
+            buffer.append(d.description)
+        } else {
+            buffer.append(literal: "null")
+        }
+    }
+
+    private static func appendDate(_ t: Double, to buffer: inout ByteBuffer) {
+        buffer.append(UInt8(ascii: "\""))
+        CivilTime(secondsSince2001: t).appendISO(to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
     static func number(_ value: Double) -> String {
         value.isFinite ? ValueText.number(value) : "null"
     }
@@ -148,10 +226,26 @@ public struct JSONValues: Sendable {
     }
 }
 
+/// What ``JSONValues`` writes for every object of one layout, prepared once.
+final class JSONLayout {
+    /// `{"_entity":"<Entity>","_id":"x-coredata://<uuid>/<Entity>/p`
+    let head: [UInt8]
+    /// `,"<name>":` by property.
+    let keys: [[UInt8]]
+    let targets: TargetPrefixes
+
+    init(head: [UInt8], keys: [[UInt8]], targets: TargetPrefixes) {
+        self.head = head
+        self.keys = keys
+        self.targets = targets
+    }
+}
+
 /// A JSON array of objects, one per line.
 public struct JSONRenderer: ObjectRenderer {
     public var values: JSONValues
     private var first = true
+    private var layouts = LayoutCache<JSONLayout>()
 
     public init(values: JSONValues = JSONValues()) {
         self.values = values
@@ -169,12 +263,25 @@ public struct JSONRenderer: ObjectRenderer {
         values.append(object, to: &buffer)
     }
 
+    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
+        buffer.append(first ? "[\n" : ",\n")
+        first = false
+        try values.append(row, layout: layout, to: &buffer)
+    }
+
+    public mutating func beginSection(entity: String, properties: [String]) -> String {
+        layouts.removeAll()
+        return ""
+    }
+
     public mutating func finish() -> String { first ? "[]\n" : "\n]\n" }
 }
 
 /// Newline-delimited JSON: one object per line.
 public struct NDJSONRenderer: ObjectRenderer {
     public var values: JSONValues
+    private var layouts = LayoutCache<JSONLayout>()
 
     public init(values: JSONValues = JSONValues()) {
         self.values = values
@@ -185,5 +292,16 @@ public struct NDJSONRenderer: ObjectRenderer {
     public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         values.append(object, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))
+    }
+
+    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
+        try values.append(row, layout: layout, to: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    public mutating func beginSection(entity: String, properties: [String]) -> String {
+        layouts.removeAll()
+        return ""
     }
 }

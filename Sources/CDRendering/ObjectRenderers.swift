@@ -20,6 +20,11 @@ public protocol ObjectRenderer {
     mutating func render(_ object: StoredObject) -> String
     /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
     mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
+    /// Appends the text of the object in `row`, the same text as for ``ObjectRow/object()``.
+    /// The JSON and CSV renderers read the row's values in place instead of building the
+    /// object: with millions of rows, the allocations of a ``StoredObject`` per row cost more
+    /// than all the rest.
+    mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws
     /// Text that ends a section.
     mutating func endSection() -> String
     /// Text after the last section.
@@ -29,6 +34,10 @@ public protocol ObjectRenderer {
 extension ObjectRenderer {
     public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         buffer.append(render(object))
+    }
+
+    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        render(try row.object(), into: &buffer)
     }
 
     public mutating func beginSection(entity: String, properties: [String]) -> String { "" }

@@ -163,6 +163,7 @@ public struct CSVRenderer: ObjectRenderer {
     public var values: PlainValues
     private var properties: [String] = []
     private var sections = 0
+    private var layouts = LayoutCache<CSVLayout>()
 
     public init(values: PlainValues = PlainValues()) {
         self.values = values
@@ -170,6 +171,7 @@ public struct CSVRenderer: ObjectRenderer {
 
     public mutating func beginSection(entity: String, properties: [String]) -> String {
         self.properties = properties
+        layouts.removeAll()
         sections += 1
         return (sections > 1 ? "\r\n" : "") + (["_entity", "_id"] + properties).map(Self.field).joined(separator: ",") + "\r\n"
     }
@@ -188,7 +190,40 @@ public struct CSVRenderer: ObjectRenderer {
             buffer.append(UInt8(ascii: ","))
             if let value = object.value(name) { append(value, to: &buffer) }
         }
-        buffer.append("\r\n")
+        buffer.append(literal: "\r\n")
+    }
+
+    /// Writes the object in `row` exactly as the `StoredObject` version writes
+    /// ``ObjectRow/object()``, with the common values read in place.
+    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(prepare(row.layout), for: row.layout)
+        buffer.append(layout.head)
+        buffer.append(row.pk)
+        for column in layout.columns {
+            buffer.append(UInt8(ascii: ","))
+            guard let index = column else { continue }
+            switch row.borrowedValue(index) {
+            case .other: append(try row.value(index), to: &buffer)
+            case .null: Self.appendField(values.null, to: &buffer)
+            case .integer(let i): buffer.append(i)
+            case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
+            case .decimal(let d), .double(let d): Self.appendField(ValueText.number(d), to: &buffer)
+            case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+            case .string(let utf8): Self.appendField(utf8, to: &buffer)
+            case .uuid(let bytes): buffer.appendUUID(bytes)
+            case .object(let ent, let pk): layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
+            }
+        }
+        buffer.append(literal: "\r\n")
+    }
+
+    private func prepare(_ layout: ObjectLayout) -> CSVLayout {
+        var head = ByteBuffer()
+        Self.appendField(layout.entity, to: &head)
+        head.append(UInt8(ascii: ","))
+        head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
+        return CSVLayout(head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
+                         targets: TargetPrefixes(layout))
     }
 
     /// Numbers, dates, UUIDs and object IDs never need quoting, so they are written directly.
@@ -210,21 +245,59 @@ public struct CSVRenderer: ObjectRenderer {
         return buffer.text
     }
 
-    /// Quotes only fields holding a comma, quote or line break, checked on the UTF-8 bytes.
     static func appendField(_ text: String, to buffer: inout ByteBuffer) {
         var text = text
-        text.withUTF8 { utf8 in
-            guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
-                buffer.bytes.append(contentsOf: utf8)
-                return
+        text.withUTF8 { appendField($0, to: &buffer) }
+    }
+
+    /// Whether `utf8` holds a comma, quote or line break. All four are below 0x2D, so words of
+    /// eight bytes without such a byte (most text) are passed over in one test.
+    private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = utf8.baseAddress {
+            while utf8.count - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // Some byte is below 0x2D (exact for bytes below 0x80; higher ones never count).
+                if (word &- 0x2D2D_2D2D_2D2D_2D2D) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
             }
-            buffer.append(UInt8(ascii: "\""))
-            for byte in utf8 {
-                if byte == 0x22 { buffer.append(byte) }
-                buffer.append(byte)
-            }
-            buffer.append(UInt8(ascii: "\""))
         }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Quotes only fields holding a comma, quote or line break, checked on the UTF-8 bytes.
+    static func appendField(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        guard needsQuotes(utf8) else {
+            buffer.append(utf8)
+            return
+        }
+        buffer.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            if byte == 0x22 { buffer.append(byte) }
+            buffer.append(byte)
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}
+
+/// What ``CSVRenderer`` writes for every object of one layout in the current section, prepared
+/// once.
+final class CSVLayout {
+    /// `<Entity>,x-coredata://<uuid>/<Entity>/p`
+    let head: [UInt8]
+    /// For each column of the section's header, the layout's property shown there, if it has it.
+    let columns: [Int?]
+    let targets: TargetPrefixes
+
+    init(head: [UInt8], columns: [Int?], targets: TargetPrefixes) {
+        self.head = head
+        self.columns = columns
+        self.targets = targets
     }
 }
 

@@ -49,16 +49,22 @@ struct CivilTime {
     let month: Int64
     let day: Int64
     let secondOfDay: Int64
+    /// The part of a second, in [0, 1).
+    let fraction: Double
+
     /// Milliseconds when the value is not a whole second.
-    let milliseconds: Int64?
+    var milliseconds: Int64? {
+        fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
+    }
 
     /// Core Data dates count seconds from 2001-01-01, which is 978,307,200 s after 1970-01-01.
     init(secondsSince2001: Double) {
         let unix = secondsSince2001 + 978_307_200
-        let wholeSeconds = unix.rounded(.down)
-        let fraction = unix - wholeSeconds
-        milliseconds = fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
-        let total = Int64(wholeSeconds)
+        // `unix.rounded(.down)` by conversion, which is much cheaper than the libm call; the
+        // same value, as a double beyond 2^53 is already whole.
+        var total = Int64(unix)
+        if Double(total) > unix { total -= 1 }
+        fraction = unix - Double(total)
         var days = total / 86_400
         var second = total % 86_400
         if second < 0 { second += 86_400; days -= 1 }
@@ -94,21 +100,69 @@ struct CivilTime {
         buffer.append(padded: secondOfDay % 60, width: 2)
     }
 
+    /// Four-digit years, as every real date has, are written at fixed positions in one append.
+    private var hasFourDigitYear: Bool { year >= 0 && year <= 9999 }
+
+    /// `YYYY-MM-DD<separator>hh:mm:ss`, 19 bytes, for a four-digit year.
+    private func write(to out: UnsafeMutablePointer<UInt8>, separator: UInt8) {
+        func two(_ value: Int64, at index: Int) {
+            ByteBuffer.writeTwoDigits(Int(value), to: out + index)
+        }
+        two(year / 100, at: 0)
+        two(year % 100, at: 2)
+        out[4] = UInt8(ascii: "-")
+        two(month, at: 5)
+        out[7] = UInt8(ascii: "-")
+        two(day, at: 8)
+        out[10] = separator
+        two(secondOfDay / 3600, at: 11)
+        out[13] = UInt8(ascii: ":")
+        two(secondOfDay / 60 % 60, at: 14)
+        out[16] = UInt8(ascii: ":")
+        two(secondOfDay % 60, at: 17)
+    }
+
     func appendCoreData(to buffer: inout ByteBuffer) {
-        appendDate(to: &buffer)
-        buffer.append(UInt8(ascii: " "))
-        appendTime(to: &buffer)
-        buffer.append(" +0000")
+        guard hasFourDigitYear else {
+            appendDate(to: &buffer)
+            buffer.append(UInt8(ascii: " "))
+            appendTime(to: &buffer)
+            buffer.append(" +0000")
+            return
+        }
+        buffer.append(upTo: 25) { out in
+            write(to: out, separator: UInt8(ascii: " "))
+            out[19] = UInt8(ascii: " ")
+            out[20] = UInt8(ascii: "+")
+            for index in 21..<25 { out[index] = UInt8(ascii: "0") }
+            return 25
+        }
     }
 
     func appendISO(to buffer: inout ByteBuffer) {
-        appendDate(to: &buffer)
-        buffer.append(UInt8(ascii: "T"))
-        appendTime(to: &buffer)
-        if let milliseconds {
-            buffer.append(UInt8(ascii: "."))
-            buffer.append(padded: milliseconds, width: 3)
+        guard hasFourDigitYear else {
+            appendDate(to: &buffer)
+            buffer.append(UInt8(ascii: "T"))
+            appendTime(to: &buffer)
+            if let milliseconds {
+                buffer.append(UInt8(ascii: "."))
+                buffer.append(padded: milliseconds, width: 3)
+            }
+            buffer.append(UInt8(ascii: "Z"))
+            return
         }
-        buffer.append(UInt8(ascii: "Z"))
+        buffer.append(upTo: 24) { out in
+            write(to: out, separator: UInt8(ascii: "T"))
+            var count = 19
+            if let milliseconds {
+                out[19] = UInt8(ascii: ".")
+                out[20] = UInt8(48 + milliseconds / 100)
+                out[21] = UInt8(48 + milliseconds / 10 % 10)
+                out[22] = UInt8(48 + milliseconds % 10)
+                count = 23
+            }
+            out[count] = UInt8(ascii: "Z")
+            return count + 1
+        }
     }
 }

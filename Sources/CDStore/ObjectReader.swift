@@ -1,6 +1,7 @@
 import CDModel
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What to read: one entity (with its sub-entities, as a Core Data fetch does) or every entity,
 /// in what order, how many, and which to-many relationships to fetch.
@@ -145,6 +146,13 @@ public final class ObjectReader {
     /// Reads objects for `query`, calling `section` before the first object of each section and
     /// `object` for every object. Sections without objects are skipped when reading every entity.
     public func read(_ query: ObjectQuery, section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+        try readRows(query, section: section) { row in try object(row.object()) }
+    }
+
+    /// ``read(_:section:object:)`` without building a ``StoredObject`` per row: `row` gets the
+    /// current row, whose values it decodes on demand (in place for the common types), so a
+    /// renderer can write them without allocating.
+    public func readRows(_ query: ObjectQuery, section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void) throws {
         if let entity = query.entity {
             guard model.entity(named: entity) != nil, mapping.entityNumber(of: entity) != nil else {
                 throw StoreError("unknown entity \"\(entity)\"; entities: \(dumpableEntities.joined(separator: ", "))")
@@ -152,11 +160,11 @@ public final class ObjectReader {
         }
         if let entity = query.entity {
             try readSection(entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
-                            query: query, skipEmpty: false, section: section, object: object)
+                            query: query, skipEmpty: false, section: section, row: row)
         } else {
             for entity in dumpableEntities {
                 guard let ent = mapping.entityNumber(of: entity) else { continue }
-                try readSection(entity: entity, ents: [ent], query: query, skipEmpty: true, section: section, object: object)
+                try readSection(entity: entity, ents: [ent], query: query, skipEmpty: true, section: section, row: row)
             }
         }
     }
@@ -178,28 +186,23 @@ public final class ObjectReader {
         }
     }
 
-    /// How one property of one concrete entity is read from the selected columns. The payloads
-    /// are kept small because every field of every row passes through here.
-    private enum Field {
-        case attribute(AttributeType, external: Bool, column: Int)
-        case toOne(destination: String, destinationEnt: Int, key: Int, entityType: Int?)
-        case toMany(RelationshipBox)
-    }
+    /// What a row needs to decode values that take more than its own columns.
+    final class ReadContext {
+        let reader: ObjectReader
+        let query: ObjectQuery
+        let members: ToManyFetcher
+        let externalData: URL?
 
-    /// A relationship shared by reference, so rows do not copy its description.
-    private final class RelationshipBox {
-        let relationship: RelationshipDescription
-        init(_ relationship: RelationshipDescription) { self.relationship = relationship }
-    }
-
-    private struct Plan {
-        let entity: String
-        let className: String
-        let fields: [(name: String, field: Field)]
+        init(reader: ObjectReader, query: ObjectQuery, members: ToManyFetcher, externalData: URL?) {
+            self.reader = reader
+            self.query = query
+            self.members = members
+            self.externalData = externalData
+        }
     }
 
     private func readSection(entity: String, ents: [Int], query: ObjectQuery, skipEmpty: Bool,
-                             section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+                             section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void) throws {
         guard let table = mapping.table(forEntity: entity) else { return }
         var selected = ["Z_PK", "Z_ENT"]
         var positions = ["Z_PK": 0, "Z_ENT": 1]
@@ -208,17 +211,17 @@ public final class ObjectReader {
             positions = Dictionary(statement.columns.enumerated().compactMap { item in item.element.map { ($0, item.offset) } },
                                    uniquingKeysWith: { first, _ in first })
         }
-        func index(of column: String) -> Int {
-            if let existing = positions[column] { return existing }
+        func index(of column: String) -> Int32 {
+            if let existing = positions[column] { return Int32(existing) }
             selected.append(column)
             positions[column] = selected.count - 1
-            return selected.count - 1
+            return Int32(selected.count - 1)
         }
-        var plans: [Int: Plan] = [:]
+        var layouts: [Int: ObjectLayout] = [:]
         for ent in ents {
             guard let name = mapping.entities.first(where: { $0.number == ent })?.name,
                   let description = model.entity(named: name) else { continue }
-            var fields: [(String, Field)] = []
+            var fields: [(name: String, field: ObjectField)] = []
             for property in model.allProperties(of: name).sorted(by: { $0.name < $1.name }) where !property.isTransient {
                 switch property {
                 case .attribute(let attribute):
@@ -240,9 +243,9 @@ public final class ObjectReader {
                     break
                 }
             }
-            plans[ent] = Plan(entity: name, className: description.className, fields: fields)
+            layouts[ent] = ObjectLayout(entity: name, ent: ent, className: description.className, storeUUID: storeUUID, fields: fields)
         }
-        let sectionProperties = plans[mapping.entityNumber(of: entity) ?? -1]?.fields.map(\.name)
+        let sectionProperties = layouts[mapping.entityNumber(of: entity) ?? -1]?.names
             ?? model.allProperties(of: entity).filter { !$0.isTransient }.map(\.name).sorted()
 
         var orderTerms: [String] = []
@@ -276,13 +279,17 @@ public final class ObjectReader {
         let externalData = snapshot.files.externalDataFolder
         let trace = query.statement == nil ? nil : snapshot.trace
         try snapshot.read { db in
-            let members = ToManyFetcher(reader: self, db: db)
+            let context = ReadContext(reader: self, query: query, members: ToManyFetcher(reader: self, db: db), externalData: externalData)
+            let statement = try db.makeStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            // Layouts by Z_ENT in an array: this lookup runs for every row.
+            var byEnt = [ObjectLayout?](repeating: nil, count: (layouts.keys.max() ?? 0) + 1)
+            for (ent, layout) in layouts where ent >= 0 { byEnt[ent] = layout }
             var started = false
             if !skipEmpty {
                 try section(ObjectSection(entity: entity, properties: sectionProperties))
                 started = true
             }
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var outcome = SQLTrace.FetchOutcome(rows: 0, sqliteTime: 0)
             /// The next row; when tracing, also the time SQLite spends producing it.
             func nextRow() throws -> Row? {
@@ -291,47 +298,31 @@ public final class ObjectReader {
                 defer { outcome.sqliteTime += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
                 return try cursor.next()
             }
+            // A fetch statement may put Core Data's constant `0` where Z_ENT would be: its rows are
+            // all of the fetched entity.
+            let pkColumn = Int32(pkPosition)
+            let entColumn = entPosition.map(Int32.init)
             func stepRows() throws -> SQLTrace.FetchOutcome {
-                while let row = try nextRow() {
-                    let pk: Int64 = row[pkPosition]
-                    let ent: Int = entPosition.map { row[$0] } ?? fixedEnt
-                    guard let plan = plans[ent] else { continue }
+                guard let anyLayout = layouts.values.first, let sqliteRow = try nextRow() else { return outcome }
+                // The cursor hands out the same `Row` for every row, so one ObjectRow follows it.
+                var current = ObjectRow(layout: anyLayout, pk: 0, statement: statement.sqliteStatement, row: sqliteRow, context: context)
+                repeat {
+                    let ent = entColumn.map { sqlite3_column_int64(current.statement, $0) } ?? Int64(fixedEnt)
+                    guard ent >= 0, ent < byEnt.count, let layout = byEnt[Int(ent)] else { continue }
                     if !started {
                         try section(ObjectSection(entity: entity, properties: sectionProperties))
                         started = true
                     }
-                    let id = ObjectID(storeUUID: storeUUID, entity: plan.entity, ent: ent, pk: pk)
-                    var values: [(name: String, value: ObjectValue)] = []
-                    values.reserveCapacity(plan.fields.count)
-                    for (name, field) in plan.fields {
-                        switch field {
-                        case .attribute(let type, let external, let column):
-                            values.append((name, ValueDecoder.decode(Self.raw(row, column), type: type, allowsExternalStorage: external, externalData: externalData)))
-                        case .toOne(let destination, let destinationEnt, let key, let entityType):
-                            let target: Int64? = row[key]
-                            guard let target else { values.append((name, .null)); continue }
-                            let targetEnt: Int = entityType.flatMap { row[$0] } ?? destinationEnt
-                            values.append((name, .object(self.objectID(pk: target, ent: targetEnt, declared: destination))))
-                        case .toMany(let box):
-                            let relationship = box.relationship
-                            if query.includes.contains(name) {
-                                values.append((name, .objects(members: try members.members(of: relationship, entity: plan.entity, pk: pk))))
-                            } else if query.countsToMany {
-                                values.append((name, .objectCount(try members.count(of: relationship, entity: plan.entity, pk: pk))))
-                            } else {
-                                values.append((name, .objects(members: nil)))
-                            }
-                        }
-                    }
-                    let stored = StoredObject(id: id, className: plan.className, values: values)
-                    if trace != nil {
+                    if current.layout !== layout { current.layout = layout }
+                    current.pk = sqlite3_column_int64(current.statement, pkColumn)
+                    if let trace {
                         outcome.rows += 1
-                        if let describe = query.statement?.describe, (trace?.level ?? 0) >= 3, outcome.values.count < SQLTrace.rowValueLimit {
-                            outcome.values.append(describe(stored))
+                        if let describe = query.statement?.describe, trace.level >= 3, outcome.values.count < SQLTrace.rowValueLimit {
+                            outcome.values.append(describe(try current.object()))
                         }
                     }
-                    try object(stored)
-                }
+                    try row(current)
+                } while try nextRow() != nil
                 return outcome
             }
             if let trace, let statement = query.statement {
@@ -342,32 +333,21 @@ public final class ObjectReader {
         }
     }
 
-    static func raw(_ row: Row, _ index: Int) -> ValueDecoder.Raw {
-        switch row[index] as DatabaseValue {
-        case let value where value.isNull: return .null
-        case let value:
-            switch value.storage {
-            case .null: return .null
-            case .int64(let i): return .integer(i)
-            case .double(let d): return .real(d)
-            case .string(let s): return .text(s)
-            case .blob(let d): return .blob(d)
-            }
-        }
-    }
-
     /// The ID of a destination row: its concrete entity from the `Z<n>_` companion column when
     /// the destination has sub-entities, else the declared destination.
     func objectID(pk: Int64, ent: Int, declared: String) -> ObjectID {
-        let name = ent >= 0 && ent < namesByEnt.count ? namesByEnt[ent] : nil
-        return ObjectID(storeUUID: storeUUID, entity: name ?? declared, ent: ent, pk: pk)
+        ObjectID(storeUUID: storeUUID, entity: entityName(ent: ent, declared: declared), ent: ent, pk: pk)
+    }
+
+    func entityName(ent: Int, declared: String) -> String {
+        (ent >= 0 && ent < namesByEnt.count ? namesByEnt[ent] : nil) ?? declared
     }
 }
 
 /// Fetches the members of to-many relationships for `--include`, with one prepared statement per
 /// relationship: through the inverse's key column, a join table, or the hidden key of a to-many
 /// without inverse (store-format.md §7.6). Ordered relationships come back in `Z_FOK_` order.
-private final class ToManyFetcher {
+final class ToManyFetcher {
     let reader: ObjectReader
     let db: Database
     private var statements: [String: Statement] = [:]

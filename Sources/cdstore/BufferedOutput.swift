@@ -1,3 +1,4 @@
+import CDRendering
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,8 @@ import Darwin
 /// million objects costs a few hundred writes instead of a million.
 final class BufferedOutput {
     private var buffer: [UInt8] = []
-    private let limit = 64 * 1024
+    /// The size of one write.
+    let limit = 64 * 1024
 
     init() {
         buffer.reserveCapacity(limit + 4096)
@@ -20,24 +22,33 @@ final class BufferedOutput {
         if buffer.count >= limit { flush() }
     }
 
-    /// Moves the bytes of `bytes` into the output, leaving it empty for reuse.
-    func write(_ bytes: inout [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        bytes.removeAll(keepingCapacity: true)
-        if buffer.count >= limit { flush() }
+    /// Moves the bytes of `bytes` into the output, leaving it empty for reuse. A full write's
+    /// worth goes out directly, without passing through the buffer.
+    func write(_ bytes: inout ByteBuffer) {
+        bytes.withUnsafeBytes { bytes in
+            if buffer.isEmpty && bytes.count >= limit {
+                Self.writeAll(bytes)
+            } else {
+                buffer.append(contentsOf: bytes)
+                if buffer.count >= limit { flush() }
+            }
+        }
+        bytes.removeAll()
     }
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                // A closed pipe (`| head`) ends the output quietly, as other tools do.
-                guard written > 0 else { exit(0) }
-                offset += written
-            }
-        }
+        buffer.withUnsafeBytes { Self.writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            // A closed pipe (`| head`) ends the output quietly, as other tools do.
+            guard written > 0 else { exit(0) }
+            offset += written
+        }
     }
 }

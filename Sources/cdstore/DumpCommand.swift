@@ -78,7 +78,7 @@ struct DumpCommand: ParsableCommand {
             let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
             for target in targets {
                 query.entity = target
-                try reader.read(query, section: printer.section, object: printer.object)
+                try reader.readRows(query, section: printer.section, row: printer.row)
             }
         }
         printer.finish()

@@ -66,7 +66,8 @@ extension BinaryMode: ExpressibleByArgument {}
 final class ObjectPrinter {
     private var renderer: any ObjectRenderer
     private let output = BufferedOutput()
-    private var pending = ByteBuffer(capacity: 32 * 1024)
+    /// Room for a full output chunk plus one large row, so rows are written in place.
+    private var pending = ByteBuffer(capacity: 80 * 1024)
     private var open = false
 
     init(renderer: any ObjectRenderer) {
@@ -74,7 +75,7 @@ final class ObjectPrinter {
     }
 
     func section(_ section: ObjectSection) {
-        output.write(&pending.bytes)
+        output.write(&pending)
         if open { output.write(renderer.endSection()) }
         output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
         open = true
@@ -82,11 +83,18 @@ final class ObjectPrinter {
 
     func object(_ object: StoredObject) {
         renderer.render(object, into: &pending)
-        if pending.bytes.count >= 16 * 1024 { output.write(&pending.bytes) }
+        if pending.count >= output.limit { output.write(&pending) }
+    }
+
+    /// A row read in place (``ObjectReader/readRows(_:section:row:)``): the JSON and CSV
+    /// renderers write its values without building a ``StoredObject``.
+    func row(_ row: borrowing ObjectRow) throws {
+        try renderer.render(row, into: &pending)
+        if pending.count >= output.limit { output.write(&pending) }
     }
 
     func finish() {
-        output.write(&pending.bytes)
+        output.write(&pending)
         if open { output.write(renderer.endSection()) }
         output.write(renderer.finish())
         output.flush()

@@ -157,3 +157,54 @@ import Testing
         try reader.checkIncludes(["pages"], entities: nil)
     }
 }
+
+/// Strings are read in place only when `String(cString:)` would keep their bytes unchanged.
+@Suite struct UTF8CheckTests {
+    /// What `ValueDecoder` gets for these bytes: cut at the first NUL, bad UTF-8 repaired.
+    static func keepsBytes(_ bytes: [UInt8]) -> Bool {
+        !bytes.contains(0) && Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
+    }
+
+    static func check(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { UTF8Check.isValidWithoutNUL($0) }
+    }
+
+    @Test func everyTwoByteSequence() {
+        for first in 0...255 {
+            for second in 0...255 {
+                let bytes = [UInt8(first), UInt8(second)]
+                #expect(Self.check(bytes) == Self.keepsBytes(bytes), "\(bytes)")
+            }
+        }
+    }
+
+    /// Leads of three- and four-byte sequences with continuation bytes at the edges of every
+    /// range the standard allows, alone and inside ASCII long enough for the word-wise path.
+    @Test func longerSequencesAtTheEdges() {
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        let padding = Array("abcdefghij".utf8)
+        for lead in UInt8(0xC0)...UInt8(0xFF) {
+            for second in edges {
+                for third in edges {
+                    for tail in [[], [third], [third, 0x80], [third, 0xBF, 0x80]] as [[UInt8]] {
+                        for bytes in [[lead, second] + tail, padding + [lead, second] + tail + padding] {
+                            #expect(Self.check(bytes) == Self.keepsBytes(bytes), "\(bytes)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func asciiWordsWithNULOrHighBytes() {
+        let text = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+        #expect(Self.check(text))
+        for position in text.indices {
+            for byte: UInt8 in [0x00, 0x80, 0xFF] {
+                var bytes = text
+                bytes[position] = byte
+                #expect(Self.check(bytes) == Self.keepsBytes(bytes), "\(bytes)")
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CDStore
+
+/// Output a renderer prepares once per ``ObjectLayout`` (JSON keys, column positions) and reuses
+/// for every row of that layout.
+///
+/// Entries are found by identity and keep their layout alive, so a layout freed after its
+/// section can never be mistaken for a new one allocated at the same address.
+struct LayoutCache<Prepared> {
+    private var entries: [(layout: ObjectLayout, prepared: Prepared)] = []
+
+    func prepared(for layout: ObjectLayout) -> Prepared? {
+        for entry in entries where entry.layout === layout { return entry.prepared }
+        return nil
+    }
+
+    mutating func add(_ prepared: Prepared, for layout: ObjectLayout) -> Prepared {
+        entries.append((layout, prepared))
+        return prepared
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+    }
+}
+
+/// The URI prefixes (`x-coredata://<uuid>/<Entity>/p`) of one layout's to-one destinations,
+/// by property. Each property remembers its last destination entity: it changes only for
+/// destinations with sub-entities, and looking the name up is what the cache saves.
+final class TargetPrefixes {
+    private var cached: [(ent: Int, prefix: [UInt8])?]
+
+    init(_ layout: ObjectLayout) {
+        cached = Array(repeating: nil, count: layout.names.count)
+    }
+
+    /// Writes the URI of destination `ent`/`pk` of `property`.
+    func appendURI(_ row: borrowing ObjectRow, property: Int, ent: Int, pk: Int64, to buffer: inout ByteBuffer) {
+        if let entry = cached[property], entry.ent == ent {
+            buffer.append(entry.prefix)
+        } else {
+            let prefix = ByteBuffer.uriPrefix(storeUUID: row.layout.storeUUID,
+                                              entity: row.entityName(ofTarget: ent, property: property))
+            cached[property] = (ent, prefix)
+            buffer.append(prefix)
+        }
+        buffer.append(pk)
+    }
+}

@@ -1,0 +1,100 @@
+@testable import CDRendering
+import CDStore
+import CDTestSupport
+import Foundation
+import Testing
+
+/// The JSON and CSV renderers write rows in place (``ObjectRow/borrowedValue(_:)``); on every
+/// corpus store they must write exactly what they write for the row's ``StoredObject``.
+@Suite struct RowRenderingTests {
+    /// Each row rendered both ways by two renderers of the same kind, all entities.
+    static func compare(_ store: String, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
+        // Stores without a model cache need a model from elsewhere; CLITests dump those.
+        guard let reader = try? ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path)) else { return }
+        var inPlace = makeRenderer(), viaObject = makeRenderer()
+        var fast = ByteBuffer(), slow = ByteBuffer()
+        try reader.readRows(query, section: { section in
+            fast.append(inPlace.beginSection(entity: section.entity, properties: section.properties))
+            slow.append(viaObject.beginSection(entity: section.entity, properties: section.properties))
+        }, row: { row in
+            try inPlace.render(row, into: &fast)
+            viaObject.render(try row.object(), into: &slow)
+        })
+        #expect(fast.bytes == slow.bytes, "\(store): in-place output differs from the objects' output")
+    }
+
+    @Test(arguments: Corpus.stores)
+    func jsonInPlaceMatchesObjects(_ store: String) throws {
+        for binary in BinaryMode.allCases {
+            try Self.compare(store, query: ObjectQuery()) { NDJSONRenderer(values: JSONValues(binary: binary)) }
+        }
+        try Self.compare(store, query: ObjectQuery()) { JSONRenderer() }
+    }
+
+    @Test(arguments: Corpus.stores)
+    func csvInPlaceMatchesObjects(_ store: String) throws {
+        for binary in BinaryMode.allCases {
+            try Self.compare(store, query: ObjectQuery(countsToMany: true)) {
+                CSVRenderer(values: PlainValues(binary: binary, null: "a \"null\", quoted"))
+            }
+        }
+    }
+}
+
+/// The byte-level writers behind the in-place path, against the standard library's text.
+@Suite struct ByteBufferTests {
+    @Test func integersMatchStringConversion() {
+        var values: [Int64] = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, -1, -9, -10, -100,
+                               Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -power]
+        }
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<1000).map { _ in Int64.random(in: Int64.min...Int64.max, using: &generator) }
+        for value in values {
+            var buffer = ByteBuffer(capacity: 1)
+            buffer.append(value)
+            #expect(buffer.text == String(value))
+        }
+    }
+
+    @Test func uuidsMatchFoundation() {
+        for _ in 0..<100 {
+            let uuid = UUID()
+            var buffer = ByteBuffer()
+            withUnsafeBytes(of: uuid.uuid) { buffer.appendUUID($0) }
+            #expect(buffer.text == uuid.uuidString)
+        }
+    }
+
+    /// Growing past the first capacity, and copies that keep their own bytes.
+    @Test func growsAndCopiesOnWrite() {
+        var buffer = ByteBuffer(capacity: 1)
+        for index in 0..<1000 { buffer.append(Int64(index)) }
+        let copy = buffer
+        buffer.append(literal: "end")
+        buffer.removeAll()
+        buffer.append("x")
+        #expect(buffer.text == "x")
+        #expect(copy.text == (0..<1000).map(String.init).joined())
+    }
+
+    @Test func csvFieldsQuotedWhereverTheSpecialByteIs() {
+        for special in [",", "\"", "\n", "\r"] {
+            for position in 0..<20 {
+                let text = String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position)
+                var buffer = ByteBuffer()
+                CSVRenderer.appendField(text, to: &buffer)
+                #expect(buffer.text == "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+            }
+        }
+        var plain = ByteBuffer()
+        CSVRenderer.appendField("plain text, only at the end", to: &plain)
+        #expect(plain.text == "\"plain text, only at the end\"")
+        var unquoted = ByteBuffer()
+        CSVRenderer.appendField("Ünïcode text without separators - 0123456789", to: &unquoted)
+        #expect(unquoted.text == "Ünïcode text without separators - 0123456789")
+    }
+}
