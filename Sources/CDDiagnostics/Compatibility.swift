@@ -19,59 +19,30 @@ public struct CompatibilityReport: Sendable, Encodable, Equatable {
     /// A mapping model found next to the model, and the versions it connects.
     public struct MappingLink: Sendable, Encodable, Equatable {
         public var path: String
-        public var sourceVersion: String?
-        public var destinationVersion: String?
+        @NullEncoded public var sourceVersion: String?
+        @NullEncoded public var destinationVersion: String?
         /// It maps the store's version to the version the app opens it with.
         public var connectsStoreToCurrent: Bool
-
-        enum CodingKeys: String, CodingKey { case path, sourceVersion, destinationVersion, connectsStoreToCurrent }
-
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(path, forKey: .path)
-            try container.encode(sourceVersion, forKey: .sourceVersion)
-            try container.encode(destinationVersion, forKey: .destinationVersion)
-            try container.encode(connectsStoreToCurrent, forKey: .connectsStoreToCurrent)
-        }
     }
 
     public var store: String
     public var model: String
     public var options: MigrationOptions
     /// The version whose entity hashes equal the store's metadata, or nil.
-    public var matchedVersion: String?
+    @NullEncoded public var matchedVersion: String?
     public var currentVersion: String
     /// Where the old model of `changes` comes from: a version name, `cache` (the store's
     /// Z_MODELCACHE) or nil when there is none.
-    public var oldModel: String?
+    @NullEncoded public var oldModel: String?
     public var compatible: Bool
     /// The Cocoa error code the app gets with `options`, or nil when the store opens (possibly
     /// after a migration).
-    public var expectedError: Int?
+    @NullEncoded public var expectedError: Int?
     /// Why, in one paragraph.
     public var reason: String
     public var changes: [CompatibilityChange]
     public var mappingModels: [MappingLink]
 
-    enum CodingKeys: String, CodingKey {
-        case store, model, options, matchedVersion, currentVersion, oldModel, compatible, expectedError, reason, changes, mappingModels
-    }
-
-    /// Every key is always present; absent values are `null`.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(store, forKey: .store)
-        try container.encode(model, forKey: .model)
-        try container.encode(options, forKey: .options)
-        try container.encode(matchedVersion, forKey: .matchedVersion)
-        try container.encode(currentVersion, forKey: .currentVersion)
-        try container.encode(oldModel, forKey: .oldModel)
-        try container.encode(compatible, forKey: .compatible)
-        try container.encode(expectedError, forKey: .expectedError)
-        try container.encode(reason, forKey: .reason)
-        try container.encode(changes, forKey: .changes)
-        try container.encode(mappingModels, forKey: .mappingModels)
-    }
 }
 
 /// Compares a store with every version of a model (reference/model-format.md §6.3).

@@ -1,4 +1,5 @@
 import CDModel
+import CDStore
 import Foundation
 
 /// One difference between the model that wrote a store and the model the app opens it with,
@@ -15,7 +16,7 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
 
     /// The entity in the new model (the old name for a removed entity or property).
     public var entity: String
-    public var property: String?
+    @NullEncoded public var property: String?
     public var kind: Kind
     /// What differs, in words.
     public var detail: String
@@ -43,18 +44,10 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
         self.fix = fix
     }
 
+    /// The encoded keys: the bookkeeping fields below the public ones stay out of the JSON, and
+    /// `property` is always present, as `null` for entity-level changes.
     enum CodingKeys: String, CodingKey { case entity, property, kind, detail, inferable, fix }
 
-    /// `property` is always present, as `null` for entity-level changes.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(entity, forKey: .entity)
-        try container.encode(property, forKey: .property)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(detail, forKey: .detail)
-        try container.encode(inferable, forKey: .inferable)
-        try container.encode(fix, forKey: .fix)
-    }
 }
 
 /// Diffs two models the way an inferred mapping pairs them: entities and properties by renaming
