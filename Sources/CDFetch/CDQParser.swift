@@ -517,16 +517,8 @@ struct CDQChainParser {
     }
 
     func keyPathComponents(_ name: String, at offset: Int) throws(PredicateError) -> [KeyPathComponent] {
-        var components: [KeyPathComponent] = []
-        for part in name.split(separator: ".", omittingEmptySubsequences: false) {
-            if part.first == "@", let op = CollectionOperator(rawValue: String(part.dropFirst())) {
-                components.append(.collectionOperator(op))
-            } else if let first = part.first, PredicateTokenizer.isWordStart(first),
-                      part.allSatisfy(PredicateTokenizer.isWordPart) {
-                components.append(.key(String(part)))
-            } else {
-                throw error("\(PredicateError.quoted(name)) is not a key path such as name or author.name", at: offset)
-            }
+        guard let components = KeyPathComponent.components(of: name) else {
+            throw error("\(PredicateError.quoted(name)) is not a key path such as name or author.name", at: offset)
         }
         return components
     }

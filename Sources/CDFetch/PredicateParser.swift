@@ -494,16 +494,26 @@ private struct Parser {
 
     /// A `%K` argument: dot-separated keys and collection operators.
     func keyPath(fromArgument argument: String, at token: PredicateToken) throws(PredicateError) -> [KeyPathComponent] {
+        guard let components = KeyPathComponent.components(of: argument) else {
+            throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))", at: token.start)
+        }
+        return components
+    }
+}
+
+extension KeyPathComponent {
+    /// The components of a key path written as text (`author.name`, `books.@count`): keys, and
+    /// `@count`/`@sum`/… collection operators; nil when a part is neither. `%K` arguments and
+    /// CDQ's symbols name key paths this way.
+    static func components(of text: String) -> [KeyPathComponent]? {
         var components: [KeyPathComponent] = []
-        for part in argument.split(separator: ".", omittingEmptySubsequences: false) {
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
             if part.first == "@", let op = CollectionOperator(rawValue: String(part.dropFirst())) {
                 components.append(.collectionOperator(op))
-            } else if let first = part.first, PredicateTokenizer.isWordStart(first),
-                      part.allSatisfy(PredicateTokenizer.isWordPart) {
+            } else if let first = part.first, PredicateTokenizer.isWordStart(first), part.allSatisfy(PredicateTokenizer.isWordPart) {
                 components.append(.key(String(part)))
             } else {
-                throw error("argument \(nextArgument) for %K is not a key path: \(PredicateError.quoted(argument))",
-                            at: token.start)
+                return nil
             }
         }
         return components
