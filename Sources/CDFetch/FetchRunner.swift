@@ -126,7 +126,7 @@ extension FetchRunner {
                 throw StoreError("SQL error: \(error.message ?? "cannot prepare the statement")")
             }
             guard statement.isReadonly else { throw StoreError("--raw runs read-only SQL; this statement would change the store") }
-            let bound = arguments.map { PredicateParser.value(ofArgument: $0).sqlValue?.databaseValue ?? .null }
+            let bound = arguments.map { SQLBuilder.databaseValue(PredicateParser.value(ofArgument: $0), type: nil, destination: nil) }
             do {
                 try statement.setArguments(StatementArguments(bound))
             } catch {
@@ -147,20 +147,6 @@ extension FetchRunner {
             } else {
                 _ = try step()
             }
-        }
-    }
-}
-
-extension Value {
-    /// The value as SQLite stores it (dates as seconds since 2001).
-    var sqlValue: (any DatabaseValueConvertible)? {
-        switch self {
-        case .null: return nil
-        case .bool(let flag): return flag ? 1 : 0
-        case .integer(let integer): return integer
-        case .double(let double): return double
-        case .string(let text): return text
-        case .date(let date): return date.timeIntervalSinceReferenceDate
         }
     }
 }
