@@ -37,10 +37,13 @@ let package = Package(
         /// against its model, store/model compatibility.
         .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        /// Maintenance: creating, filling, cleaning and resetting stores (the commands that write).
+        .target(name: "CDMaintenance", dependencies: ["CDArchive", "CDModel", "CDStore", "CDDiagnostics",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         /// Human-readable text for reports.
-        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
+        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
         .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics",
+            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
@@ -55,6 +58,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

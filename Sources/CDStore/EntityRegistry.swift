@@ -11,6 +11,13 @@ public struct RegisteredEntity: Sendable, Codable, Equatable {
     /// `Z_MAX`: highest `Z_PK` allocated; meaningful on the root row of a hierarchy.
     public let max: Int
 
+    public init(ent: Int, name: String, superEnt: Int, max: Int) {
+        self.ent = ent
+        self.name = name
+        self.superEnt = superEnt
+        self.max = max
+    }
+
     /// Framework-owned entities have numbers in reserved ranges (store-format.md §4).
     public var reservedRange: ReservedRange? { ReservedRange(ent: ent) }
 }

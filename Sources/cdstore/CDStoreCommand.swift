@@ -12,5 +12,5 @@ struct CDStoreCommand: ParsableCommand {
             and -shm), so the store itself is never changed. `cdstore --version` shows the version.
             """,
         subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
-                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self])
+                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, CreateCommand.self])
 }

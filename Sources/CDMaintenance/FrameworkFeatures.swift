@@ -1,0 +1,26 @@
+import CDStore
+
+/// What a given Core Data build writes into a new store, by `NSPersistenceFrameworkVersion`.
+///
+/// The thresholds are the first versions seen with each feature in real stores
+/// (reference/store-format.md §3, §5, §5.2); where the exact first version is uncertain, the
+/// lowest version observed with the feature is used.
+public struct FrameworkFeatures: Sendable, Equatable {
+    /// The version written when the user names none: the newest build seen in real stores.
+    public static let defaultVersion = 1522
+
+    public let version: Int
+
+    public init(version: Int) {
+        self.version = version
+    }
+
+    /// `Z_MODELCACHE` exists from framework 754 on (§3; absent up to 519, first version uncertain).
+    public var writesModelCache: Bool { version >= 754 }
+    /// `NSStoreModelVersionHashesDigest` from 973 on (§5; absent at 866).
+    public var writesHashesDigest: Bool { version >= 973 }
+    /// `NSStoreModelVersionChecksumKey` from 1344 on (§5; absent at 1244, first version uncertain).
+    public var writesChecksum: Bool { version >= 1344 }
+    /// One-property uniqueness constraints as column constraints (851) or indexes (866 on).
+    public var uniqueness: UniquenessStyle { UniquenessStyle(frameworkVersion: version) }
+}

@@ -1,0 +1,54 @@
+import CDArchive
+import CDModel
+import CDStore
+import Foundation
+
+/// Everything a new, empty store is made from: the model, its tables, the framework version to
+/// write, and what a store being replaced hands on.
+public struct StoreBlueprint: Sendable {
+    public var model: ManagedObjectModel
+    /// The tables, columns and indexes to create, with the `Z_ENT` numbers to register.
+    public var mapping: StoreMapping
+    public var features: FrameworkFeatures
+    /// Framework-owned `Z_PRIMARYKEY` rows (persistent history 16001–16003) to register too.
+    public var reservedEntities: [RegisteredEntity]
+    /// Metadata kept from a replaced store after the framework's own keys (the hashes of
+    /// framework-owned models).
+    public var additionalMetadata: [(key: String, value: PropertyListValue)]
+
+    /// A store for `model` as Core Data creates it on first use: entity numbers computed as
+    /// observed (store-format.md §4), no persistent history.
+    public static func fresh(model: ManagedObjectModel, frameworkVersion: Int = FrameworkFeatures.defaultVersion) -> StoreBlueprint {
+        let features = FrameworkFeatures(version: frameworkVersion)
+        let options = MappingOptions(history: .none, includesModelCache: features.writesModelCache,
+                                     uniqueness: features.uniqueness)
+        return StoreBlueprint(model: model, mapping: StoreMapping.predict(model: model, options: options),
+                              features: features, reservedEntities: [], additionalMetadata: [])
+    }
+
+    /// A store for `model` that replaces the store open in `snapshot`: the old store's entity
+    /// numbers, table and column names (where a rule is uncertain, §7.2 and §7.6), history tables
+    /// and framework version are kept, so the app finds the layout it had.
+    ///
+    /// The numbers and names are kept only when `model` is the model the old store was written
+    /// with (equal entity hashes); for another model the store is laid out as ``fresh(model:frameworkVersion:)``.
+    public static func replacing(_ snapshot: StoreSnapshot, model: ManagedObjectModel, frameworkVersion: Int? = nil) throws -> StoreBlueprint {
+        let path = snapshot.files.main.path
+        let (metadata, registry, schema) = try snapshot.read { db in
+            (try StoreMetadata.read(db, path: path), try EntityRegistry.read(db), try StoreSchema.read(db))
+        }
+        let features = FrameworkFeatures(version: frameworkVersion ?? metadata.frameworkVersion ?? FrameworkFeatures.defaultVersion)
+        guard VersionHashes.entityHashes(of: model) == metadata.versionHashes else {
+            return fresh(model: model, frameworkVersion: features.version)
+        }
+        var mapping = StoreMapping.resolve(model: model, registry: registry, schema: schema)
+        if !features.writesModelCache {
+            mapping.tables.removeAll { $0.name == "Z_MODELCACHE" }
+        }
+        let ancillary = metadata.otherEntries.filter { $0.key == "_NSStoreAncillaryModelVersionHashesMetadataKey" }
+        let hasHistory = mapping.tables.contains { $0.kind == .history }
+        return StoreBlueprint(model: model, mapping: mapping, features: features,
+                              reservedEntities: hasHistory ? registry.entities.filter { $0.reservedRange != nil } : [],
+                              additionalMetadata: hasHistory ? ancillary : [])
+    }
+}

@@ -1,0 +1,106 @@
+import CDArchive
+import CDDiagnostics
+@testable import CDMaintenance
+import CDModel
+import CDStore
+import CDTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// What a test compares between a store and the one recreated from its model cache.
+private struct StoreShape {
+    let schema: StoreSchema
+    let metadata: StoreMetadata
+    let registry: EntityRegistry
+    let cache: ModelCache?
+
+    init(_ snapshot: StoreSnapshot) throws {
+        let path = snapshot.files.main.path
+        (schema, metadata, registry, cache) = try snapshot.read { db in
+            (try StoreSchema.read(db), try StoreMetadata.read(db, path: path), try EntityRegistry.read(db),
+             try ModelCache.read(db, path: path))
+        }
+    }
+}
+
+/// Known differences no rule can remove: the original store lacks an object Core Data creates
+/// for its model today, so the recreated store has one more.
+private let knownExtraIndexes: [String: Set<String>] = [
+    // Same store as MappingTests' known failure: a migration did not add this Z_ENT index.
+    "osxphotos-photos-10.15.4/Photos.sqlite": ["ZGENERICASSET_Z_ENT_INDEX"],
+]
+
+/// Statement text that SQLite or an old framework wrote differently from a fresh store:
+/// `ALTER TABLE` rewrites (appended columns, quoted renamed tables) and spacing.
+private func normalized(_ sql: String?) -> String {
+    (sql ?? "").replacingOccurrences(of: "\"", with: "")
+        .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "\t" }).joined(separator: " ")
+}
+
+@Suite struct RecreateCorpusTests {
+    /// `reset --recreate` from the model cache of every corpus store: the new store's Core Data
+    /// tables, columns and indexes equal the original's, its metadata hashes, digest and
+    /// checksum equal the original's, and it has a new UUID.
+    @Test(arguments: Corpus.stores)
+    func recreatedStoreEqualsOriginal(_ store: String) throws {
+        let copy = try Corpus.copyStore(store)
+        let snapshot = try StoreSnapshot(path: copy.path)
+        let original = try StoreShape(snapshot)
+        guard let cache = original.cache else { return }
+        let blueprint = try StoreBlueprint.replacing(snapshot, model: cache.model)
+        let target = copy.deletingLastPathComponent().appendingPathComponent("recreated-" + copy.lastPathComponent)
+        let created = try StoreCreator.create(blueprint, at: target.path)
+        let recreated = try StoreShape(try StoreSnapshot(path: target.path))
+
+        let mappedTables = Set(blueprint.mapping.tables.map(\.name))
+        #expect(Set(recreated.schema.tables.map(\.name)) == mappedTables)
+        for table in recreated.schema.tables {
+            let old = try #require(original.schema.table(named: table.name), "\(table.name) missing from the original")
+            #expect(table.columns == old.columns, "\(table.name)")
+            if !old.wasRenamed && old.appendedColumns.isEmpty {
+                #expect(normalized(table.sql) == normalized(old.sql), "\(table.name)")
+            }
+        }
+        let ownIndexes = Set(recreated.schema.indexes.map(\.name))
+        let originalIndexes = Set(original.schema.indexes.filter { mappedTables.contains($0.table) }.map(\.name))
+        #expect(ownIndexes.subtracting(originalIndexes) == knownExtraIndexes[store] ?? [])
+        #expect(originalIndexes.subtracting(ownIndexes).allSatisfy { name in
+            original.schema.index(named: name)?.sql == nil
+        }, "\(originalIndexes.subtracting(ownIndexes))")
+        for index in recreated.schema.indexes {
+            guard let old = original.schema.index(named: index.name) else { continue }
+            #expect(normalized(index.sql).replacingOccurrences(of: "WHERE  ", with: "WHERE ")
+                    == normalized(old.sql).replacingOccurrences(of: "WHERE  ", with: "WHERE "), "\(index.name)")
+        }
+
+        #expect(recreated.metadata.versionHashes == original.metadata.versionHashes)
+        #expect(recreated.metadata.versionIdentifiers == original.metadata.versionIdentifiers)
+        #expect(recreated.metadata.frameworkVersion == original.metadata.frameworkVersion)
+        #expect(recreated.metadata.hashesDigest == original.metadata.hashesDigest)
+        #expect(recreated.metadata.checksum == original.metadata.checksum)
+        #expect(recreated.metadata.autoVacuumLevel == "2")
+        #expect(recreated.metadata.storeUUID == created.storeUUID)
+        #expect(recreated.metadata.storeUUID != original.metadata.storeUUID)
+
+        let registered = original.registry.entities.filter { $0.reservedRange == nil || blueprint.mapping.tables.contains { $0.kind == .history } }
+        #expect(recreated.registry.entities.map(\.ent) == registered.map(\.ent))
+        #expect(recreated.registry.entities.map(\.name) == registered.map(\.name))
+        #expect(recreated.registry.entities.map(\.superEnt) == registered.map(\.superEnt))
+        #expect(recreated.registry.entities.allSatisfy { $0.max == 0 })
+
+        let newCache = try #require(recreated.cache)
+        #expect(VersionHashes.entityHashes(of: newCache.model) == original.metadata.versionHashes)
+        let report = try StoreValidator.validate(try StoreSnapshot(path: target.path))
+        #expect(!report.hasProblems, "\(report.integrity.map(\.message))")
+    }
+
+    /// Every corpus store with a cache took part, so the test above cannot pass by skipping.
+    @Test func everyCachedStoreIsCovered() throws {
+        let cached = try Corpus.stores.filter { store in
+            let copy = try Corpus.copyStore(store)
+            return try StoreSnapshot(path: copy.path).read { db in try ModelCache.read(db, path: copy.path) } != nil
+        }
+        #expect(cached.count == 31)
+    }
+}
