@@ -43,9 +43,12 @@ public struct PreparedStore: Sendable {
         }
     }
 
-    /// Deletes the temporary store (after a failure elsewhere).
+    /// Deletes the temporary store and any SQLite sidecar a writer left beside it (after a
+    /// failure elsewhere, or a dry run).
     public func discard() {
-        try? FileManager.default.removeItem(at: temporaryURL)
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: temporaryURL.path + suffix)
+        }
     }
 }
 

@@ -164,6 +164,89 @@ public enum ValueDecoder {
     }
 }
 
+/// Turns ``ObjectValue``s into the raw SQLite values Core Data stores for an attribute's type:
+/// the inverse of ``ValueDecoder`` (store-format.md §7.5, §9).
+///
+/// Integers are range-checked for Integer 16/32/64, booleans become 0/1, dates seconds since
+/// 2001 as REAL (SQLite's NUMERIC affinity of a `TIMESTAMP` column stores whole values as
+/// INTEGER, as in Core Data's own stores), UUIDs 16 bytes, and binaries of an attribute that
+/// allows external storage carry the `0x01` inline marker, since Core Data writes small values
+/// inline and a reader must find a marker (§9). Decoded keyed archives and references to
+/// external files cannot be turned back into bytes here.
+public enum ValueEncoder {
+    /// Why a value cannot be stored in an attribute; `description` is one line.
+    public struct Failure: Error, CustomStringConvertible, Sendable, Equatable {
+        public let description: String
+    }
+
+    public static func encode(_ value: ObjectValue, for attribute: AttributeDescription) throws -> ValueDecoder.Raw {
+        try encode(value, type: attribute.type, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
+    }
+
+    public static func encode(_ value: ObjectValue, type: AttributeType, allowsExternalStorage: Bool) throws -> ValueDecoder.Raw {
+        func fail(_ message: String) -> Failure { Failure(description: message) }
+        if case .null = value { return .null }
+        switch (type, value) {
+        case (.integer16, .integer(let i)), (.integer32, .integer(let i)), (.integer64, .integer(let i)):
+            let range = integerRange(type)
+            guard range.contains(i) else {
+                throw fail("\(i) is out of range for \(type) (\(range.lowerBound)…\(range.upperBound))")
+            }
+            return .integer(i)
+        case (.boolean, .boolean(let b)):
+            return .integer(b ? 1 : 0)
+        case (.decimal, .decimal(let d)), (.decimal, .double(let d)), (.double, .double(let d)), (.float, .double(let d)),
+             (.double, .decimal(let d)), (.float, .decimal(let d)), (.date, .date(let d)):
+            guard d.isFinite else { throw fail("\(d) cannot be stored") }
+            return .real(d)
+        case (.decimal, .integer(let i)), (.double, .integer(let i)), (.float, .integer(let i)):
+            return .real(Double(i))
+        case (.string, .string(let s)):
+            return .text(s)
+        case (.uuid, .uuid(let u)):
+            return .blob(withUnsafeBytes(of: u.uuid) { Data($0) })
+        case (.uri, .uri(let u)), (.uri, .string(let u)):
+            return .text(u)
+        case (.binary, .binary(let d)), (.transformable, .transformableData(let d)), (.transformable, .binary(let d)):
+            return .blob(allowsExternalStorage ? Data([0x01]) + d : d)
+        case (_, .externalReference(let file, _)):
+            throw fail("the externally stored file \(file) cannot be imported; give the bytes instead")
+        case (.transformable, .transformable):
+            throw fail("a decoded transformable value cannot be encoded again; give its archived bytes")
+        default:
+            throw fail("a \(kind(of: value)) value cannot be stored in an attribute of type \(type)")
+        }
+    }
+
+    /// The values an integer attribute of `type` holds.
+    public static func integerRange(_ type: AttributeType) -> ClosedRange<Int64> {
+        switch type {
+        case .integer16: return Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: return Int64(Int32.min)...Int64(Int32.max)
+        default: return Int64.min...Int64.max
+        }
+    }
+
+    private static func kind(of value: ObjectValue) -> String {
+        switch value {
+        case .null: return "nil"
+        case .integer: return "integer"
+        case .boolean: return "boolean"
+        case .decimal: return "decimal"
+        case .double: return "double"
+        case .string: return "string"
+        case .date: return "date"
+        case .binary, .transformableData: return "binary"
+        case .uuid: return "UUID"
+        case .uri: return "URI"
+        case .transformable: return "transformable"
+        case .externalReference: return "external data"
+        case .object, .objects, .objectCount: return "relationship"
+        case .unexpected: return "unexpected"
+        }
+    }
+}
+
 /// One stored object: its ID, class and decoded property values.
 public struct StoredObject: Sendable {
     public let id: ObjectID

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDDiagnostics
 import CDMaintenance
 import CDRendering
 import CDStore
@@ -12,6 +13,11 @@ struct CreateCommand: ParsableCommand {
             the model's version identifiers, entity hashes, digest and checksum and a new store UUID, \
             and the compressed model cache. The store is written under a temporary name and moved \
             into place when complete; an existing file is never overwritten.
+
+            With --import the store is filled from JSON first (what dump --format json or ndjson \
+            prints, or an object of entity name → array of objects) with Core Data's keys, entity \
+            numbers, relationship columns, join rows and Z_MAX, then validated as cdstore validate \
+            does; it is installed only when the import succeeded and validation found nothing.
             """)
 
     @Argument(help: "The store file to create; it must not exist.")
@@ -26,12 +32,35 @@ struct CreateCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
     var frameworkVersion: Int = FrameworkFeatures.defaultVersion
 
+    @Option(name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"))
+    var importFile: String?
+
+    @Flag(name: .long, help: "With --import, import and validate but do not write the store.")
+    var dryRun = false
+
     @Flag(name: .long, help: "Print the result as JSON (a stable contract for scripts).")
     var json = false
 
+    func validate() throws {
+        if dryRun && importFile == nil { throw ValidationError("--dry-run needs --import") }
+    }
+
     func run() throws {
         let chosen = try ModelSource.chooseVersion(try ModelSource.versions(at: model), named: version, path: model)
-        let created = try StoreCreator.create(.fresh(model: chosen.model, frameworkVersion: frameworkVersion), at: store)
-        Output.print(json ? try Output.json(created) : MaintenanceText.created(created))
+        let blueprint = StoreBlueprint.fresh(model: chosen.model, frameworkVersion: frameworkVersion)
+        guard let importFile else {
+            let created = try StoreCreator.create(blueprint, at: store)
+            Output.print(json ? try Output.json(created) : MaintenanceText.created(created))
+            return
+        }
+        let outcome = try StoreCreator.create(blueprint, at: store, importing: try ImportInput(contentsOf: importFile), dryRun: dryRun)
+        if json {
+            Output.print(try Output.json(outcome))
+        } else if outcome.validation.hasProblems {
+            Output.print(MaintenanceText.imported(outcome) + "\n\n" + ValidationText.render(outcome.validation))
+        } else {
+            Output.print(MaintenanceText.imported(outcome))
+        }
+        if outcome.validation.hasProblems { throw ExitCode(1) }
     }
 }
