@@ -255,7 +255,8 @@ public struct ImportInput: Sendable {
         }
     }
 
-    /// Calls `body` with every object in input order.
+    /// Calls `body` with every object in input order (none for an empty file, as NDJSON of an
+    /// empty store is).
     public func forEachObject(_ body: (ImportObject) throws -> Void) throws {
         var scanner = JSONScanner(data)
         switch scanner.peek() {
@@ -299,7 +300,7 @@ public struct ImportInput: Sendable {
                 try scanner.expect(UInt8(ascii: "}"))
             }
         case nil:
-            throw scanner.error("the input is empty")
+            return
         default:
             _ = try scanner.value()
             throw scanner.error("expected an array of objects, NDJSON objects or an object of entity arrays")
@@ -307,13 +308,12 @@ public struct ImportInput: Sendable {
         guard scanner.atEnd else { throw scanner.error("unexpected text after the JSON value") }
     }
 
-    /// NDJSON lines begin with `_entity` (dump writes it first); a keyed seed begins with an entity
-    /// name, and entity names cannot start with an underscore.
+    /// An NDJSON line has an `_entity` key; a keyed seed's keys are entity names, which cannot
+    /// start with an underscore. Looks at the first top-level object only.
     private static func startsWithReservedKey(_ scanner: JSONScanner) throws -> Bool {
         var lookahead = scanner
-        try lookahead.expect(UInt8(ascii: "{"))
-        guard lookahead.peek() == UInt8(ascii: "\"") else { return lookahead.peek() == UInt8(ascii: "}") }
-        return try lookahead.string().hasPrefix("_")
+        guard case .object(let members) = try lookahead.value() else { return false }
+        return members.contains { $0.key == "_entity" }
     }
 
     private static func object(_ value: JSONValue, index: Int, entity: String?) throws -> ImportObject {

@@ -69,7 +69,7 @@ enum ImportValues {
         return Int64(value)
     }
 
-    /// `YYYY-MM-DD[T ]hh:mm:ss[.fraction][Z|±hh:mm|±hhmm]` (no zone means UTC, as dump prints
+    /// `[-]YYYY…-MM-DD[T ]hh:mm:ss[.fraction][Z|±hh:mm|±hhmm]` (no zone means UTC, as dump prints
     /// every date in UTC) to seconds since 2001-01-01T00:00:00Z, Core Data's date value (§7.5).
     static func secondsSince2001(iso text: String) -> Double? {
         let chars = Array(text.utf8)
@@ -89,8 +89,11 @@ enum ImportValues {
             index += 1
             return true
         }
+        // Years have four digits or more: dump prints far-future values (seen in Photos) in full.
         let negativeYear = take(UInt8(ascii: "-"))
-        guard let rawYear = number(4), take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")),
+        var yearDigits = 0
+        while index + yearDigits < chars.count, (48...57).contains(chars[index + yearDigits]) { yearDigits += 1 }
+        guard yearDigits >= 4, yearDigits <= 12, let rawYear = number(yearDigits), take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")),
               let day = number(2), take(UInt8(ascii: "T")) || take(UInt8(ascii: " ")),
               let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2), take(UInt8(ascii: ":")),
               let second = number(2),
