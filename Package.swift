@@ -37,10 +37,16 @@ let package = Package(
         /// against its model, store/model compatibility.
         .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        /// Maintenance that changes a store, safely: reset (remove it whole) and clean (checkpoint,
+        /// orphaned external data, history, Z_MAX, VACUUM), with backups and lock checks.
+        .target(name: "CDMaintenance", dependencies: ["CDStore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// Human-readable text for reports.
-        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore"]),
+        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
         .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics",
+            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
@@ -55,6 +61,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDStore", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
