@@ -39,7 +39,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that changes a store, safely: reset (remove it whole) and clean (checkpoint,
         /// orphaned external data, history, Z_MAX, VACUUM), with backups and lock checks.
-        .target(name: "CDMaintenance", dependencies: ["CDStore",
+        .target(name: "CDMaintenance", dependencies: ["CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDStore", "CDRendering", "CDTestSupport",
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDStore", "CDModel", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

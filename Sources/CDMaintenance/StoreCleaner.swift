@@ -1,3 +1,4 @@
+import CDModel
 import CDStore
 import Foundation
 import GRDB
@@ -21,9 +22,12 @@ public enum StoreCleaner {
         public var dryRun: Bool
         public var backup: Bool
         public var force: Bool
+        /// The model that says which attributes store data externally; default: the store's cache.
+        public var model: ManagedObjectModel?
 
         public init(vacuum: Bool = false, historyBefore: Date? = nil, repairPrimaryKeys: Bool = false,
-                    dryRun: Bool = false, backup: Bool = true, force: Bool = false) {
+                    dryRun: Bool = false, backup: Bool = true, force: Bool = false, model: ManagedObjectModel? = nil) {
+            self.model = model
             self.vacuum = vacuum
             self.historyBefore = historyBefore
             self.repairPrimaryKeys = repairPrimaryKeys
@@ -39,7 +43,7 @@ public enum StoreCleaner {
                            using operations: FileOperations = SystemFileOperations()) throws -> CleanReport {
         let snapshot = try StoreSnapshot(path: path, trace: trace)
         let files = snapshot.files
-        let externalData = externalDataOrphans(snapshot)
+        let externalData = externalDataOrphans(snapshot, model: options.model)
         let measured = try snapshot.read { db in try DatabaseChanges.measure(db, options: options) }
         var report = CleanReport(
             store: files.main.path, dryRun: options.dryRun, backup: nil,
@@ -74,12 +78,12 @@ public enum StoreCleaner {
 
     /// The orphaned external-data files, or why they could not be told apart from referenced ones.
     /// Without a model that says which attributes store data externally, no file is removed.
-    private static func externalDataOrphans(_ snapshot: StoreSnapshot) -> (orphans: [String], skipped: String?) {
+    private static func externalDataOrphans(_ snapshot: StoreSnapshot, model: ManagedObjectModel?) -> (orphans: [String], skipped: String?) {
         let folder = snapshot.files.externalDataFolder
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         guard names.contains(where: { !$0.hasPrefix(".") }) else { return ([], nil) }
         do {
-            let reader = try ObjectReader(snapshot: snapshot)
+            let reader = try ObjectReader(snapshot: snapshot, model: model)
             return (try ExternalDataInventory.scan(reader).orphans(in: folder), nil)
         } catch {
             return ([], "cannot tell which files rows refer to (\(error)); none removed")
@@ -246,6 +250,13 @@ public struct CleanReport: Sendable, Encodable, Equatable {
         public var transactions: Int
         public var changes: Int
 
+        public init(before: String, present: Bool, transactions: Int, changes: Int) {
+            self.before = before
+            self.present = present
+            self.transactions = transactions
+            self.changes = changes
+        }
+
         static func format(_ date: Date) -> String {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -259,6 +270,13 @@ public struct CleanReport: Sendable, Encodable, Equatable {
         public var table: String
         public var oldMax: Int
         public var newMax: Int
+
+        public init(entity: String, table: String, oldMax: Int, newMax: Int) {
+            self.entity = entity
+            self.table = table
+            self.oldMax = oldMax
+            self.newMax = newMax
+        }
     }
 
     public var store: String
