@@ -100,6 +100,14 @@ public enum StoreCleaner {
         // A `-wal` that exists is left in place, emptied, as Core Data leaves it; SQLite would
         // otherwise delete it when the connection closes.
         let keepWAL = FileManager.default.fileExists(atPath: files.wal.path)
+        let hadSharedMemory = FileManager.default.fileExists(atPath: files.shm.path)
+        defer {
+            // The `-shm` that keeping the `-wal` also keeps is only an index SQLite rebuilds; one
+            // this run created goes again, unless another process has the store open by now.
+            if keepWAL, !hadSharedMemory, StoreLockProbe.holder(of: files) == nil {
+                try? FileManager.default.removeItem(at: files.shm)
+            }
+        }
         configuration.prepareDatabase { db in
             trace?.attach(to: db)
             if keepWAL {
