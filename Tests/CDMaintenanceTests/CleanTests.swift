@@ -59,15 +59,26 @@ import Testing
         #expect(report.bytesBefore - report.bytesAfter! >= 14)
     }
 
-    /// Without a model that marks the attribute as external, no file can be known to be an orphan.
-    @Test func externalFilesStayWhenTheirReferencesCannotBeRead() throws {
+    /// The model cached in the store decides which attributes hold references: it does not mark
+    /// Book.cover as external, so COVER-2 is an orphan there, as `validate` also says.
+    @Test func theCachedModelDecidesWhichFilesAreReferenced() throws {
         let copy = try Stores.withExternalData()
         let folder = StoreFiles(path: copy.path).externalDataFolder
         let report = try StoreCleaner.run(path: copy.path, options: .init(backup: false))
-        // The cached model does not mark Book.cover as external, so COVER-2 looks unreferenced:
-        // that is what the model says, and validate agrees.
         #expect(report.externalData.orphans == ["COVER-2"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    /// A store without a model cache (framework 481): no file can be known to be an orphan.
+    @Test func externalFilesStayWhenNoModelSaysWhatRowsReferTo() throws {
+        let copy = try Corpus.copyStore(Stores.walAndShm)
+        let folder = StoreFiles(path: copy.path).externalDataFolder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: folder.appendingPathComponent("UNKNOWN"))
+        let report = try StoreCleaner.run(path: copy.path, options: .init(backup: false))
+        #expect(report.externalData.orphans.isEmpty && report.externalData.removed == 0)
+        #expect(report.externalData.skipped?.hasPrefix("cannot tell which files rows refer to") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["UNKNOWN"])
     }
 
     static func externalModel(_ store: URL) throws -> ManagedObjectModel {
