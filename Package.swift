@@ -37,9 +37,13 @@ let package = Package(
         /// against its model, store/model compatibility.
         .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        /// Maintenance: creating, filling, cleaning and resetting stores (the commands that write).
+        /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
+        /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
+        /// data, history, Z_MAX, VACUUM), with backups and lock checks.
         .target(name: "CDMaintenance", dependencies: ["CDArchive", "CDModel", "CDStore", "CDDiagnostics",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
         .executableTarget(name: "cdstore", dependencies: [
@@ -59,7 +63,7 @@ let package = Package(
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -62,8 +62,7 @@ public enum StoreValidator {
         var notChecked: [String] = []
         let rulesByEntity = rules(for: reader.model, notChecked: &notChecked)
         report.notChecked = Array(Set(notChecked)).sorted()
-        var missingFiles: [String: (count: Int, examples: [String], entity: String, key: String)] = [:]
-        var referencedFiles: Set<String> = []
+        var externalData = ExternalDataInventory(exampleLimit: exampleLimit)
         var invalidObjects = 0
         let needsCounts = rulesByEntity.values.contains { !$0.toMany.isEmpty }
         try reader.read(ObjectQuery(countsToMany: needsCounts), section: { _ in }, object: { object in
@@ -71,16 +70,7 @@ public enum StoreValidator {
             guard let rules = rulesByEntity[object.id.entity] else { return }
             var found: [ValidationFailure] = []
             for (name, value) in object.values {
-                if case .externalReference(let file, let exists) = value {
-                    referencedFiles.insert(file)
-                    if !exists {
-                        let key = object.id.entity + "." + name
-                        var entry = missingFiles[key] ?? (0, [], object.id.entity, name)
-                        entry.count += 1
-                        if entry.examples.count < exampleLimit { entry.examples.append(object.id.uri + " → " + file) }
-                        missingFiles[key] = entry
-                    }
-                }
+                externalData.record(value, key: name, of: object)
                 found += failures(of: name, value: value, rules: rules, object: object)
             }
             guard !found.isEmpty else { return }
@@ -96,14 +86,13 @@ public enum StoreValidator {
         if invalidObjects > failureLimit {
             report.notChecked.append("\(invalidObjects - failureLimit) more invalid objects were counted but not listed")
         }
-        for (_, entry) in missingFiles.sorted(by: { $0.key < $1.key }) {
+        for (_, entry) in externalData.missingFiles.sorted(by: { $0.key < $1.key }) {
             report.integrity.append(IntegrityProblem(kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
                                                      examples: entry.examples,
                                                      message: "\(entry.count) external-data reference\(entry.count == 1 ? "" : "s") of \(entry.entity).\(entry.key) point to missing files"))
         }
         let folder = reader.snapshot.files.externalDataFolder
-        let onDisk = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        let orphans = onDisk.filter { !$0.hasPrefix(".") && !referencedFiles.contains($0) }.sorted()
+        let orphans = externalData.orphans(in: folder)
         if !orphans.isEmpty {
             report.integrity.append(IntegrityProblem(kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
                                                      message: "\(orphans.count) file\(orphans.count == 1 ? "" : "s") in \(folder.path) no row refers to"))

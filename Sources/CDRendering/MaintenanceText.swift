@@ -1,6 +1,7 @@
 import CDMaintenance
+import Foundation
 
-/// Human-readable text for the commands that write stores.
+/// The text reports of the commands that write stores: `create`, `reset` and `clean`.
 public enum MaintenanceText {
     /// `cdstore create`: what the new store holds.
     public static func created(_ store: CreatedStore) -> String {
@@ -30,5 +31,71 @@ public enum MaintenanceText {
         let rows = outcome.imported.map { "    " + $0.entity.padding(toLength: width, withPad: " ", startingAt: 0) + "  \($0.objects)" }
         let noun = outcome.objects == 1 ? "object" : "objects"
         return ([verdict, "  Imported:            \(outcome.objects) \(noun)"] + rows).joined(separator: "\n")
+    }
+
+    public static func render(_ report: ResetReport) -> String {
+        var lines = ["Store: \(report.store)", ""]
+        lines.append(report.dryRun ? "Would remove (dry run: nothing was changed)" : "Removed")
+        var table = TextTable([("ROLE", .left), ("FILE", .left), ("BYTES", .right)])
+        for part in report.parts {
+            table.add([part.role, URL(fileURLWithPath: part.path).lastPathComponent + (part.directory ? "/" : ""), grouped(part.bytes)])
+        }
+        table.add(["total", plural(report.parts.count, "item"), grouped(report.totalBytes)])
+        lines.append(table.render())
+        lines.append("")
+        lines.append("Backup: \(report.backup ?? (report.dryRun ? "none (dry run)" : "none (--no-backup)"))")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public static func render(_ report: CleanReport) -> String {
+        let would = report.dryRun
+        var lines = ["Store: \(report.store)", ""]
+        lines.append(would ? "Would change (dry run: nothing was changed)" : "Changes")
+        lines.append(step("WAL checkpoint", checkpoint(report.checkpoint, dryRun: would)))
+        lines.append(step("orphaned external data", externalData(report.externalData, dryRun: would)))
+        if let history = report.history {
+            lines.append(step("history", "before \(history.before): " + (history.present
+                ? "\(would ? "would delete" : "deleted") \(plural(history.transactions, "transaction")) and \(plural(history.changes, "change"))"
+                : "none (the store has no history tables)")))
+        }
+        if let repairs = report.primaryKeys {
+            lines.append(step("primary keys", repairs.isEmpty ? "every Z_MAX is at or above its largest Z_PK"
+                : "\(would ? "would raise" : "raised") \(plural(repairs.count, "Z_MAX", "Z_MAX values"))"))
+            for repair in repairs {
+                lines.append("    \(repair.entity) (\(repair.table)): \(grouped(repair.oldMax)) → \(grouped(repair.newMax))")
+            }
+        }
+        if report.vacuum { lines.append(step("vacuum", would ? "would rebuild the file" : "rebuilt the file")) }
+        lines.append("")
+        lines.append("Space")
+        lines.append("  before:    \(grouped(report.bytesBefore)) bytes")
+        if let after = report.bytesAfter, let reclaimed = report.bytesReclaimed {
+            lines.append("  after:     \(grouped(after)) bytes")
+            lines.append("  reclaimed: \(grouped(reclaimed)) bytes")
+        }
+        lines.append("")
+        lines.append("Backup: \(report.backup ?? (report.dryRun ? "none (dry run)" : "none (--no-backup)"))")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "  label:   text", the texts lined up.
+    private static func step(_ label: String, _ text: String) -> String {
+        "  " + (label + ":").padding(toLength: 24, withPad: " ", startingAt: 0) + text
+    }
+
+    private static func checkpoint(_ checkpoint: CleanReport.Checkpoint, dryRun: Bool) -> String {
+        guard checkpoint.walMode else { return "not in WAL mode, nothing to do" }
+        guard let before = checkpoint.walBytesBefore else { return "no -wal file, nothing to do" }
+        let frames = plural(checkpoint.framesToCheckpoint ?? 0, "frame")
+        if dryRun { return "would copy \(frames) into the main file and empty the -wal (\(grouped(before)) bytes)" }
+        return "copied \(frames) into the main file; -wal \(grouped(before)) → \(grouped(checkpoint.walBytesAfter ?? 0)) bytes"
+    }
+
+    private static func externalData(_ data: CleanReport.ExternalData, dryRun: Bool) -> String {
+        if let skipped = data.skipped { return "skipped: \(skipped)" }
+        guard !data.orphans.isEmpty else { return "none" }
+        let names = data.orphans.prefix(5).joined(separator: ", ") + (data.orphans.count > 5 ? ", …" : "")
+        return dryRun ? "would remove \(plural(data.orphans.count, "file")) (\(names))"
+            : "removed \(plural(data.removed, "file")) (\(names))"
     }
 }

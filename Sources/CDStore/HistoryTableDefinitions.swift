@@ -74,3 +74,20 @@ enum HistoryTableDefinitions {
                                                  entity: "TRANSACTIONSTRING")])
     }
 }
+
+extension StoreMapping {
+    /// The persistent-history tables of a store whose `Z_PRIMARYKEY` registers the history
+    /// entities, without tombstone columns; nil when it registers none (store-format.md §11).
+    public static func historyTables(registeredIn registry: EntityRegistry) -> [MappedTable]? {
+        let names = Set(registry.entities.filter { $0.reservedRange == .history }.map(\.name))
+        let layout: HistoryLayout
+        if names.contains("TRANSACTIONSTRING") {
+            layout = .current
+        } else if names.contains("TRANSACTION") {
+            layout = .legacy
+        } else {
+            return nil
+        }
+        return HistoryTableDefinitions.tables(layout: layout, tombstones: 0)
+    }
+}

@@ -44,7 +44,7 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// Installs the hook that logs every statement run on `db` (level 1 and up).
-    func attach(to db: Database) {
+    public func attach(to db: Database) {
         guard level > 0 else { return }
         db.trace(options: .profile) { [self] event in
             guard !quiet, case let .profile(statement, duration) = event else { return }

@@ -9,8 +9,10 @@ struct CDStoreCommand: ParsableCommand {
         abstract: "Inspect Core Data store files without Core Data.",
         discussion: """
             Every command that reads a store opens a private read-only copy of it (with its -wal \
-            and -shm), so the store itself is never changed. `cdstore --version` shows the version.
+            and -shm), so the store itself is never changed; only create writes a new one, and reset and \
+            clean change it, after backing it up. `cdstore --version` shows the version.
             """,
         subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
-                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, CreateCommand.self])
+                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, CreateCommand.self,
+                      ResetCommand.self, CleanCommand.self])
 }

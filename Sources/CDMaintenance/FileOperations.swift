@@ -1,0 +1,63 @@
+import CDStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file-system calls `reset` and `clean` make on the user's files.
+///
+/// Every change to the directory beside a store goes through one of these, so a test can put a
+/// failing implementation in its place and interrupt a reset or a clean at each step.
+public protocol FileOperations: AnyObject {
+    /// Whether entries can be added to and removed from `directory` by this process.
+    func isWritableDirectory(_ directory: URL) -> Bool
+    /// Creates `directory`; fails if anything exists at that path.
+    func createDirectory(_ directory: URL) throws
+    /// Copies a file, or a folder with everything in it.
+    func copyItem(_ source: URL, to destination: URL) throws
+    /// Renames within one file system, atomically; never falls back to copying.
+    func moveItem(_ source: URL, to destination: URL) throws
+    /// Removes a file, or a folder with everything in it.
+    func removeItem(_ url: URL) throws
+}
+
+/// The real file system.
+public final class SystemFileOperations: FileOperations {
+    public init() {}
+
+    /// `access(2)`: as root this says yes even for a folder without write permission, where root
+    /// can indeed write.
+    public func isWritableDirectory(_ directory: URL) -> Bool {
+        access(directory.path, W_OK | X_OK) == 0
+    }
+
+    public func createDirectory(_ directory: URL) throws {
+        guard mkdir(directory.path, 0o755) == 0 else { throw Self.failure("cannot create", directory) }
+    }
+
+    public func copyItem(_ source: URL, to destination: URL) throws {
+        do {
+            try FileManager.default.copyItem(at: source, to: destination)
+        } catch {
+            throw StoreError("\(source.path): cannot copy to \(destination.path) (\(error.localizedDescription))")
+        }
+    }
+
+    public func moveItem(_ source: URL, to destination: URL) throws {
+        guard rename(source.path, destination.path) == 0 else { throw Self.failure("cannot move", source) }
+    }
+
+    public func removeItem(_ url: URL) throws {
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch {
+            throw StoreError("\(url.path): cannot remove (\(error.localizedDescription))")
+        }
+    }
+
+    private static func failure(_ what: String, _ url: URL) -> StoreError {
+        StoreError("\(url.path): \(what) (\(String(cString: strerror(errno))))")
+    }
+}

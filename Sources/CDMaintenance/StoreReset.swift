@@ -1,0 +1,112 @@
+import CDStore
+import Foundation
+
+/// `cdstore reset`: removes a Core Data store and every part of it, after a backup, or changes
+/// nothing.
+///
+/// The steps are separate so a command that writes a fresh store in the old one's place can run
+/// ``prepare(path:)``, ``checkRemovable(_:force:using:)`` and ``StoreBackup``, stage the old
+/// store with ``StagedRemoval``, create the new one, then commit or restore.
+public enum StoreReset {
+    /// What the user asked for.
+    public struct Options: Sendable {
+        /// List what would go and change nothing.
+        public var dryRun: Bool
+        /// Copy the parts into a backup folder first.
+        public var backup: Bool
+        /// Go ahead even when another process holds the store.
+        public var force: Bool
+
+        public init(dryRun: Bool = false, backup: Bool = true, force: Bool = false) {
+            self.dryRun = dryRun
+            self.backup = backup
+            self.force = force
+        }
+    }
+
+    /// A store checked to be Core Data's, with the parts that make it up.
+    public struct Plan: Sendable {
+        public let files: StoreFiles
+        public let parts: [StorePart]
+    }
+
+    /// Checks that `path` is a Core Data store (SQLite header, `Z_PRIMARYKEY` and `Z_METADATA`,
+    /// read on a private copy) and lists its parts. Throws a one-line ``StoreError`` otherwise.
+    public static func prepare(path: String) throws -> Plan {
+        let snapshot = try StoreSnapshot(path: path)
+        return Plan(files: snapshot.files, parts: StorePart.existing(of: snapshot.files))
+    }
+
+    /// Refuses, before anything moves, when the parts cannot be moved out of the directory or,
+    /// unless `force`, when another process holds the store.
+    public static func checkRemovable(_ plan: Plan, force: Bool, using operations: FileOperations) throws {
+        let directory = plan.files.main.deletingLastPathComponent()
+        guard operations.isWritableDirectory(directory) else {
+            throw StoreError("\(directory.path) is read-only: cannot remove \(plan.files.main.lastPathComponent) from it, nothing was changed")
+        }
+        // Moving a folder to another parent rewrites its `..` entry, which needs write access to it.
+        for part in plan.parts where part.isDirectory && !operations.isWritableDirectory(part.url) {
+            throw StoreError("\(part.url.path) is read-only: cannot move it, nothing was changed")
+        }
+        try checkNotHeld(plan.files, force: force)
+    }
+
+    /// Refuses when another process holds the store, unless `force`.
+    public static func checkNotHeld(_ files: StoreFiles, force: Bool) throws {
+        guard !force, let holder = StoreLockProbe.holder(of: files) else { return }
+        throw StoreError("\(files.main.path) is in use: \(holder); quit the app (or the simulator) first, or pass --force")
+    }
+
+    /// Runs a whole reset: check, back up, stage, delete. `date` names the backup folder.
+    public static func run(path: String, options: Options, date: Date = Date(),
+                           using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
+        let plan = try prepare(path: path)
+        var report = ResetReport(store: plan.files.main.path, dryRun: options.dryRun,
+                                 parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
+        guard !options.dryRun else { return report }
+        try checkRemovable(plan, force: options.force, using: operations)
+        if options.backup {
+            report.backup = try StoreBackup.make(of: plan.parts, store: plan.files, at: date, using: operations).path
+        }
+        let removal = try StagedRemoval.stage(plan.parts, of: plan.files, using: operations)
+        try removal.commit(using: operations)
+        report.removed = true
+        return report
+    }
+}
+
+/// What `reset` removed (or, in a dry run, would remove). A JSON contract: every key is present.
+public struct ResetReport: Sendable, Codable, Equatable {
+    /// One removed file or folder.
+    public struct Part: Sendable, Codable, Equatable {
+        public let role: String
+        public let path: String
+        public let directory: Bool
+        public let bytes: Int
+
+        init(_ part: StorePart) {
+            role = part.role
+            path = part.url.path
+            directory = part.isDirectory
+            bytes = part.bytes
+        }
+    }
+
+    public let store: String
+    public let dryRun: Bool
+    public let parts: [Part]
+    public let totalBytes: Int
+    /// The backup folder, or null without one (`--no-backup`, a dry run).
+    @NullEncoded public var backup: String?
+    /// True once every part is gone.
+    public var removed: Bool
+
+    init(store: String, dryRun: Bool, parts: [Part], backup: String?, removed: Bool) {
+        self.store = store
+        self.dryRun = dryRun
+        self.parts = parts
+        totalBytes = parts.reduce(0) { $0 + $1.bytes }
+        self.backup = backup
+        self.removed = removed
+    }
+}
