@@ -153,3 +153,50 @@ struct RawDeflateTests {
 
     static let corpusMomCount = 9
 }
+
+/// `KeyedArchiveWriter`: archives that `KeyedArchive` reads back, cycles included.
+@Suite("Keyed archive writer")
+struct KeyedArchiveWriterTests {
+    @Test func cyclicObjectsReadBack() throws {
+        var writer = KeyedArchiveWriter()
+        let parent = writer.reserve()
+        let child = writer.object(className: "Node", classes: ["Node", "NSObject"],
+                                  fields: [("name", writer.string("child")), ("parent", parent)])
+        let children = writer.collection([child], className: "NSMutableArray")
+        let info = writer.dictionary([("b", writer.string("2")), ("a", writer.value(.integer(1)))])
+        writer.fill(parent, className: "Node", classes: ["Node", "NSObject"],
+                    fields: [("name", writer.string("parent")), ("children", children), ("info", info),
+                             ("flag", .boolean(true)), ("none", KeyedArchiveWriter.null)])
+        let archive = try KeyedArchive(data: try writer.data(root: parent))
+        let root = archive.root
+        #expect(root.className == "Node" && root.classHierarchy == ["Node", "NSObject"])
+        #expect(root.string("name") == "parent")
+        #expect(root.bool("flag") == true)
+        #expect(root.object("none") == nil)
+        let members = root.elements("children")
+        #expect(members.map { $0.string("name") } == ["child"])
+        #expect(members.first?.object("parent")?.index == root.index)
+        #expect(root.object("children")?.classHierarchy == ["NSMutableArray", "NSArray", "NSObject"])
+        #expect(root.dictionary("info").map(\.key) == ["b", "a"])
+        #expect(archive.decode(root.value("info")) == .dictionary([(.string("b"), .string("2")), (.string("a"), .integer(1))]))
+        // One class description per class name, and `$objects[0]` is `$null`.
+        #expect(archive.objects.filter { $0["$classname"]?.stringValue == "Node" }.count == 1)
+        #expect(archive.objects.first == .string("$null"))
+    }
+
+    @Test func topLevelKeysAreApples() throws {
+        var writer = KeyedArchiveWriter()
+        let root = writer.string("x")
+        let plist = try PropertyList.decode(try writer.data(root: root))
+        #expect(plist["$archiver"] == .string("NSKeyedArchiver"))
+        #expect(plist["$version"] == .integer(100_000))
+        #expect(plist["$top"] == .dictionary([("root", .uid(1))]))
+        #expect(plist["$objects"] == .array([.string("$null"), .string("x")]))
+    }
+
+    @Test func unfilledReservationThrows() {
+        var writer = KeyedArchiveWriter()
+        let root = writer.reserve()
+        #expect(throws: PropertyListError.self) { try writer.data(root: root) }
+    }
+}
