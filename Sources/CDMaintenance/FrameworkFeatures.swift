@@ -21,6 +21,9 @@ public struct FrameworkFeatures: Sendable, Equatable {
     public var writesHashesDigest: Bool { version >= 973 }
     /// `NSStoreModelVersionChecksumKey` from 1344 on (§5; absent at 1244, first version uncertain).
     public var writesChecksum: Bool { version >= 1344 }
+    /// Each table's indexes right after the table, as up to 481; all tables first from 754 on
+    /// (where between the two the order changed is uncertain).
+    public var createsIndexesAfterEachTable: Bool { version < 754 }
     /// One-property uniqueness constraints as column constraints (851) or indexes (866 on).
     public var uniqueness: UniquenessStyle { UniquenessStyle(frameworkVersion: version) }
 }

@@ -103,7 +103,7 @@ public enum StoreCreator {
         let cache = blueprint.features.writesModelCache
             ? try RawDeflate.deflate(try ArchivedModelWriter.archive(blueprint.model)) : nil
         let rows = primaryKeyRows(blueprint)
-        let statements = blueprint.mapping.createStatements
+        let statements = blueprint.mapping.createStatements(indexesAfterEachTable: blueprint.features.createsIndexesAfterEachTable)
         let database = try DatabaseQueue(path: url.path)
         try database.writeWithoutTransaction { db in
             // auto_vacuum only takes effect before the first table exists (§5, `_NSAutoVacuumLevel`).

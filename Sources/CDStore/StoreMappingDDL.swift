@@ -75,8 +75,21 @@ extension StoreMapping {
     /// to-one `!= nil` partial index (Photos 10.15.4); framework 754 creates the `Z_ENT` index
     /// before the key indexes (photosgraph); a store written by a migration lists the
     /// bookkeeping tables first. Derived-attribute triggers (§7.8) are not generated.
-    public var createStatements: [String] {
+    public var createStatements: [String] { createStatements(indexesAfterEachTable: false) }
+
+    /// The statements in the order a given framework writes them: frameworks up to 481 create
+    /// each table's indexes right after the table (Recipes, FailedBankCD, BookMigration); 754
+    /// and later create all tables first (see ``createStatements``).
+    public func createStatements(indexesAfterEachTable: Bool) -> [String] {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
+        let bookkeeping = tables.filter { $0.kind == .bookkeeping }
+        let history = tables.filter { $0.kind == .history }
+        let framework = bookkeeping.map(\.createStatement)
+            + history.map(\.createStatement)
+            + history.flatMap(\.indexes).map(\.createStatement)
+        if indexesAfterEachTable {
+            return model.flatMap { [$0.createStatement] + $0.indexes.map(\.createStatement) } + framework
+        }
         var indexes: [MappedIndex] = []
         var declared: [MappedIndex] = []
         for table in model {
@@ -89,13 +102,7 @@ extension StoreMapping {
             }
         }
         indexes += declared
-        let bookkeeping = tables.filter { $0.kind == .bookkeeping }
-        let history = tables.filter { $0.kind == .history }
-        return model.map(\.createStatement)
-            + indexes.map(\.createStatement)
-            + bookkeeping.map(\.createStatement)
-            + history.map(\.createStatement)
-            + history.flatMap(\.indexes).map(\.createStatement)
+        return model.map(\.createStatement) + indexes.map(\.createStatement) + framework
     }
 
     /// ``createStatements`` as a script, one statement per line, each ending in `;`.
