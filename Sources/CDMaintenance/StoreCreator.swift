@@ -71,10 +71,12 @@ public enum StoreCreator {
     }
 
     /// Writes the store of `blueprint` under a hidden temporary name in `path`'s directory.
-    public static func prepare(_ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID()) throws -> PreparedStore {
+    /// `replacing` allows `path` to exist (a reset moves it aside before installing).
+    public static func prepare(_ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID(),
+                               replacing: Bool = false) throws -> PreparedStore {
         let destination = URL(fileURLWithPath: path).standardizedFileURL
         let directory = destination.deletingLastPathComponent()
-        guard !FileManager.default.fileExists(atPath: destination.path) else {
+        guard replacing || !FileManager.default.fileExists(atPath: destination.path) else {
             throw StoreError("\(destination.path) already exists; cdstore create never overwrites a file (use cdstore reset --recreate to replace a store)")
         }
         var isDirectory: ObjCBool = false

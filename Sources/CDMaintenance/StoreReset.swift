@@ -1,3 +1,4 @@
+import CDModel
 import CDStore
 import Foundation
 
@@ -73,6 +74,67 @@ public enum StoreReset {
         report.removed = true
         return report
     }
+
+    /// Replaces the store at `path` with an empty one for `model` (default: the model cached in
+    /// the store), laid out as the old store was (``StoreBlueprint/replacing(_:model:frameworkVersion:)``).
+    ///
+    /// The new store is written completely under a temporary name first; only then is the old
+    /// one backed up and moved aside, the new one moved into place, and the old one deleted. Any
+    /// failure before the new store is in place restores the old store.
+    public static func recreate(path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
+                                options: Options, date: Date = Date(), uuid: UUID = UUID(),
+                                using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
+        let plan = try prepare(path: path)
+        let snapshot = try StoreSnapshot(files: plan.files)
+        let chosenModel: ManagedObjectModel
+        if let model {
+            chosenModel = model
+        } else {
+            let cache = try snapshot.read { db in try ModelCache.read(db, path: plan.files.main.path) }
+            guard let cache else {
+                throw StoreError("\(plan.files.main.path) has no model cache (written before framework 754): pass the app's model with --model")
+            }
+            chosenModel = cache.model
+        }
+        let blueprint = try StoreBlueprint.replacing(snapshot, model: chosenModel, frameworkVersion: frameworkVersion)
+        var report = ResetReport(store: plan.files.main.path, dryRun: options.dryRun,
+                                 parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
+        if !options.dryRun {
+            try checkRemovable(plan, force: options.force, using: operations)
+        }
+        guard !options.dryRun else {
+            // Written in a temporary directory, so the store's own directory stays untouched.
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-\(uuid.uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var summary = try StoreCreator.create(blueprint, at: scratch.appendingPathComponent(plan.files.main.lastPathComponent).path, uuid: uuid)
+            summary.path = plan.files.main.path
+            report.recreated = summary
+            return report
+        }
+        let prepared = try StoreCreator.prepare(blueprint, for: plan.files.main.path, uuid: uuid, replacing: true)
+        let removal: StagedRemoval
+        do {
+            if options.backup {
+                report.backup = try StoreBackup.make(of: plan.parts, store: plan.files, at: date, using: operations).path
+            }
+            removal = try StagedRemoval.stage(plan.parts, of: plan.files, using: operations)
+        } catch {
+            prepared.discard()
+            throw error
+        }
+        do {
+            try prepared.install()
+        } catch {
+            prepared.discard()
+            try removal.restore(using: operations)
+            throw error
+        }
+        try removal.commit(using: operations)
+        report.removed = true
+        report.recreated = prepared.summary
+        return report
+    }
 }
 
 /// What `reset` removed (or, in a dry run, would remove). A JSON contract: every key is present.
@@ -100,13 +162,17 @@ public struct ResetReport: Sendable, Codable, Equatable {
     @NullEncoded public var backup: String?
     /// True once every part is gone.
     public var removed: Bool
+    /// With `--recreate`: the empty store written in the old one's place (in a dry run, the one
+    /// that would be); null otherwise.
+    @NullEncoded public var recreated: CreatedStore?
 
-    init(store: String, dryRun: Bool, parts: [Part], backup: String?, removed: Bool) {
+    init(store: String, dryRun: Bool, parts: [Part], backup: String?, removed: Bool, recreated: CreatedStore? = nil) {
         self.store = store
         self.dryRun = dryRun
         self.parts = parts
         totalBytes = parts.reduce(0) { $0 + $1.bytes }
         self.backup = backup
         self.removed = removed
+        self.recreated = recreated
     }
 }

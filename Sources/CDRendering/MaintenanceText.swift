@@ -44,6 +44,11 @@ public enum MaintenanceText {
         lines.append(table.render())
         lines.append("")
         lines.append("Backup: \(report.backup ?? (report.dryRun ? "none (dry run)" : "none (--no-backup)"))")
+        if let recreated = report.recreated {
+            lines.append("")
+            lines.append(report.dryRun ? "Would create (dry run)" : "Recreated")
+            lines.append(created(recreated).split(separator: "\n").dropFirst().joined(separator: "\n"))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

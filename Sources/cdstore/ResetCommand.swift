@@ -1,6 +1,7 @@
 import ArgumentParser
 import CDMaintenance
 import CDRendering
+import CDStore
 
 struct ResetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +11,8 @@ struct ResetCommand: ParsableCommand {
             Removes the main file, its -wal, -shm and -journal and its .<name>_SUPPORT folder, and \
             nothing else. The files are first copied into <store>.cdstore-backup-<UTC time> beside \
             the store, then moved together into a hidden folder and deleted, so a failure leaves the \
-            store whole. Quit the app or simulator that uses the store first.
+            store whole. Quit the app or simulator that uses the store first. With --recreate, an empty \
+            store for the model is written first and moved into the old one's place.
             """)
 
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
@@ -25,11 +27,39 @@ struct ResetCommand: ParsableCommand {
     @Flag(name: .long, help: "Go ahead even when another process has the store open.")
     var force = false
 
+    @Flag(name: .long, help: "Write an empty store for the model in its place, as Core Data would.")
+    var recreate = false
+
+    @Option(name: .long, help: ArgumentHelp("With --recreate, the model to create the store for (default: the model cached in the store).", valueName: "path"))
+    var model: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --recreate, the model version to use (default: the current one).", valueName: "name"))
+    var version: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --recreate, the NSPersistenceFrameworkVersion to write (default: the old store's).", valueName: "number"))
+    var frameworkVersion: Int?
+
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
     var json = false
 
+    func validate() throws {
+        if !recreate, model != nil || version != nil || frameworkVersion != nil {
+            throw ValidationError("--model, --version and --framework-version need --recreate")
+        }
+        if version != nil, model == nil {
+            throw ValidationError("--version needs --model")
+        }
+    }
+
     func run() throws {
-        let report = try StoreReset.run(path: store, options: StoreReset.Options(dryRun: dryRun, backup: !noBackup, force: force))
+        let options = StoreReset.Options(dryRun: dryRun, backup: !noBackup, force: force)
+        let report: ResetReport
+        if recreate {
+            let chosen = try model.map { try ModelSource.chooseVersion(try ModelSource.versions(at: $0), named: version, path: $0).model }
+            report = try StoreReset.recreate(path: store, model: chosen, frameworkVersion: frameworkVersion, options: options)
+        } else {
+            report = try StoreReset.run(path: store, options: options)
+        }
         Output.print(json ? try Output.json(report) : MaintenanceText.render(report))
     }
 }

@@ -42,7 +42,8 @@ import Testing
     @Test func resetJSON() throws {
         let copy = try Corpus.copyStore(Self.walStore)
         let report = try Self.json(try CommandRunner.run(["reset", copy.path, "--json"]))
-        #expect(Set(report.keys) == ["store", "dryRun", "parts", "totalBytes", "backup", "removed"])
+        #expect(Set(report.keys) == ["store", "dryRun", "parts", "totalBytes", "backup", "removed", "recreated"])
+        #expect(report["recreated"] is NSNull)
         #expect(report["store"] as? String == copy.path)
         #expect(report["dryRun"] as? Bool == false)
         #expect(report["removed"] as? Bool == true)
@@ -156,5 +157,36 @@ import Testing
         let result = try CommandRunner.run(["clean", copy.path, "--history-before", "last week"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--history-before takes an ISO 8601 date"))
+    }
+
+    /// `reset --recreate --json`: the old parts, the backup and the new store; the new store
+    /// hashes like the old one (inspect says the digest matches) and holds no objects.
+    @Test func resetRecreateJSON() throws {
+        let copy = try Corpus.copyStore(Self.walStore)
+        let report = try Self.json(try CommandRunner.run(["reset", copy.path, "--recreate", "--json"]))
+        #expect(report["removed"] as? Bool == true)
+        let recreated = try #require(report["recreated"] as? [String: Any])
+        #expect(recreated["path"] as? String == copy.path)
+        #expect(recreated["frameworkVersion"] as? Int == 847)
+        #expect(recreated["entities"] as? Int == 2)
+        #expect(recreated["versionIdentifiers"] as? [String] == [""])
+        let inspection = try Self.json(try CommandRunner.run(["inspect", copy.path, "--json"]))
+        let metadata = try #require(inspection["metadata"] as? [String: Any])
+        #expect(metadata["storeUUID"] as? String == recreated["storeUUID"] as? String)
+        let hashes = try #require(metadata["versionHashes"] as? [String: String])
+        #expect(hashes["Post"] == "d81901642c2396baa3d6f7548e957afb0e4bf63471ceeb709312aa1dbda395b5")
+        let entities = try #require(inspection["entities"] as? [[String: Any]])
+        #expect(entities.map { $0["rows"] as? Int } == [0, 0])
+    }
+
+    @Test func recreateOptionsNeedRecreate() throws {
+        let copy = try Corpus.copyStore(Self.walStore)
+        let before = try Checksums.of(directory: copy.deletingLastPathComponent())
+        let result = try CommandRunner.run(["reset", copy.path, "--model", "Samples/schemas/ToDo"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--model, --version and --framework-version need --recreate"))
+        let version = try CommandRunner.run(["reset", copy.path, "--recreate", "--version", "x"])
+        #expect(version.status == 64 && version.stderr.contains("--version needs --model"))
+        #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
     }
 }
