@@ -255,6 +255,19 @@ public struct ImportInput: Sendable {
         }
     }
 
+    /// Calls `body` with each object of the array whose `[` the scanner has just read, through
+    /// its `]`, numbering them from 1 for error messages.
+    private static func forEachElement(_ scanner: inout JSONScanner, entity: String?,
+                                       _ body: (ImportObject) throws -> Void) throws {
+        guard !scanner.consume(UInt8(ascii: "]")) else { return }
+        var index = 0
+        repeat {
+            index += 1
+            try body(try object(scanner.value(), index: index, entity: entity))
+        } while scanner.consume(UInt8(ascii: ","))
+        try scanner.expect(UInt8(ascii: "]"))
+    }
+
     /// Calls `body` with every object in input order (none for an empty file, as NDJSON of an
     /// empty store is).
     public func forEachObject(_ body: (ImportObject) throws -> Void) throws {
@@ -262,14 +275,7 @@ public struct ImportInput: Sendable {
         switch scanner.peek() {
         case UInt8(ascii: "["):
             try scanner.expect(UInt8(ascii: "["))
-            var index = 0
-            if !scanner.consume(UInt8(ascii: "]")) {
-                repeat {
-                    index += 1
-                    try body(try Self.object(scanner.value(), index: index, entity: nil))
-                } while scanner.consume(UInt8(ascii: ","))
-                try scanner.expect(UInt8(ascii: "]"))
-            }
+            try Self.forEachElement(&scanner, entity: nil, body)
         case UInt8(ascii: "{"):
             if try Self.startsWithReservedKey(scanner) {
                 var index = 0
@@ -288,14 +294,7 @@ public struct ImportInput: Sendable {
                     guard scanner.consume(UInt8(ascii: "[")) else {
                         throw StoreError("\(entity): expected an array of objects")
                     }
-                    var index = 0
-                    if !scanner.consume(UInt8(ascii: "]")) {
-                        repeat {
-                            index += 1
-                            try body(try Self.object(scanner.value(), index: index, entity: entity))
-                        } while scanner.consume(UInt8(ascii: ","))
-                        try scanner.expect(UInt8(ascii: "]"))
-                    }
+                    try Self.forEachElement(&scanner, entity: entity, body)
                 } while scanner.consume(UInt8(ascii: ","))
                 try scanner.expect(UInt8(ascii: "}"))
             }
