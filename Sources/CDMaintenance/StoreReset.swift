@@ -34,8 +34,12 @@ public enum StoreReset {
     /// Checks that `path` is a Core Data store (SQLite header, `Z_PRIMARYKEY` and `Z_METADATA`,
     /// read on a private copy) and lists its parts. Throws a one-line ``StoreError`` otherwise.
     public static func prepare(path: String) throws -> Plan {
-        let snapshot = try StoreSnapshot(path: path)
-        return Plan(files: snapshot.files, parts: StorePart.existing(of: snapshot.files))
+        plan(for: try StoreSnapshot(path: path))
+    }
+
+    /// The parts of the store `snapshot` was opened on (its opening checked the signature).
+    static func plan(for snapshot: StoreSnapshot) -> Plan {
+        Plan(files: snapshot.files, parts: StorePart.existing(of: snapshot.files))
     }
 
     /// Refuses, before anything moves, when the parts cannot be moved out of the directory or,
@@ -84,8 +88,8 @@ public enum StoreReset {
     public static func recreate(path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
                                 options: Options, date: Date = Date(), uuid: UUID = UUID(),
                                 using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
-        let plan = try prepare(path: path)
-        let snapshot = try StoreSnapshot(files: plan.files)
+        let snapshot = try StoreSnapshot(path: path)
+        let plan = plan(for: snapshot)
         let chosenModel: ManagedObjectModel
         if let model {
             chosenModel = model
