@@ -54,8 +54,13 @@ public enum ModelSource {
             }
             return mapping
         }
-        let version = try chooseVersion(try versions(at: path), named: versionName, path: path)
+        let version = try version(at: path, named: versionName)
         return StoreMapping.predict(model: version.model)
+    }
+
+    /// The version named `name` of the model at `path`, or else its only or current one.
+    public static func version(at path: String, named name: String?, trace: SQLTrace? = nil) throws -> ModelVersion {
+        try chooseVersion(try versions(at: path, trace: trace), named: name, path: path)
     }
 
     /// The version named `name`, or else the only or current one.

@@ -46,7 +46,7 @@ struct CreateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let chosen = try ModelSource.chooseVersion(try ModelSource.versions(at: model), named: version, path: model)
+        let chosen = try ModelSource.version(at: model, named: version)
         let blueprint = StoreBlueprint.fresh(model: chosen.model, frameworkVersion: frameworkVersion)
         guard let importFile else {
             let created = try StoreCreator.create(blueprint, at: store)

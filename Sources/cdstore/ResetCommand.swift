@@ -55,7 +55,7 @@ struct ResetCommand: ParsableCommand {
         let options = StoreReset.Options(dryRun: dryRun, backup: !noBackup, force: force)
         let report: ResetReport
         if recreate {
-            let chosen = try model.map { try ModelSource.chooseVersion(try ModelSource.versions(at: $0), named: version, path: $0).model }
+            let chosen = try model.map { try ModelSource.version(at: $0, named: version).model }
             report = try StoreReset.recreate(path: store, model: chosen, frameworkVersion: frameworkVersion, options: options)
         } else {
             report = try StoreReset.run(path: store, options: options)
