@@ -5,7 +5,7 @@ let package = Package(
     name: "cdstore",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "cdstore", targets: ["cdstore"]),
+        .executable(name: "cdstore", targets: ["CDStoreTool"]),
         .library(name: "CDStore", targets: ["CDStore"]),
     ],
     dependencies: [
@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
+        /// What every module shares, on Foundation alone: the user-facing error protocol.
+        .target(name: "CDBase"),
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         /// Binary property lists and NSKeyedArchiver archives.
@@ -46,10 +48,14 @@ let package = Package(
         ]),
         /// Human-readable text for reports.
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
-        .executableTarget(name: "cdstore", dependencies: [
-            "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
+        /// Every command's logic: parse options, call the library modules, write the result.
+        .target(name: "CDCommands", dependencies: [
+            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
+        /// which differs from `CDStore` only by letter case.
+        .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
         .target(name: "CDTestSupport", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
@@ -65,7 +71,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CLITests", dependencies: ["cdstore", "CDTestSupport",
+        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

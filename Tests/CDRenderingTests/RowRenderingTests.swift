@@ -9,7 +9,7 @@ import Testing
 @Suite struct RowRenderingTests {
     /// Each row rendered both ways by two renderers of the same kind, all entities.
     static func compare(_ store: String, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
-        // Stores without a model cache need a model from elsewhere; CLITests dump those.
+        // Stores without a model cache need a model from elsewhere; CDCommandsTests dump those.
         guard let reader = try? ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path)) else { return }
         var inPlace = makeRenderer(), viaObject = makeRenderer()
         var fast = ByteBuffer(), slow = ByteBuffer()
