@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDStore
 import Crypto
 import Foundation
@@ -188,7 +189,7 @@ public struct JSONValues: Sendable {
 
     private static func appendDate(_ t: Double, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: "\""))
-        CivilTime(secondsSince2001: t).appendISO(to: &buffer)
+        buffer.appendISODate(t)
         buffer.append(UInt8(ascii: "\""))
     }
 

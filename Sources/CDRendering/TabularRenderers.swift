@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDStore
 import Crypto
 import Foundation
@@ -29,9 +30,9 @@ public struct PlainValues: Sendable {
         case .externalReference(let file, let exists): return "<external data: \(file)\(exists ? "" : ", missing")>"
         case .object(let target): return target.uri
         case .objects(nil): return "<fault>"
-        case .objectCount(let count): return "\(count) object\(count == 1 ? "" : "s")"
+        case .objectCount(let count): return "\(plural(count, "object", grouping: false))"
         case .objects(let members?):
-            let count = "\(members.count) object\(members.count == 1 ? "" : "s")"
+            let count = "\(plural(members.count, "object", grouping: false))"
             return members.isEmpty ? count : count + ": " + members.map { "\($0.entity)/p\($0.pk)" }.joined(separator: ", ")
         case .unexpected(let text): return text
         }
@@ -208,7 +209,7 @@ public struct CSVRenderer: ObjectRenderer {
             case .integer(let i): buffer.append(i)
             case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
             case .decimal(let d), .double(let d): Self.appendField(ValueText.number(d), to: &buffer)
-            case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+            case .date(let t): buffer.appendCoreDataDate(t)
             case .string(let utf8): Self.appendField(utf8, to: &buffer)
             case .uuid(let bytes): buffer.appendUUID(bytes)
             case .object(let ent, let pk): layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
@@ -231,7 +232,7 @@ public struct CSVRenderer: ObjectRenderer {
         switch value {
         case .integer(let i): buffer.append(i)
         case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
-        case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+        case .date(let t): buffer.appendCoreDataDate(t)
         case .uuid(let u): buffer.append(u.uuidString)
         case .object(let target): buffer.appendURI(target)
         case .string(let s): Self.appendField(s, to: &buffer)
