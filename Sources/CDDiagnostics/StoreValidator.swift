@@ -132,25 +132,10 @@ public enum StoreValidator {
         }
     }
 
-    /// A short text of a stored value for reports (nil for NULL).
+    /// A short text of a stored value for reports (nil for NULL): ``ObjectValue/text(binary:)``
+    /// cut to 80 characters, bytes by their size.
     static func text(_ value: ObjectValue) -> String? {
-        switch value {
-        case .null: return nil
-        case .integer(let i): return String(i)
-        case .boolean(let b): return b ? "1" : "0"
-        case .decimal(let d), .double(let d): return String(d)
-        case .string(let s): return s.count > 80 ? String(s.prefix(80)) + "…" : s
-        case .date(let t): return ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: t))
-        case .uuid(let u): return u.uuidString
-        case .uri(let u): return u
-        case .object(let id): return id.uri
-        case .objectCount(let count): return "\(count) objects"
-        case .binary(let d), .transformableData(let d): return "<\(d.count) bytes>"
-        case .transformable(_, let size): return "<archive, \(size) bytes>"
-        case .externalReference(let file, _): return "<external data: \(file)>"
-        case .objects(let members): return members.map { "\($0.count) objects" }
-        case .unexpected(let text): return text
-        }
+        value.text().map { $0.count > 80 ? String($0.prefix(80)) + "…" : $0 }
     }
 
     // MARK: Integrity

@@ -212,7 +212,7 @@ public struct JSONValues: Sendable {
         case .dictionary(let pairs):
             return "{" + pairs.map { pair -> String in
                 let key: String
-                if case .string(let s) = pair.key { key = s } else { key = PlainValues.compact(pair.key) }
+                if case .string(let s) = pair.key { key = s } else { key = pair.key.text }
                 return string(key) + ":" + archived(pair.value)
             }.joined(separator: ",") + "}"
         case .object(let className, let size): return "{\"$class\":" + string(className) + ",\"keys\":\(size)}"

@@ -15,27 +15,9 @@ public struct PlainValues: Sendable {
         self.null = null
     }
 
+    /// ``ObjectValue/text(binary:)`` with this output's binary mode and text for nil.
     public func text(_ value: ObjectValue) -> String {
-        switch value {
-        case .null: return null
-        case .integer(let i): return String(i)
-        case .boolean(let b): return b ? "1" : "0"
-        case .decimal(let d), .double(let d): return ValueText.number(d)
-        case .string(let s): return s
-        case .date(let t): return ValueText.coreDataDate(t)
-        case .binary(let d), .transformableData(let d): return binaryText(d)
-        case .uuid(let u): return u.uuidString
-        case .uri(let u): return u
-        case .transformable(let archived, _): return Self.compact(archived)
-        case .externalReference(let file, let exists): return "<external data: \(file)\(exists ? "" : ", missing")>"
-        case .object(let target): return target.uri
-        case .objects(nil): return "<fault>"
-        case .objectCount(let count): return "\(plural(count, "object", grouping: false))"
-        case .objects(let members?):
-            let count = "\(plural(members.count, "object", grouping: false))"
-            return members.isEmpty ? count : count + ": " + members.map { "\($0.entity)/p\($0.pk)" }.joined(separator: ", ")
-        case .unexpected(let text): return text
-        }
+        value.text(binary: binaryText) ?? null
     }
 
     public func binaryText(_ data: Data) -> String {
@@ -47,25 +29,6 @@ public struct PlainValues: Sendable {
             let head = data.prefix(8).map { String(format: "%02x", $0) }.joined()
             let digest = SHA256.hash(data: data).prefix(4).map { String(format: "%02x", $0) }.joined()
             return "<\(data.count) bytes \(head)\(data.count > 8 ? "…" : "") sha256:\(digest)>"
-        }
-    }
-
-    /// One-line text for a decoded archive: `(a, b)`, `{k = v}`.
-    static func compact(_ value: ArchivedValue) -> String {
-        switch value {
-        case .null: return "<null>"
-        case .string(let s): return s
-        case .integer(let i): return String(i)
-        case .real(let r): return ValueText.number(r)
-        case .boolean(let b): return b ? "1" : "0"
-        case .date(let t): return ValueText.coreDataDate(t)
-        case .data(let d): return "<\(d.count) bytes>"
-        case .uuid(let u): return u.uuidString
-        case .url(let u): return u
-        case .array(let items): return "(" + items.map(compact).joined(separator: ", ") + ")"
-        case .set(let items): return "{(" + items.map(compact).joined(separator: ", ") + ")}"
-        case .dictionary(let pairs): return "{" + pairs.map { compact($0.key) + " = " + compact($0.value) }.joined(separator: "; ") + "}"
-        case .object(let className, let size): return "<\(className), \(size) keys>"
         }
     }
 }

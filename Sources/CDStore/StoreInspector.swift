@@ -103,7 +103,7 @@ public enum StoreInspector {
             hashesDigest: metadata.hashesDigest, hashesDigestMatches: nil,
             checksum: metadata.checksum, checksumMatches: nil,
             autoVacuumLevel: metadata.autoVacuumLevel,
-            otherKeys: Dictionary(metadata.otherEntries.map { ($0.key, PropertyListText.short($0.value)) }, uniquingKeysWith: { a, _ in a }))
+            otherKeys: Dictionary(metadata.otherEntries.map { ($0.key, ObjectValue(metadata: $0.value).text() ?? "") }, uniquingKeysWith: { a, _ in a }))
         if metadata.plist == nil {
             warnings.append("the metadata plist (Z_METADATA.Z_PLIST) is NULL: the store's -wal was probably not copied with it")
         }
@@ -287,27 +287,6 @@ public enum StoreInspector {
             .filter { !tables.contains($0) }.sorted()
         if !missingTables.isEmpty {
             warnings.append("entity tables missing from the database: \(missingTables.joined(separator: ", "))")
-        }
-    }
-}
-
-/// Short, single-line text for metadata values the app set.
-enum PropertyListText {
-    static func short(_ value: PropertyListValue) -> String {
-        switch value {
-        case .string(let s): return s
-        case .integer(let i): return String(i)
-        case .real(let r): return String(r)
-        case .boolean(let b): return b ? "YES" : "NO"
-        case .date(let t): return ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: t))
-        case .data(let d):
-            if KeyedArchive.looksLikeArchive(d), let archive = try? KeyedArchive(data: d) {
-                return "<\(d.count) bytes: archived \(archive.root.className ?? "object")>"
-            }
-            return "<\(d.count) bytes>"
-        case .array(let items): return "(" + items.map(short).joined(separator: ", ") + ")"
-        case .dictionary(let entries): return "{" + entries.map { "\($0.key) = \(short($0.value))" }.joined(separator: "; ") + "}"
-        case .uid(let n): return "<uid \(n)>"
         }
     }
 }
