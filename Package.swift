@@ -14,7 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        /// What every module shares, on Foundation alone: the user-facing error protocol.
+        /// What every module shares, on Foundation alone: the user-facing error protocol and the
+        /// text helpers of every report (tables, plurals, grouped numbers, dates and numbers).
         .target(name: "CDBase"),
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -22,13 +23,13 @@ let package = Package(
         .target(name: "CDArchive", dependencies: [.target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
         .target(name: "CDModel", dependencies: [
-            "CDArchive",
+            "CDBase", "CDArchive",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
-            "CDArchive", "CDModel",
+            "CDBase", "CDArchive", "CDModel",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -37,17 +38,19 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
+        .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
         /// data, history, Z_MAX, VACUUM), with backups and lock checks.
-        .target(name: "CDMaintenance", dependencies: ["CDArchive", "CDModel", "CDStore", "CDDiagnostics",
+        .target(name: "CDMaintenance", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        /// Human-readable text for reports.
-        .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
+        /// The object renderers: the output formats of `dump` and `query`.
+        .target(name: "CDRendering", dependencies: ["CDBase", "CDArchive", "CDStore",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
@@ -60,16 +63,17 @@ let package = Package(
         .target(name: "CDTestSupport", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
+        .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
         .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDStore", "CDTestSupport"]),
-        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDTestSupport",
+        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
+        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDArchive", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CDMaintenance
-import CDRendering
 import Foundation
 
 struct CleanCommand: ParsableCommand {

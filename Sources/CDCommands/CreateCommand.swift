@@ -1,7 +1,6 @@
 import ArgumentParser
 import CDDiagnostics
 import CDMaintenance
-import CDRendering
 import CDStore
 
 struct CreateCommand: ParsableCommand {

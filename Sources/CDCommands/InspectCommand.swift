@@ -1,5 +1,4 @@
 import ArgumentParser
-import CDRendering
 import CDStore
 
 struct InspectCommand: ParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CDModel
-import CDRendering
 import CDStore
 
 struct ModelCommand: ParsableCommand {

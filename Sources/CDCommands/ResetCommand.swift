@@ -1,6 +1,5 @@
 import ArgumentParser
 import CDMaintenance
-import CDRendering
 import CDStore
 
 struct ResetCommand: ParsableCommand {

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -183,14 +184,14 @@ struct Verdict {
             let entity = change.sourceEntity ?? change.entity
             let property = change.sourceProperty ?? change.property ?? ""
             if let count = nulls(entity, property), count > 0 {
-                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(count) row\(count == 1 ? "" : "s") of \(entity) have no \(property)"
+                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(plural(count, "row", grouping: false)) of \(entity) have no \(property)"
             }
         }
         for change in changes where change.leavesRowsEmpty {
             let sourceEntity = change.sourceEntity ?? change.entity
             let count = rows(sourceEntity)
             if count > 0 {
-                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(count) row\(count == 1 ? "" : "s")"
+                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(plural(count, "row", grouping: false))"
             }
         }
         return nil

@@ -1,15 +1,17 @@
+import CDBase
+
 /// The text form of a ``CompatibilityReport``: the verdict first, then each change with its fix.
 public enum CompatibilityText {
     public static func render(_ report: CompatibilityReport) -> String {
-        var lines: [String] = []
-        lines.append("Store:            \(report.store)")
-        lines.append("Model:            \(report.model)")
-        lines.append("Written by:       \(report.matchedVersion ?? "no version of the model (entity hashes match none)")")
-        lines.append("Current version:  \(report.currentVersion)")
-        lines.append("Compatible:       \(report.compatible ? "yes" : "no")")
-        lines.append("Options assumed:  \(report.options.rawValue)")
-        lines.append("Expected error:   \(report.expectedError.map(String.init) ?? "none")")
-        lines.append("")
+        var summary = TextTable(columns: 2)
+        summary.add(["Store:", report.store])
+        summary.add(["Model:", report.model])
+        summary.add(["Written by:", report.matchedVersion ?? "no version of the model (entity hashes match none)"])
+        summary.add(["Current version:", report.currentVersion])
+        summary.add(["Compatible:", report.compatible ? "yes" : "no"])
+        summary.add(["Options assumed:", report.options.rawValue])
+        summary.add(["Expected error:", report.expectedError.map(String.init) ?? "none"])
+        var lines = [summary.render(indent: 0, header: false), ""]
         lines.append(report.reason)
         if !report.changes.isEmpty {
             lines.append("")

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -252,7 +253,7 @@ public enum CrossChecker {
         let count = check.nullRowCount ?? 0
         notes.append(count == 0
             ? "No saved \(entity) row has a NULL \(key)."
-            : "\(count) saved \(entity) row\(count == 1 ? " has" : "s have") a NULL \(key)"
+            : "\(count) saved \(entity) \(noun("row has", count: count, "rows have")) a NULL \(key)"
                 + (check.nullRows.isEmpty ? "." : ": \(check.nullRows.joined(separator: ", "))\(count > check.nullRows.count ? ", …" : "").")) 
         return check
     }
@@ -273,7 +274,7 @@ public enum CrossChecker {
             }.sorted()
             check.dumpMatchesStore = check.differingEntities.isEmpty
             notes.append(check.differingEntities.isEmpty
-                ? "The dump's entity hashes are this store's (\(names.count) entit\(names.count == 1 ? "y" : "ies"))."
+                ? "The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities", grouping: false)))."
                 : "The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
         }
         for version in versions {

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -126,7 +127,7 @@ public struct Explanation: Sendable, Codable {
         let code = finding.code ?? 0
         switch code {
         case 1560:
-            lines.append("\(finding.detailedErrors.count) validation error\(finding.detailedErrors.count == 1 ? "" : "s") in one save:")
+            lines.append("\(plural(finding.detailedErrors.count, "validation error", grouping: false)) in one save:")
             for detail in finding.detailedErrors { lines.append(contentsOf: summary(of: detail).map { "  " + $0 }) }
         case 1570 where !property.isEmpty:
             lines.append("\(property) is nil, but the model requires a value\(objectClause(finding.object)).")

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -89,13 +90,13 @@ public enum StoreValidator {
         for (_, entry) in externalData.missingFiles.sorted(by: { $0.key < $1.key }) {
             report.integrity.append(IntegrityProblem(kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
                                                      examples: entry.examples,
-                                                     message: "\(entry.count) external-data reference\(entry.count == 1 ? "" : "s") of \(entry.entity).\(entry.key) point to missing files"))
+                                                     message: "\(plural(entry.count, "external-data reference", grouping: false)) of \(entry.entity).\(entry.key) point to missing files"))
         }
         let folder = reader.snapshot.files.externalDataFolder
         let orphans = externalData.orphans(in: folder)
         if !orphans.isEmpty {
             report.integrity.append(IntegrityProblem(kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
-                                                     message: "\(orphans.count) file\(orphans.count == 1 ? "" : "s") in \(folder.path) no row refers to"))
+                                                     message: "\(plural(orphans.count, "file", grouping: false)) in \(folder.path) no row refers to"))
         }
     }
 
@@ -131,25 +132,10 @@ public enum StoreValidator {
         }
     }
 
-    /// A short text of a stored value for reports (nil for NULL).
+    /// A short text of a stored value for reports (nil for NULL): ``ObjectValue/text(binary:)``
+    /// cut to 80 characters, bytes by their size.
     static func text(_ value: ObjectValue) -> String? {
-        switch value {
-        case .null: return nil
-        case .integer(let i): return String(i)
-        case .boolean(let b): return b ? "1" : "0"
-        case .decimal(let d), .double(let d): return String(d)
-        case .string(let s): return s.count > 80 ? String(s.prefix(80)) + "…" : s
-        case .date(let t): return ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: t))
-        case .uuid(let u): return u.uuidString
-        case .uri(let u): return u
-        case .object(let id): return id.uri
-        case .objectCount(let count): return "\(count) objects"
-        case .binary(let d), .transformableData(let d): return "<\(d.count) bytes>"
-        case .transformable(_, let size): return "<archive, \(size) bytes>"
-        case .externalReference(let file, _): return "<external data: \(file)>"
-        case .objects(let members): return members.map { "\($0.count) objects" }
-        case .unexpected(let text): return text
-        }
+        value.text().map { $0.count > 80 ? String($0.prefix(80)) + "…" : $0 }
     }
 
     // MARK: Integrity
@@ -172,7 +158,7 @@ public enum StoreValidator {
                     let count: Int = row[1]
                     guard let ent, known.contains(ent) else {
                         report.integrity.append(IntegrityProblem(kind: .unknownEntity, key: table.name, count: count,
-                                                                 message: "\(count) row\(count == 1 ? "" : "s") of \(table.name) have Z_ENT \(ent.map(String.init) ?? "NULL"), which is not an entity of this table"))
+                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(ent.map(String.init) ?? "NULL"), which is not an entity of this table"))
                         continue
                     }
                 }
@@ -189,7 +175,7 @@ public enum StoreValidator {
                     guard !dangling.isEmpty else { continue }
                     let examples = dangling.prefix(exampleLimit).map { row in "\(uri(row[0], row[1])) → Z_PK \(row[2] as Int64)" }
                     report.integrity.append(IntegrityProblem(kind: .danglingToOne, entity: entity, key: property, count: dangling.count, examples: examples,
-                                                             message: "\(dangling.count) \(entity).\(property) key\(dangling.count == 1 ? "" : "s") point to no \(relationship.destinationEntity) row"))
+                                                             message: "\(dangling.count) \(entity).\(property) \(noun("key", count: dangling.count)) point to no \(relationship.destinationEntity) row"))
                 }
             }
             for table in mapping.tables where table.kind == .manyToMany && tables.contains(table.name) {
@@ -209,19 +195,19 @@ public enum StoreValidator {
                         """) ?? 0
                     guard count > 0 else { continue }
                     report.integrity.append(IntegrityProblem(kind: .danglingJoinRow, entity: target, key: "\(table.name).\(column.name)", count: count,
-                                                             message: "\(count) row\(count == 1 ? "" : "s") of \(table.name) point to no \(target) row in \(column.name)"))
+                                                             message: "\(plural(count, "row", grouping: false)) of \(table.name) point to no \(target) row in \(column.name)"))
                 }
             }
             let messages = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             if !messages.isEmpty {
                 report.integrity.append(IntegrityProblem(kind: .sqlite, count: messages.count, examples: Array(messages.prefix(exampleLimit)),
-                                                         message: "SQLite's integrity check found \(messages.count) problem\(messages.count == 1 ? "" : "s")"))
+                                                         message: "SQLite's integrity check found \(plural(messages.count, "problem", grouping: false))"))
             }
         }
         for entity in inspection.entities {
             if entity.isAbstract == true, let rows = entity.rows, rows > 0 {
                 report.integrity.append(IntegrityProblem(kind: .abstractEntity, entity: entity.name, count: rows,
-                                                         message: "\(rows) row\(rows == 1 ? "" : "s") of the abstract entity \(entity.name), which Core Data never instantiates"))
+                                                         message: "\(plural(rows, "row", grouping: false)) of the abstract entity \(entity.name), which Core Data never instantiates"))
             }
             if let max = entity.max, let largest = entity.maxPK, largest > max {
                 report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest - max,
@@ -239,7 +225,7 @@ public enum StoreValidator {
         if inspection.modelCache.hashesMatch == false {
             let names = inspection.modelCache.mismatches.map(\.entity)
             report.integrity.append(IntegrityProblem(kind: .modelCacheMismatch, count: names.count, examples: Array(names.prefix(exampleLimit)),
-                                                     message: "the model cache and the metadata disagree on \(names.count) entit\(names.count == 1 ? "y" : "ies")"))
+                                                     message: "the model cache and the metadata disagree on \(plural(names.count, "entity", "entities", grouping: false))"))
         }
     }
 }

@@ -1,10 +1,11 @@
+import CDBase
 import Foundation
 
 /// The text of a ``ValidationReport``: validation errors grouped by entity and rule with counts
 /// and the first offenders, then integrity problems, then what could not be checked.
 public enum ValidationText {
     public static func render(_ report: ValidationReport) -> String {
-        var lines = ["Store: \(report.store)", "Checked \(report.objects) object\(report.objects == 1 ? "" : "s") against the model's validation rules.", ""]
+        var lines = ["Store: \(report.store)", "Checked \(plural(report.objects, "object", grouping: false)) against the model's validation rules.", ""]
         let flat = report.errors.flatMap { $0.code == 1560 ? $0.errors : [$0] }
         lines.append("Validation errors")
         if flat.isEmpty { lines.append("  none") }
@@ -17,7 +18,7 @@ public enum ValidationText {
                 let failures = groups[key] ?? []
                 let first = failures[0]
                 let name = ErrorCatalogue.entry(code: first.code)?.name ?? ""
-                lines.append("    \(first.code) \(name)  \(first.key ?? "")  \(failures.count) object\(failures.count == 1 ? "" : "s"): \(first.message)")
+                lines.append("    \(first.code) \(name)  \(first.key ?? "")  \(plural(failures.count, "object", grouping: false)): \(first.message)")
                 for failure in failures.prefix(StoreValidator.exampleLimit) {
                     lines.append("      \(failure.object)" + (failure.value.map { "  value: \($0)" } ?? ""))
                 }
@@ -26,7 +27,7 @@ public enum ValidationText {
         }
         let multiple = report.errors.filter { $0.code == 1560 }.count
         if multiple > 0 {
-            lines.append("  \(multiple) object\(multiple == 1 ? " has" : "s have") several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError.")
+            lines.append("  \(plural(multiple, "object has", "objects have", grouping: false)) several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError.")
         }
         lines += ["", "Integrity"]
         if report.integrity.isEmpty { lines.append("  none") }
@@ -39,7 +40,7 @@ public enum ValidationText {
         }
         let invalid = report.errors.count
         lines += ["", report.hasProblems
-            ? "Result: \(invalid) invalid object\(invalid == 1 ? "" : "s"), \(report.integrity.count) integrity problem\(report.integrity.count == 1 ? "" : "s")."
+            ? "Result: \(plural(invalid, "invalid object", grouping: false)), \(plural(report.integrity.count, "integrity problem", grouping: false))."
             : "Result: no problems found.",
             "See cdstore-troubleshooting(7) and `cdstore explain CODE` for what each code means."]
         return lines.joined(separator: "\n")

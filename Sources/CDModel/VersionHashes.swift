@@ -150,4 +150,19 @@ extension Data {
         }
         return "<" + groups.joined(separator: " ") + ">"
     }
+
+    /// Parses lowercase or uppercase hex, as the JSON reports and metadata hold hashes; `nil`
+    /// on odd length or bad digits.
+    public init?(hexDigits hex: String) {
+        guard hex.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        self.init(bytes)
+    }
 }

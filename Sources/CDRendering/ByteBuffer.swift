@@ -1,3 +1,4 @@
+import CDBase
 import CDStore
 
 /// Output bytes under construction. Renderers append to it directly: building millions of small
@@ -130,17 +131,16 @@ public struct ByteBuffer: @unchecked Sendable {
         out[1] = pair[1]
     }
 
-    /// `value` with at least `width` digits, zero-padded (dates and times).
-    mutating func append(padded value: Int64, width: Int) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        if value < 0 { append(UInt8(ascii: "-")) }
-        let magnitude = value.magnitude
-        while UInt64(divisor) > magnitude && divisor > 1 {
-            append(UInt8(ascii: "0"))
-            divisor /= 10
-        }
-        append(Int64(magnitude))
+    /// A date in Core Data's description form (``ValueText/coreDataDate(_:)``), written in place.
+    mutating func appendCoreDataDate(_ secondsSince2001: Double) {
+        let time = CivilTime(secondsSince2001: secondsSince2001)
+        append(upTo: CivilTime.maximumTextLength) { time.writeCoreData(to: $0) }
+    }
+
+    /// A date in ISO 8601 (``ValueText/isoDate(_:)``), written in place.
+    mutating func appendISODate(_ secondsSince2001: Double) {
+        let time = CivilTime(secondsSince2001: secondsSince2001)
+        append(upTo: CivilTime.maximumTextLength) { time.writeISO(to: $0) }
     }
 
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,

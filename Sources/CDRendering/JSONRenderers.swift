@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDStore
 import Crypto
 import Foundation
@@ -188,7 +189,7 @@ public struct JSONValues: Sendable {
 
     private static func appendDate(_ t: Double, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: "\""))
-        CivilTime(secondsSince2001: t).appendISO(to: &buffer)
+        buffer.appendISODate(t)
         buffer.append(UInt8(ascii: "\""))
     }
 
@@ -211,7 +212,7 @@ public struct JSONValues: Sendable {
         case .dictionary(let pairs):
             return "{" + pairs.map { pair -> String in
                 let key: String
-                if case .string(let s) = pair.key { key = s } else { key = PlainValues.compact(pair.key) }
+                if case .string(let s) = pair.key { key = s } else { key = pair.key.text }
                 return string(key) + ":" + archived(pair.value)
             }.joined(separator: ",") + "}"
         case .object(let className, let size): return "{\"$class\":" + string(className) + ",\"keys\":\(size)}"

@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDStore
 import Foundation
 
@@ -98,7 +99,7 @@ public struct DescriptionRenderer: ObjectRenderer {
             let address = Self.objectAddress(owner) + 8 * UInt64(index + 1)
             return "\"<relationship fault: 0x\(String(address, radix: 16)) '\(name)'>\""
         case .objectCount(let count):
-            return "\"<relationship with \(count) object\(count == 1 ? "" : "s")>\""
+            return "\"<relationship with \(plural(count, "object", grouping: false))>\""
         case .objects(let members?):
             var items = members.prefix(listLimit).map { "\"\(Self.idText($0))\"" }
             if members.count > listLimit { items.append("\"(...and \(members.count - listLimit) more...)\"") }

@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDStore
 import Crypto
 import Foundation
@@ -14,27 +15,9 @@ public struct PlainValues: Sendable {
         self.null = null
     }
 
+    /// ``ObjectValue/text(binary:)`` with this output's binary mode and text for nil.
     public func text(_ value: ObjectValue) -> String {
-        switch value {
-        case .null: return null
-        case .integer(let i): return String(i)
-        case .boolean(let b): return b ? "1" : "0"
-        case .decimal(let d), .double(let d): return ValueText.number(d)
-        case .string(let s): return s
-        case .date(let t): return ValueText.coreDataDate(t)
-        case .binary(let d), .transformableData(let d): return binaryText(d)
-        case .uuid(let u): return u.uuidString
-        case .uri(let u): return u
-        case .transformable(let archived, _): return Self.compact(archived)
-        case .externalReference(let file, let exists): return "<external data: \(file)\(exists ? "" : ", missing")>"
-        case .object(let target): return target.uri
-        case .objects(nil): return "<fault>"
-        case .objectCount(let count): return "\(count) object\(count == 1 ? "" : "s")"
-        case .objects(let members?):
-            let count = "\(members.count) object\(members.count == 1 ? "" : "s")"
-            return members.isEmpty ? count : count + ": " + members.map { "\($0.entity)/p\($0.pk)" }.joined(separator: ", ")
-        case .unexpected(let text): return text
-        }
+        value.text(binary: binaryText) ?? null
     }
 
     public func binaryText(_ data: Data) -> String {
@@ -46,25 +29,6 @@ public struct PlainValues: Sendable {
             let head = data.prefix(8).map { String(format: "%02x", $0) }.joined()
             let digest = SHA256.hash(data: data).prefix(4).map { String(format: "%02x", $0) }.joined()
             return "<\(data.count) bytes \(head)\(data.count > 8 ? "…" : "") sha256:\(digest)>"
-        }
-    }
-
-    /// One-line text for a decoded archive: `(a, b)`, `{k = v}`.
-    static func compact(_ value: ArchivedValue) -> String {
-        switch value {
-        case .null: return "<null>"
-        case .string(let s): return s
-        case .integer(let i): return String(i)
-        case .real(let r): return ValueText.number(r)
-        case .boolean(let b): return b ? "1" : "0"
-        case .date(let t): return ValueText.coreDataDate(t)
-        case .data(let d): return "<\(d.count) bytes>"
-        case .uuid(let u): return u.uuidString
-        case .url(let u): return u
-        case .array(let items): return "(" + items.map(compact).joined(separator: ", ") + ")"
-        case .set(let items): return "{(" + items.map(compact).joined(separator: ", ") + ")}"
-        case .dictionary(let pairs): return "{" + pairs.map { compact($0.key) + " = " + compact($0.value) }.joined(separator: "; ") + "}"
-        case .object(let className, let size): return "<\(className), \(size) keys>"
         }
     }
 }
@@ -208,7 +172,7 @@ public struct CSVRenderer: ObjectRenderer {
             case .integer(let i): buffer.append(i)
             case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
             case .decimal(let d), .double(let d): Self.appendField(ValueText.number(d), to: &buffer)
-            case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+            case .date(let t): buffer.appendCoreDataDate(t)
             case .string(let utf8): Self.appendField(utf8, to: &buffer)
             case .uuid(let bytes): buffer.appendUUID(bytes)
             case .object(let ent, let pk): layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
@@ -231,7 +195,7 @@ public struct CSVRenderer: ObjectRenderer {
         switch value {
         case .integer(let i): buffer.append(i)
         case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
-        case .date(let t): CivilTime(secondsSince2001: t).appendCoreData(to: &buffer)
+        case .date(let t): buffer.appendCoreDataDate(t)
         case .uuid(let u): buffer.append(u.uuidString)
         case .object(let target): buffer.appendURI(target)
         case .string(let s): Self.appendField(s, to: &buffer)

@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDModel
 import Foundation
 
@@ -159,7 +160,7 @@ public enum ValueDecoder {
         case .integer(let i): return String(i)
         case .real(let r): return String(r)
         case .text(let s): return s
-        case .blob(let d): return "<\(d.count) bytes>"
+        case .blob(let d): return ValueText.byteCount(d)
         }
     }
 }

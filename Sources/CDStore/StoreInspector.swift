@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDModel
 import Foundation
 import GRDB
@@ -63,7 +64,7 @@ public enum StoreInspector {
                 warnings.append("the header says WAL mode but there is no -wal file: normal after a clean close; if the store was copied from a running app, recent changes may be missing (copy the -wal and -shm too)")
             }
             if let missing = extras.externalData?.missingFiles, missing > 0 {
-                warnings.append("\(missing) external-data reference\(missing == 1 ? "" : "s") point to files missing from \(files.externalDataFolder.path)")
+                warnings.append("\(plural(missing, "external-data reference", grouping: false)) point to files missing from \(files.externalDataFolder.path)")
             }
 
             return StoreInspection(path: path, files: fileEntries, supportFolder: support, sqlite: sqlite,
@@ -102,7 +103,7 @@ public enum StoreInspector {
             hashesDigest: metadata.hashesDigest, hashesDigestMatches: nil,
             checksum: metadata.checksum, checksumMatches: nil,
             autoVacuumLevel: metadata.autoVacuumLevel,
-            otherKeys: Dictionary(metadata.otherEntries.map { ($0.key, PropertyListText.short($0.value)) }, uniquingKeysWith: { a, _ in a }))
+            otherKeys: Dictionary(metadata.otherEntries.map { ($0.key, ObjectValue(metadata: $0.value).text() ?? "") }, uniquingKeysWith: { a, _ in a }))
         if metadata.plist == nil {
             warnings.append("the metadata plist (Z_METADATA.Z_PLIST) is NULL: the store's -wal was probably not copied with it")
         }
@@ -131,7 +132,7 @@ public enum StoreInspector {
         }
         info.hashesMatch = info.mismatches.isEmpty
         if !info.mismatches.isEmpty {
-            warnings.append("the model cache and the metadata disagree on \(info.mismatches.count) entit\(info.mismatches.count == 1 ? "y" : "ies"): \(info.mismatches.map(\.entity).joined(separator: ", "))")
+            warnings.append("the model cache and the metadata disagree on \(plural(info.mismatches.count, "entity", "entities", grouping: false)): \(info.mismatches.map(\.entity).joined(separator: ", "))")
         }
     }
 
@@ -189,7 +190,7 @@ public enum StoreInspector {
             let known = Set(registry.entities.map(\.ent))
             let unknown = rowsByEnt.keys.filter { !known.contains($0) }.sorted()
             if !unknown.isEmpty {
-                warnings.append("rows with unknown Z_ENT value\(unknown.count == 1 ? "" : "s") \(unknown.map(String.init).joined(separator: ", ")) (not in Z_PRIMARYKEY)")
+                warnings.append("rows with unknown Z_ENT \(noun("value", count: unknown.count)) \(unknown.map(String.init).joined(separator: ", ")) (not in Z_PRIMARYKEY)")
             }
         }
         return result
@@ -286,27 +287,6 @@ public enum StoreInspector {
             .filter { !tables.contains($0) }.sorted()
         if !missingTables.isEmpty {
             warnings.append("entity tables missing from the database: \(missingTables.joined(separator: ", "))")
-        }
-    }
-}
-
-/// Short, single-line text for metadata values the app set.
-enum PropertyListText {
-    static func short(_ value: PropertyListValue) -> String {
-        switch value {
-        case .string(let s): return s
-        case .integer(let i): return String(i)
-        case .real(let r): return String(r)
-        case .boolean(let b): return b ? "YES" : "NO"
-        case .date(let t): return ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: t))
-        case .data(let d):
-            if KeyedArchive.looksLikeArchive(d), let archive = try? KeyedArchive(data: d) {
-                return "<\(d.count) bytes: archived \(archive.root.className ?? "object")>"
-            }
-            return "<\(d.count) bytes>"
-        case .array(let items): return "(" + items.map(short).joined(separator: ", ") + ")"
-        case .dictionary(let entries): return "{" + entries.map { "\($0.key) = \(short($0.value))" }.joined(separator: "; ") + "}"
-        case .uid(let n): return "<uid \(n)>"
         }
     }
 }

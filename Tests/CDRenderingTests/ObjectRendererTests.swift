@@ -143,18 +143,4 @@ import Testing
         #expect(text.hasPrefix("-[ RECORD 1: Task p38 ]--------\ncompleted        | 0\n"))
         #expect(text.contains("\nnote             | ∅\n"))
     }
-
-    @Test func datesAcrossCenturies() {
-        #expect(ValueText.coreDataDate(0) == "2001-01-01 00:00:00 +0000")
-        #expect(ValueText.coreDataDate(526_913_713) == "2017-09-12 12:55:13 +0000")
-        #expect(ValueText.coreDataDate(-541_232_580) == "1983-11-07 17:37:00 +0000")
-        #expect(ValueText.coreDataDate(-978_307_200) == "1970-01-01 00:00:00 +0000")
-        #expect(ValueText.isoDate(4_107_542_400) == "2131-03-02T00:00:00Z")
-    }
-
-    @Test func dataDescription() {
-        #expect(ValueText.dataDescription(Data([1, 2, 3, 4, 5])) == "{length = 5, bytes = 0x01020304 05}")
-        let long = Data((0..<32).map(UInt8.init))
-        #expect(ValueText.dataDescription(long) == "{length = 32, bytes = 0x00010203 04050607 08090a0b 0c0d0e0f ... 18191a1b 1c1d1e1f}")
-    }
 }

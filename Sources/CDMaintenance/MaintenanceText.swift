@@ -1,4 +1,4 @@
-import CDMaintenance
+import CDBase
 import Foundation
 
 /// The text reports of the commands that write stores: `create`, `reset` and `clean`.
@@ -27,10 +27,11 @@ public enum MaintenanceText {
         } else {
             verdict = "Not created: \(outcome.store.path) failed validation; nothing was written."
         }
-        let width = outcome.imported.map(\.entity.count).max() ?? 0
-        let rows = outcome.imported.map { "    " + $0.entity.padding(toLength: width, withPad: " ", startingAt: 0) + "  \($0.objects)" }
-        let noun = outcome.objects == 1 ? "object" : "objects"
-        return ([verdict, "  Imported:            \(outcome.objects) \(noun)"] + rows).joined(separator: "\n")
+        var lines = [verdict, "  Imported:            \(plural(outcome.objects, "object", grouping: false))"]
+        var perEntity = TextTable(columns: 2)
+        for entry in outcome.imported { perEntity.add([entry.entity, String(entry.objects)]) }
+        if !outcome.imported.isEmpty { lines.append(perEntity.render(indent: 4, header: false)) }
+        return lines.joined(separator: "\n")
     }
 
     public static func render(_ report: ResetReport) -> String {

@@ -1,4 +1,4 @@
-import CDModel
+import CDBase
 import Foundation
 
 /// Human-readable text for `cdstore model`.
@@ -8,11 +8,11 @@ public enum ModelText {
         report.versions.map { version in
             var lines = ["Version \(version.name)\(version.current ? " (current)" : "")"]
             let names = version.entityHashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            let width = names.map(\.count).max() ?? 0
+            var hashes = TextTable(columns: 2)
             for name in names {
-                let hash = Data(hex: version.entityHashes[name]!)?.coreDataDescription ?? "?"
-                lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + hash)
+                hashes.add([name, version.entityHashes[name].flatMap(Data.init(hexDigits:))?.coreDataDescription ?? "?"])
             }
+            if !names.isEmpty { lines.append(hashes.render(header: false)) }
             lines.append("  checksum: \(version.versionChecksum)")
             lines.append("  digest:   \(version.versionHashesDigest)")
             return lines.joined(separator: "\n")

@@ -1,4 +1,4 @@
-import CDModel
+import CDBase
 
 /// Human-readable text for `cdstore model --lint`.
 public enum LintText {

@@ -1,5 +1,3 @@
-import CDStore
-
 /// `cdstore model --sql` as text: the DDL Core Data runs, with notes on the uncertain naming
 /// rules as SQL comments.
 public enum MappingText {

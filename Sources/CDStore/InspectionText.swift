@@ -1,5 +1,5 @@
+import CDBase
 import CDModel
-import CDStore
 import Foundation
 
 /// The human-readable report of `cdstore inspect`.
@@ -66,12 +66,11 @@ public enum InspectionText {
         var text = keyValues("Metadata", pairs)
         let names = info.versionHashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         if !names.isEmpty {
-            let width = names.map(\.count).max() ?? 0
-            text += "\n  version hashes:"
+            var hashes = TextTable(columns: 2)
             for name in names {
-                let hash = info.versionHashes[name].flatMap(Data.init(hex:))?.coreDataDescription ?? "?"
-                text += "\n    " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + hash
+                hashes.add([name, info.versionHashes[name].flatMap(Data.init(hexDigits:))?.coreDataDescription ?? "?"])
             }
+            text += "\n  version hashes:\n" + hashes.render(indent: 4, header: false)
         }
         if !info.otherKeys.isEmpty {
             text += "\n  other keys:"
@@ -165,24 +164,8 @@ public enum InspectionText {
     }
 
     private static func keyValues(_ title: String, _ pairs: [(String, String)]) -> String {
-        let width = pairs.map(\.0.count).max() ?? 0
-        return ([title] + pairs.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1 })
-            .joined(separator: "\n")
-    }
-}
-
-extension Data {
-    /// Parses lowercase or uppercase hex; `nil` on odd length or bad digits.
-    init?(hex: String) {
-        guard hex.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        self.init(bytes)
+        var table = TextTable(columns: 2)
+        for (key, value) in pairs { table.add([key + ":", value]) }
+        return title + "\n" + table.render(header: false, separator: " ")
     }
 }
