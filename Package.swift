@@ -19,25 +19,25 @@ let package = Package(
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         /// Binary property lists and NSKeyedArchiver archives.
-        .target(name: "CDArchive", dependencies: [.target(name: "CZlib")]),
+        .target(name: "CDArchive", dependencies: ["CDBase", .target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
         .target(name: "CDModel", dependencies: [
-            "CDArchive",
+            "CDArchive", "CDBase",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
-            "CDArchive", "CDModel",
+            "CDArchive", "CDBase", "CDModel",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
-        .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
+        .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
+        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDBase", "CDModel", "CDStore", "CDFetch",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
