@@ -56,8 +56,10 @@ let package = Package(
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
         /// which differs from `CDStore` only by letter case.
         .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
-        /// Shared by the test targets: the corpus, private copies, checksums, golden files.
+        /// Shared by the test targets: the corpus, private copies, checksums, golden files, and
+        /// running commands in-process or as the built executable.
         .target(name: "CDTestSupport", dependencies: [
+            "CDCommands",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
