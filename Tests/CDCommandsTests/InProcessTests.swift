@@ -6,9 +6,9 @@ import Testing
 /// Commands run in-process through ``CommandLineEntry/run(_:io:)``: everything they write goes
 /// to their own ``CommandIO``, even with other runs going on at the same time.
 @Suite struct InProcessTests {
-    /// Runs of different commands, each with output on both streams, many at once: every run
-    /// gets exactly what it gets alone.
-    @Test func parallelRunsKeepTheirOutputsApart() async throws {
+    /// Runs of different commands, each with output on both streams, several at once on as many
+    /// threads: every run gets exactly what it gets alone.
+    @Test func parallelRunsKeepTheirOutputsApart() throws {
         let books = try Corpus.copyStore(QueryCommandTests.books).path
         let posts = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_2.sqlite").path
         let commands = [
@@ -21,19 +21,40 @@ import Testing
         for (arguments, result) in zip(commands, alone) {
             #expect(!result.stdout.isEmpty || !result.stderr.isEmpty, "\(arguments)")
         }
-        let together = await withTaskGroup(of: (Int, CommandRunner.Result).self) { group in
-            for _ in 0..<3 {
-                for index in commands.indices {
-                    group.addTask { (index, CommandRunner.runInProcess(commands[index])) }
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
+        // Threads of their own rather than tasks, so the runs happen now and side by side, not
+        // whenever the test pool has room.
+        let rounds = 3
+        let together = ParallelResults(count: rounds * commands.count)
+        DispatchQueue.concurrentPerform(iterations: rounds * commands.count) { slot in
+            together.store(CommandRunner.runInProcess(commands[slot % commands.count]), at: slot)
         }
-        #expect(together.count == 3 * commands.count)
-        for (index, result) in together {
-            #expect(result.status == alone[index].status, "\(commands[index])")
-            #expect(result.stdout == alone[index].stdout, "\(commands[index])")
-            #expect(Self.withoutTimes(result.stderr) == Self.withoutTimes(alone[index].stderr), "\(commands[index])")
+        for (slot, result) in together.results.enumerated() {
+            let index = slot % commands.count
+            #expect(result?.status == alone[index].status, "\(commands[index])")
+            #expect(result?.stdout == alone[index].stdout, "\(commands[index])")
+            #expect(result.map { Self.withoutTimes($0.stderr) } == Self.withoutTimes(alone[index].stderr), "\(commands[index])")
+        }
+    }
+
+    /// Results written from several threads, one slot each.
+    private final class ParallelResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [CommandRunner.Result?]
+
+        init(count: Int) {
+            slots = Array(repeating: nil, count: count)
+        }
+
+        func store(_ result: CommandRunner.Result, at slot: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            slots[slot] = result
+        }
+
+        var results: [CommandRunner.Result?] {
+            lock.lock()
+            defer { lock.unlock() }
+            return slots
         }
     }
 
