@@ -20,7 +20,7 @@ let package = Package(
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         /// Binary property lists and NSKeyedArchiver archives.
-        .target(name: "CDArchive", dependencies: [.target(name: "CZlib")]),
+        .target(name: "CDArchive", dependencies: ["CDBase", .target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
         .target(name: "CDModel", dependencies: [
             "CDBase", "CDArchive",
@@ -34,7 +34,7 @@ let package = Package(
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
-        .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
+        .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
@@ -59,8 +59,10 @@ let package = Package(
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
         /// which differs from `CDStore` only by letter case.
         .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
-        /// Shared by the test targets: the corpus, private copies, checksums, golden files.
+        /// Shared by the test targets: the corpus, private copies, checksums, golden files, and
+        /// running commands in-process or as the built executable.
         .target(name: "CDTestSupport", dependencies: [
+            "CDCommands",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),

@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 
 /// A decoded property-list value.
@@ -81,8 +82,9 @@ public enum PropertyListValue: Sendable, Equatable {
 }
 
 /// Why a property list could not be read. Descriptions are one line, for the user.
-public struct PropertyListError: Error, CustomStringConvertible, Sendable {
+public struct PropertyListError: UserFacingError, Sendable {
     public let description: String
+    public var message: String { description }
     public init(_ description: String) { self.description = description }
 }
 

@@ -1,43 +1,63 @@
 import ArgumentParser
-import CDArchive
-import CDFetch
-import CDModel
-import CDStore
+import CDBase
 import Foundation
 
-/// The whole command line: parses `CommandLine.arguments`, runs the command and exits with its
-/// status. The `cdstore` executable is only a call to this.
+/// The whole command line: parses the arguments, runs the command and gives its exit status.
+/// The `cdstore` executable is only a call to ``main()``; tests and the console call
+/// ``run(_:io:)`` in-process.
 public enum CommandLineEntry {
+    /// Runs `cdstore` with the process's arguments and streams, and exits with the status.
     public static func main() -> Never {
-        // Problems with the user's input are one line on stderr and exit status 2; usage errors keep
-        // ArgumentParser's own messages and exit codes.
+        exit(run(Array(CommandLine.arguments.dropFirst()), io: .process()))
+    }
+
+    /// Runs one command line (`arguments` without the program name) with `io`, and returns the
+    /// exit status. Everything the command writes goes to `io`, even when other runs go on in
+    /// parallel.
+    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
+        CommandIO.$current.withValue(io) { execute(arguments, io: io) }
+    }
+
+    private static func execute(_ arguments: [String], io: CommandIO) -> Int32 {
         // `cdstore --version` is handled here: an ArgumentParser flag on the root command would also be
         // parsed inside subcommands and clash with `model --version NAME`.
-        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+        if arguments == ["--version"] {
             Output.print("cdstore \(CDStoreCommand.version)")
-            exit(0)
-}
-
+            return 0
+        }
         do {
-            var command = try CDStoreCommand.parseAsRoot()
+            var command = try CDStoreCommand.parseAsRoot(arguments)
             try command.run()
-        } catch let error as StoreError {
-            Output.error(error.description)
-            exit(2)
-        } catch let error as ArchivedModelReader.Failure {
-            Output.error(error.description)
-            exit(2)
-        } catch let error as CDFetch.PredicateError {
-            // The message, then the text with a caret under the problem.
-            Output.error(error.description)
-            FileHandle.standardError.write(Data(error.caretDiagram.split(separator: "\n").map { "  " + $0 + "\n" }.joined().utf8))
-            exit(2)
-        } catch let error as PropertyListError {
-            Output.error(error.description)
-            exit(2)
+            return 0
+        } catch _ where io.output.isClosed {
+            // Nobody reads the output any more (`| head`): the failed write stopped the command,
+            // whatever error it became on the way up. End quietly, as other tools do.
+            return 0
+        } catch let error as UserFacingError {
+            // Problems with the user's input: one line, then any lines that show where.
+            let lines = ["cdstore: error: \(error.description)"] + error.details.map { "  " + $0 }
+                + (error.hint.map { ["hint: " + $0] } ?? [])
+            try? io.error.write(lines.map { $0 + "\n" }.joined())
+            return error.exitStatus
         } catch {
-            CDStoreCommand.exit(withError: error)
-}
-        exit(0)
+            // Usage errors, help and `ExitCode` keep ArgumentParser's own messages and exit codes.
+            return report(argumentParserError: error, io: io)
+        }
+    }
+
+    /// What `CDStoreCommand.exit(withError:)` would print and return, written to `io`: help to
+    /// the output, everything else to the error stream.
+    private static func report(argumentParserError error: Error, io: CommandIO) -> Int32 {
+        let status = CDStoreCommand.exitCode(for: error).rawValue
+        let message = CDStoreCommand.fullMessage(for: error, columns: helpColumns(io))
+        if !message.isEmpty {
+            try? (status == ExitCode.success.rawValue ? io.output : io.error).write(message + "\n")
+        }
+        return status
+    }
+
+    /// The width ArgumentParser wraps help to: `COLUMNS`, else the terminal's, else its own 80.
+    private static func helpColumns(_ io: CommandIO) -> Int {
+        io.environment["COLUMNS"].flatMap(Int.init) ?? io.terminalColumns ?? 80
     }
 }

@@ -81,7 +81,7 @@ struct DumpCommand: ParsableCommand {
                 try reader.readRows(query, section: printer.section, row: printer.row)
             }
         }
-        printer.finish()
+        try printer.finish()
     }
 
     /// Objects in the level-3 SQL debug log, as Core Data's description prints them.
@@ -94,9 +94,9 @@ struct DumpCommand: ParsableCommand {
 /// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
 enum Terminal {
     static var width: Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        let io = CommandIO.current
+        if let columns = io.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        if let columns = io.terminalColumns, columns > 20 { return columns }
         return 120
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDBase
 import CDDiagnostics
 import Foundation
 
@@ -40,12 +41,12 @@ struct ExplainCommand: ParsableCommand {
         if let code, code != "-" {
             explanation = try explain(code: code)
         } else {
-            let dump = text ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            let dump = text ?? String(decoding: CommandIO.current.input.readToEnd(), as: UTF8.self)
             guard !dump.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw fail("the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
+                throw ExplainInputError(message: "the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
             }
             guard let reading = ErrorDumpParser.parse(dump) else {
-                throw fail("no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …")
+                throw ExplainInputError(message: "no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …")
             }
             var result = Explanation(reading: reading)
             if store != nil || model != nil {
@@ -59,12 +60,11 @@ struct ExplainCommand: ParsableCommand {
     private func explain(code: String) throws -> Explanation {
         if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
         if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
-        throw fail("unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))")
+        throw ExplainInputError(message: "unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))")
     }
+}
 
-    /// Reports a problem with the input on one line and exits with status 2.
-    private func fail(_ message: String) -> ExitCode {
-        Output.error(message)
-        return ExitCode(2)
-    }
+/// An error code or pasted dump that `explain` has nothing to say about (exit status 2).
+struct ExplainInputError: UserFacingError {
+    let message: String
 }

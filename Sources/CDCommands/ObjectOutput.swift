@@ -62,10 +62,10 @@ struct ObjectOutputOptions: ParsableArguments {
 
 extension BinaryMode: ExpressibleByArgument {}
 
-/// Streams objects into a renderer and standard output, section by section.
+/// Streams objects into a renderer and the command's output, section by section.
 final class ObjectPrinter {
     private var renderer: any ObjectRenderer
-    private let output = BufferedOutput()
+    private let output = BufferedOutput(to: CommandIO.current.output)
     /// Room for a full output chunk plus one large row, so rows are written in place.
     private var pending = ByteBuffer(capacity: 80 * 1024)
     private var open = false
@@ -74,29 +74,29 @@ final class ObjectPrinter {
         self.renderer = renderer
     }
 
-    func section(_ section: ObjectSection) {
-        output.write(&pending)
-        if open { output.write(renderer.endSection()) }
-        output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
+    func section(_ section: ObjectSection) throws {
+        try output.write(&pending)
+        if open { try output.write(renderer.endSection()) }
+        try output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
         open = true
     }
 
-    func object(_ object: StoredObject) {
+    func object(_ object: StoredObject) throws {
         renderer.render(object, into: &pending)
-        if pending.count >= output.limit { output.write(&pending) }
+        if pending.count >= output.limit { try output.write(&pending) }
     }
 
     /// A row read in place (``ObjectReader/readRows(_:section:row:)``): the JSON and CSV
     /// renderers write its values without building a ``StoredObject``.
     func row(_ row: borrowing ObjectRow) throws {
         try renderer.render(row, into: &pending)
-        if pending.count >= output.limit { output.write(&pending) }
+        if pending.count >= output.limit { try output.write(&pending) }
     }
 
-    func finish() {
-        output.write(&pending)
-        if open { output.write(renderer.endSection()) }
-        output.write(renderer.finish())
-        output.flush()
+    func finish() throws {
+        try output.write(&pending)
+        if open { try output.write(renderer.endSection()) }
+        try output.write(renderer.finish())
+        try output.flush()
     }
 }

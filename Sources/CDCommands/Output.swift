@@ -1,18 +1,16 @@
 import Foundation
 
-/// Writes command output and errors.
+/// Writes command output to the running command's ``CommandIO``.
 enum Output {
     static func print(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        write(text.hasSuffix("\n") ? text : text + "\n")
     }
 
     /// `text` as it is, without adding a line break.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data("cdstore: error: \(text)\n".utf8))
+        // Nothing to do when nobody reads the output any more: the stream remembers it is
+        // closed, and the command line ends the run quietly.
+        try? CommandIO.current.output.write(text)
     }
 
     /// Stable JSON: sorted keys, pretty-printed, no escaped slashes.

@@ -37,7 +37,7 @@ struct QueryCommand: ParsableCommand {
             let printer = ObjectPrinter(renderer: output.makeRenderer())
             try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
                                describe: DumpCommand.describe, section: printer.section, object: printer.object)
-            printer.finish()
+            try printer.finish()
         case .count:
             var rows = output.valueRenderer(names: ["count"])
             let total = try runner.count(request)
@@ -45,11 +45,11 @@ struct QueryCommand: ParsableCommand {
         case .distinct, .aggregate:
             let statement = try runner.statement(for: request)
             var rows = output.valueRenderer(names: statement.valueColumns.map(\.name))
-            let printed = BufferedOutput()
-            printed.write(rows.header())
-            try runner.values(request) { values in printed.write(rows.row(values)) }
-            printed.write(rows.footer())
-            printed.flush()
+            let printed = BufferedOutput(to: CommandIO.current.output)
+            try printed.write(rows.header())
+            try runner.values(request) { values in try printed.write(rows.row(values)) }
+            try printed.write(rows.footer())
+            try printed.flush()
         }
     }
 }

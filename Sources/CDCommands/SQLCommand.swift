@@ -66,15 +66,15 @@ struct SQLCommand: ParsableCommand {
     private func runRaw(_ sql: String, runner: FetchRunner) throws {
         let rowFormat: ValueRowRenderer.Format = [.json: .json, .ndjson: .ndjson, .csv: .csv][format] ?? .text
         var rows: ValueRowRenderer?
-        let output = BufferedOutput()
+        let output = BufferedOutput(to: CommandIO.current.output)
         try runner.raw(sql, arguments: fetch.arg, columns: { names in
             let renderer = ValueRowRenderer(names: names, format: rowFormat)
-            output.write(renderer.header())
+            try output.write(renderer.header())
             rows = renderer
         }, row: { values in
-            output.write(rows?.row(values) ?? "")
+            try output.write(rows?.row(values) ?? "")
         })
-        output.write(rows?.footer() ?? "")
-        output.flush()
+        try output.write(rows?.footer() ?? "")
+        try output.flush()
     }
 }

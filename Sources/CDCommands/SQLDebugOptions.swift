@@ -1,6 +1,5 @@
 import ArgumentParser
 import CDStore
-import Foundation
 
 /// `--sql-debug N`, also accepted as typed in an Xcode scheme (`-com.apple.CoreData.SQLDebug N`)
 /// and from the `CDSTORE_SQL_DEBUG` environment variable: Core Data's SQL debug log, levels 1–4,
@@ -21,9 +20,13 @@ struct SQLDebugOptions: ParsableArguments {
     }
 
     /// The level asked for: the options first, then `CDSTORE_SQL_DEBUG`; nil when it is 0.
+    /// The log goes to the running command's error stream, taken now because SQLite's hooks
+    /// may log from another thread.
     var trace: SQLTrace? {
-        let environment = ProcessInfo.processInfo.environment["CDSTORE_SQL_DEBUG"].flatMap(Int.init)
+        let io = CommandIO.current
+        let environment = io.environment["CDSTORE_SQL_DEBUG"].flatMap(Int.init)
         guard let chosen = level ?? schemeLevel ?? environment, chosen > 0 else { return nil }
-        return SQLTrace(level: chosen)
+        let log = io.error
+        return SQLTrace(level: chosen) { line in try? log.write(line + "\n") }
     }
 }

@@ -59,13 +59,7 @@ public enum Compatibility {
         let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL
         // A store given as the model has no mapping models beside it that belong to it.
         let nearby = ModelFiles.canRead(modelURL) ? MappingModelReader.find(near: modelURL) : []
-        let mappings = try nearby.map { url in
-            do {
-                return try MappingModelReader.read(at: url)
-            } catch let failure as MappingModelReader.Failure {
-                throw StoreError(failure.description)
-            }
-        }
+        let mappings = try nearby.map(MappingModelReader.read(at:))
         return analyse(store: store, versions: versions, current: current, mappings: mappings, options: options,
                        storePath: snapshot.files.main.path, modelPath: modelURL.path)
     }

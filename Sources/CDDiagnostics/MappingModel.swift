@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDModel
 import Foundation
 #if canImport(FoundationXML)
@@ -56,8 +57,9 @@ public struct MappingModelInfo: Sendable, Equatable {
 /// Finds and reads mapping models (`.cdm`, `.xcmappingmodel`).
 public enum MappingModelReader {
     /// Why a mapping model could not be read. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
     }
 
     /// Mapping models next to the model at `modelURL` (in the same folder) and, for a bundle

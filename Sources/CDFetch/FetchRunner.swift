@@ -19,21 +19,13 @@ public final class FetchRunner {
     /// The statement that runs for `request`. For CDQ's `last`, the matching objects are counted
     /// first (as CDQ does) and the offset set so that the final `limit` objects come back.
     public func statement(for request: FetchRequest) throws -> FetchStatement {
-        guard request.takesLast, request.result == .objects else { return try translate(request) }
+        guard request.takesLast, request.result == .objects else { return try translator.statement(for: request) }
         let total = try count(FetchRequest(entity: request.entity, predicate: request.predicate, result: .count))
         var resolved = request
         resolved.takesLast = false
         resolved.limit = request.limit ?? 1
         resolved.offset = max(0, total - (request.limit ?? 1))
-        return try translate(resolved)
-    }
-
-    private func translate(_ request: FetchRequest) throws -> FetchStatement {
-        do {
-            return try translator.statement(for: request)
-        } catch {
-            throw StoreError(error.message)
-        }
+        return try translator.statement(for: resolved)
     }
 
     /// The number of objects `request` matches, with its offset and limit applied to the count
@@ -41,7 +33,7 @@ public final class FetchRunner {
     public func count(_ request: FetchRequest) throws -> Int {
         var counting = request
         counting.result = .count
-        let statement = try translate(counting)
+        let statement = try translator.statement(for: counting)
         let total = try reader.snapshot.read { db in
             let run = { try Int.fetchOne(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)) ?? 0 }
             guard let trace = reader.snapshot.trace else { return try run() }

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import GRDB
 
@@ -35,8 +36,7 @@ public struct FetchStatement: Sendable, Equatable {
 
 /// Why a fetch request cannot be translated: an unknown entity or key, a key path Core Data
 /// cannot run in SQL, a value of the wrong kind. One line.
-public struct FetchSQLError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct FetchSQLError: UserFacingError, Equatable, Sendable {
     public let message: String
     public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

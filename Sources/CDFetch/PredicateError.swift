@@ -1,5 +1,7 @@
+import CDBase
+
 /// Why a format string could not be parsed, and where.
-public struct PredicateError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct PredicateError: UserFacingError, Equatable, Sendable {
     /// The format string as given.
     public let text: String
     /// Offset of the offending spot in `text`, in Characters (0 ... text.count; text.count means
@@ -15,6 +17,9 @@ public struct PredicateError: Error, CustomStringConvertible, Equatable, Sendabl
     }
 
     public var description: String { "predicate error at character \(offset): \(message)" }
+
+    /// The caret diagram, for the command line to print under the message.
+    public var details: [String] { caretDiagram.split(separator: "\n").map(String.init) }
 
     /// Two lines: the format string (line breaks and tabs shown as spaces, so the columns line up)
     /// and a caret under the error position.

@@ -1,12 +1,14 @@
 import CDArchive
+import CDBase
 import Foundation
 
 /// Reads an archived `NSManagedObjectModel`: a `.mom` file, or a store's `Z_MODELCACHE` after
 /// inflating (reference/store-format.md §6, model-format.md §3.2).
 public enum ArchivedModelReader {
     /// Why an archive is not a model. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
     }
 
     /// Decodes the model archived in `data` (a binary-plist keyed archive).

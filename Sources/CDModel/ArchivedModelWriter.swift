@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import Foundation
 
 /// Writes a model as an archived `NSManagedObjectModel`: the uncompressed keyed archive that a
@@ -21,8 +22,9 @@ import Foundation
 ///   attributes' bounds are the string ones, which is **UNCERTAIN**.
 public enum ArchivedModelWriter {
     /// Why a model cannot be archived. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
     }
 
     /// The keyed archive (a `bplist00`) of `model`.

@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import Foundation
 
 /// Reads Xcode 3 ("legacy") model bundles: a `.xcdatamodel` directory holding a binary
@@ -15,8 +16,9 @@ import Foundation
 /// hashes (§5) stored in the three corpus stores written from such models.
 public enum LegacyElementsReader {
     /// Why an `elements` archive (or bundle) cannot be read. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
     }
 
     /// Whether the `.xcdatamodel` directory at `url` is in the Xcode 3 format: it has an

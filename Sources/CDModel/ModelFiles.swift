@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import Foundation
 
 /// Loads every version a model file or bundle holds: `.xcdatamodeld`, `.xcdatamodel`, a bare
@@ -6,8 +7,9 @@ import Foundation
 /// schemas: one `.rb` file or a folder of them (§7).
 public enum ModelFiles {
     /// Why a model path could not be read. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
         public init(_ description: String) { self.description = description }
     }
 

@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 
 /// Reads ruby-xcdm schema files (`schemas/*.rb`, reference/model-format.md §7) as data,
@@ -16,8 +17,9 @@ import Foundation
 public enum RubyXcdmSchemaReader {
     /// Why a schema could not be read: one line naming `file:line:column` when the problem has
     /// a position in the file.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
         /// 1-based line and column of the problem, when it has one.
         public let line: Int?
         public let column: Int?

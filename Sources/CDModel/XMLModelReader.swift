@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -7,8 +8,9 @@ import FoundationXML
 /// model type. Element order is not relied on.
 public enum XMLModelReader {
     /// Why a `contents` file could not be read. One line, for the user.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: UserFacingError, Sendable {
         public let description: String
+        public var message: String { description }
     }
 
     public static func model(fromXML data: Data) throws -> ManagedObjectModel {

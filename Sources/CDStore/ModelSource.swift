@@ -12,11 +12,7 @@ public enum ModelSource {
             throw StoreError("\(url.path): no such file")
         }
         if ModelFiles.canRead(url) {
-            do {
-                return try ModelFiles.versions(at: url)
-            } catch let failure as ModelFiles.Failure {
-                throw StoreError(failure.description)
-            }
+            return try ModelFiles.versions(at: url)
         }
         if isDirectory.boolValue {
             throw StoreError("\(url.path) is a directory but not a model (.xcdatamodeld, .xcdatamodel, .momd, a folder of ruby-xcdm .rb schemas)")

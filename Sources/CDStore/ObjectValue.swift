@@ -176,8 +176,9 @@ public enum ValueDecoder {
 /// external files cannot be turned back into bytes here.
 public enum ValueEncoder {
     /// Why a value cannot be stored in an attribute; `description` is one line.
-    public struct Failure: Error, CustomStringConvertible, Sendable, Equatable {
+    public struct Failure: UserFacingError, Sendable, Equatable {
         public let description: String
+        public var message: String { description }
     }
 
     public static func encode(_ value: ObjectValue, for attribute: AttributeDescription) throws -> ValueDecoder.Raw {

@@ -1,10 +1,12 @@
+import CDBase
 import Foundation
 
 /// A problem with the user's store, described in one line for the terminal.
 ///
 /// Every failure while opening or reading a store ends up as one of these, so the command line
 /// can print it and exit with status 2 instead of showing a backtrace.
-public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct StoreError: UserFacingError, Sendable, Equatable {
     public let description: String
+    public var message: String { description }
     public init(_ description: String) { self.description = description }
 }

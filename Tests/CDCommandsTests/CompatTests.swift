@@ -7,7 +7,7 @@ import Testing
     static let wibosco = "wibosco-migration/CoreDataMigration_Example.xcdatamodeld"
 
     private func json(_ arguments: [String], status: Int32) throws -> [String: Any] {
-        let result = try CommandRunner.run(["compat", "--json"] + arguments)
+        let result = CommandRunner.runInProcess(["compat", "--json"] + arguments)
         #expect(result.status == status, "stderr: \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -49,7 +49,7 @@ import Testing
 
     @Test func textReport() throws {
         let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite").path
-        let result = try CommandRunner.run(["compat", store, "--model", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path,
+        let result = CommandRunner.runInProcess(["compat", store, "--model", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path,
                                             "--version", "SampleModel3"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("Written by:       SampleModel2\n"))
@@ -68,7 +68,7 @@ import Testing
         let model = Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path
         let placeholders = ["STORE": store, "CONTENTS": contents, "MODEL": model]
         let resolved = arguments.map { placeholders[$0] ?? $0 }
-        let result = try CommandRunner.run(resolved)
+        let result = CommandRunner.runInProcess(resolved)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("cdstore: error: "))
         #expect(result.stderr.contains(message), "\(result.stderr)")
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func missingModelIsAUsageError() throws {
-        let result = try CommandRunner.run(["compat", "store.sqlite"])
+        let result = CommandRunner.runInProcess(["compat", "store.sqlite"])
         #expect(result.status == 64)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// The JSON that later tools rely on, and how errors reach the user.
 @Suite struct ContractTests {
     private func json(_ arguments: [String]) throws -> [String: Any] {
-        let result = try CommandRunner.run(arguments)
+        let result = CommandRunner.runInProcess(arguments)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -38,7 +38,7 @@ import Testing
     /// `superEntity` is present as null on roots (the contract names it "name or null").
     @Test func rootsHaveNullSuperEntity() throws {
         let copy = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
-        let result = try CommandRunner.run(["inspect", "--json", copy.path])
+        let result = CommandRunner.runInProcess(["inspect", "--json", copy.path])
         #expect(result.stdout.contains("\"superEntity\" : null"))
     }
 
@@ -57,7 +57,7 @@ import Testing
     // MARK: bad input: exit status 2, one line on stderr, no backtrace
 
     private func expectCleanFailure(_ arguments: [String], message: String) throws {
-        let result = try CommandRunner.run(arguments)
+        let result = CommandRunner.runInProcess(arguments)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "cdstore: error: \(message)\n")
@@ -84,7 +84,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: copy.path + "-shm")
         let data = try Data(contentsOf: copy)
         try data.prefix(4096 + 100).write(to: copy)
-        let result = try CommandRunner.run(["inspect", copy.path])
+        let result = CommandRunner.runInProcess(["inspect", copy.path])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("cdstore: error: \(copy.path) is truncated"))
         #expect(result.stderr.filter { $0 == "\n" }.count == 1)
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func usageErrorsKeepArgumentParserStatus() throws {
-        let result = try CommandRunner.run(["inspect"])
+        let result = CommandRunner.runInProcess(["inspect"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("Missing expected argument '<store>'"))
     }

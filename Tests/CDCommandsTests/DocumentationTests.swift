@@ -12,8 +12,8 @@ import Testing
 
     /// Abstracts and option names of every subcommand, from ArgumentParser's own dump.
     static let help: [HelpEntry] = {
-        guard let result = try? CommandRunner.run(["--experimental-dump-help"]),
-              let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+        let result = CommandRunner.runInProcess(["--experimental-dump-help"])
+        guard let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
               let root = json["command"] as? [String: Any] else { return [] }
         var entries: [HelpEntry] = []
         for command in root["subcommands"] as? [[String: Any]] ?? [] {

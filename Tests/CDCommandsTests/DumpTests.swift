@@ -35,7 +35,7 @@ import Testing
     @Test(arguments: cases)
     func formatMatchesGolden(_ testCase: Case, _ format: String) throws {
         let copy = try Corpus.copyStore(testCase.store)
-        let result = try CommandRunner.run(["dump", copy.path] + testCase.arguments + ["--format", format])
+        let result = CommandRunner.runInProcess(["dump", copy.path] + testCase.arguments + ["--format", format])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.isEmpty)
         let name = "dump/\(testCase.name).\(format)"
@@ -47,7 +47,7 @@ import Testing
     /// A seed-style `to_s` line from a template.
     @Test func templateLine() throws {
         let copy = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
-        let result = try CommandRunner.run(["dump", copy.path, "Post", "--limit", "3",
+        let result = CommandRunner.runInProcess(["dump", copy.path, "Post", "--limit", "3",
                                             "--template", "Post: {postID} Date: '{date}' Color: {color}"])
         #expect(result.status == 0)
         let expected = try Golden.expected("dump/wibosco-3.template", actual: result.stdout)
@@ -57,7 +57,7 @@ import Testing
 
     @Test func jsonIsValid() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        let result = try CommandRunner.run(["dump", copy.path, "Page", "--format", "json", "--limit", "5"])
+        let result = CommandRunner.runInProcess(["dump", copy.path, "Page", "--format", "json", "--limit", "5"])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(array.count == 5)
         #expect(array.allSatisfy { $0["_entity"] as? String == "Page" && ($0["_id"] as? String)?.hasPrefix("x-coredata://") == true })
@@ -81,7 +81,7 @@ import Testing
     func oneObjectPerRow(_ store: String) throws {
         let copy = try Corpus.copyStore(store)
         let model = Self.models[store].map { ["--model", Corpus.url($0).path] } ?? []
-        let result = try CommandRunner.run(["dump", copy.path, "--format", "ndjson", "--binary", "omit"] + model)
+        let result = CommandRunner.runInProcess(["dump", copy.path, "--format", "ndjson", "--binary", "omit"] + model)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         var dumped: [String: Int] = [:]
         for line in result.stdout.split(separator: "\n") {

@@ -20,7 +20,7 @@ import Testing
 
     private func check(_ arguments: [String], store: String, golden: String) throws {
         let copy = try Corpus.copyStore(store)
-        let result = try CommandRunner.run(arguments + [copy.path])
+        let result = CommandRunner.runInProcess(arguments + [copy.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.isEmpty)
         let actual = normalized(result.stdout, copy: copy)

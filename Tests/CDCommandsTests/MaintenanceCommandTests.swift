@@ -30,18 +30,18 @@ import Testing
 
     @Test func resetDryRunText() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        try Self.golden("reset-dry-run.txt", try CommandRunner.run(["reset", copy.path, "--dry-run"]), copy)
+        try Self.golden("reset-dry-run.txt", CommandRunner.runInProcess(["reset", copy.path, "--dry-run"]), copy)
     }
 
     @Test func resetText() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        try Self.golden("reset-no-backup.txt", try CommandRunner.run(["reset", copy.path, "--no-backup"]), copy)
+        try Self.golden("reset-no-backup.txt", CommandRunner.runInProcess(["reset", copy.path, "--no-backup"]), copy)
         #expect(try FileManager.default.contentsOfDirectory(atPath: copy.deletingLastPathComponent().path).isEmpty)
     }
 
     @Test func resetJSON() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        let report = try Self.json(try CommandRunner.run(["reset", copy.path, "--json"]))
+        let report = try Self.json(CommandRunner.runInProcess(["reset", copy.path, "--json"]))
         #expect(Set(report.keys) == ["store", "dryRun", "parts", "totalBytes", "backup", "removed", "recreated"])
         #expect(report["recreated"] is NSNull)
         #expect(report["store"] as? String == copy.path)
@@ -56,19 +56,19 @@ import Testing
         let backup = try #require(report["backup"] as? String)
         #expect(backup.hasPrefix(copy.path + ".cdstore-backup-"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == [copy.lastPathComponent, copy.lastPathComponent + "-wal"])
-        let missing = try CommandRunner.run(["reset", copy.path, "--json"])
+        let missing = CommandRunner.runInProcess(["reset", copy.path, "--json"])
         #expect(missing.status == 2 && missing.stderr.contains("no such file"))
     }
 
     @Test func cleanDryRunText() throws {
         let copy = try Corpus.copyStore(Self.historyStore)
-        try Self.golden("clean-dry-run.txt", try CommandRunner.run(
+        try Self.golden("clean-dry-run.txt", CommandRunner.runInProcess(
             ["clean", copy.path, "--dry-run", "--history-before", "2023-05-01", "--repair-primary-keys", "--vacuum"]), copy)
     }
 
     @Test func cleanText() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        try Self.golden("clean-no-backup.txt", try CommandRunner.run(["clean", copy.path, "--no-backup", "--repair-primary-keys"]), copy)
+        try Self.golden("clean-no-backup.txt", CommandRunner.runInProcess(["clean", copy.path, "--no-backup", "--repair-primary-keys"]), copy)
     }
 
     /// Total bytes of the main file and its sidecars.
@@ -83,7 +83,7 @@ import Testing
     @Test func cleanJSON() throws {
         let copy = try Corpus.copyStore(Self.historyStore)
         let bytesBefore = try Self.storeBytes(copy)
-        let report = try Self.json(try CommandRunner.run(
+        let report = try Self.json(CommandRunner.runInProcess(
             ["clean", copy.path, "--json", "--no-backup", "--history-before", "2023-06-01T00:00:00Z", "--vacuum"]))
         #expect(Set(report.keys) == ["store", "dryRun", "backup", "checkpoint", "externalData", "history", "primaryKeys",
                                      "vacuum", "bytesBefore", "bytesAfter", "bytesReclaimed"])
@@ -117,7 +117,7 @@ import Testing
 
     @Test func cleanDryRunJSONHasNullsWhereNothingHappened() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        let report = try Self.json(try CommandRunner.run(["clean", copy.path, "--json", "--dry-run"]))
+        let report = try Self.json(CommandRunner.runInProcess(["clean", copy.path, "--json", "--dry-run"]))
         #expect(report["dryRun"] as? Bool == true)
         for key in ["backup", "history", "primaryKeys", "bytesAfter", "bytesReclaimed"] {
             #expect(report[key] is NSNull, "\(key)")
@@ -143,7 +143,7 @@ import Testing
     func badStoresGiveOneLineAndChangeNothing(_ command: [String]) throws {
         for (kind, url) in try Self.badStores() {
             let before = try Checksums.of(directory: url.deletingLastPathComponent())
-            let result = try CommandRunner.run([command[0], url.path] + command.dropFirst())
+            let result = CommandRunner.runInProcess([command[0], url.path] + command.dropFirst())
             #expect(result.status == 2, "\(kind)")
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.hasPrefix("cdstore: error: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(kind): \(result.stderr)")
@@ -154,7 +154,7 @@ import Testing
 
     @Test func aBadDateIsAUsageError() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        let result = try CommandRunner.run(["clean", copy.path, "--history-before", "last week"])
+        let result = CommandRunner.runInProcess(["clean", copy.path, "--history-before", "last week"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--history-before takes an ISO 8601 date"))
     }
@@ -163,14 +163,14 @@ import Testing
     /// hashes like the old one (inspect says the digest matches) and holds no objects.
     @Test func resetRecreateJSON() throws {
         let copy = try Corpus.copyStore(Self.walStore)
-        let report = try Self.json(try CommandRunner.run(["reset", copy.path, "--recreate", "--json"]))
+        let report = try Self.json(CommandRunner.runInProcess(["reset", copy.path, "--recreate", "--json"]))
         #expect(report["removed"] as? Bool == true)
         let recreated = try #require(report["recreated"] as? [String: Any])
         #expect(recreated["path"] as? String == copy.path)
         #expect(recreated["frameworkVersion"] as? Int == 847)
         #expect(recreated["entities"] as? Int == 2)
         #expect(recreated["versionIdentifiers"] as? [String] == [""])
-        let inspection = try Self.json(try CommandRunner.run(["inspect", copy.path, "--json"]))
+        let inspection = try Self.json(CommandRunner.runInProcess(["inspect", copy.path, "--json"]))
         let metadata = try #require(inspection["metadata"] as? [String: Any])
         #expect(metadata["storeUUID"] as? String == recreated["storeUUID"] as? String)
         let hashes = try #require(metadata["versionHashes"] as? [String: String])
@@ -182,10 +182,10 @@ import Testing
     @Test func recreateOptionsNeedRecreate() throws {
         let copy = try Corpus.copyStore(Self.walStore)
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
-        let result = try CommandRunner.run(["reset", copy.path, "--model", "Samples/schemas/ToDo"])
+        let result = CommandRunner.runInProcess(["reset", copy.path, "--model", "Samples/schemas/ToDo"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--model, --version and --framework-version need --recreate"))
-        let version = try CommandRunner.run(["reset", copy.path, "--recreate", "--version", "x"])
+        let version = CommandRunner.runInProcess(["reset", copy.path, "--recreate", "--version", "x"])
         #expect(version.status == 64 && version.stderr.contains("--version needs --model"))
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
     }

@@ -5,7 +5,7 @@ import Testing
 /// `cdstore model` on each kind of source, end to end.
 @Suite struct ModelCommandTests {
     private func hashes(_ arguments: [String]) throws -> [(name: String, current: Bool, hashes: [String: String])] {
-        let result = try CommandRunner.run(["model", "--hashes", "--json"] + arguments)
+        let result = CommandRunner.runInProcess(["model", "--hashes", "--json"] + arguments)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         return (json["versions"] as? [[String: Any]] ?? []).map {
@@ -40,7 +40,7 @@ import Testing
 
     @Test func unknownVersionListsTheVersions() throws {
         let path = Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path
-        let result = try CommandRunner.run(["model", path, "--version", "Nope"])
+        let result = CommandRunner.runInProcess(["model", path, "--version", "Nope"])
         #expect(result.status == 2)
         #expect(result.stderr == "cdstore: error: \(path) has no version named \"Nope\"; versions: \"SampleModel\", \"SampleModel2\", \"SampleModel3\"\n")
     }
@@ -48,7 +48,7 @@ import Testing
     /// `--format xcdatamodel` of a store's cache, saved as a bundle and read again: same hashes.
     @Test func xcdatamodelRoundTripThroughFiles() throws {
         let store = try Corpus.copyStore("osxphotos-photos-15.4.1/Photos.sqlite")
-        let xml = try CommandRunner.run(["model", "--format", "xcdatamodel", store.path])
+        let xml = CommandRunner.runInProcess(["model", "--format", "xcdatamodel", store.path])
         #expect(xml.status == 0)
         let bundle = try TemporaryDirectory.make().appendingPathComponent("Photos.xcdatamodel")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
@@ -60,23 +60,23 @@ import Testing
     }
 
     @Test func lintExitsOneWithFindings() throws {
-        let result = try CommandRunner.run(["model", "--lint", Corpus.url("mogenerator-test-models/test.xcdatamodel").path])
+        let result = CommandRunner.runInProcess(["model", "--lint", Corpus.url("mogenerator-test-models/test.xcdatamodel").path])
         #expect(result.status == 1)
         #expect(result.stdout.hasPrefix("Version test (current): 3 findings\n"))
-        let clean = try CommandRunner.run(["model", "--lint", Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path])
+        let clean = CommandRunner.runInProcess(["model", "--lint", Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path])
         #expect(clean.status == 0)
     }
 
     /// Xcode 3 bundles (a binary `elements` file, no `contents`) load like any other source.
     @Test func legacyModelLoads() throws {
-        let result = try CommandRunner.run(["model", Corpus.url("apple-recipes/Recipes.xcdatamodel").path])
+        let result = CommandRunner.runInProcess(["model", Corpus.url("apple-recipes/Recipes.xcdatamodel").path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.hasPrefix("Version Recipes (current)\n"))
         #expect(result.stdout.contains("\n  RecipeType\n    name: String"))
     }
 
     @Test func conflictingOptionsAreUsageErrors() throws {
-        let result = try CommandRunner.run(["model", "x", "--format", "xcdatamodel", "--hashes"])
+        let result = CommandRunner.runInProcess(["model", "x", "--format", "xcdatamodel", "--hashes"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--format xcdatamodel cannot be combined with --hashes, --sql, --lint or --json"))
     }
@@ -84,7 +84,7 @@ import Testing
 
 @Suite struct VersionFlagTests {
     @Test func rootVersion() throws {
-        let result = try CommandRunner.run(["--version"])
+        let result = CommandRunner.runInProcess(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout == "cdstore 0.1.0\n")
     }
@@ -94,7 +94,7 @@ import Testing
     /// The mapping of a store's cached model, resolved against its own schema, is its DDL.
     @Test func storeSQLIsItsSchema() throws {
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
-        let result = try CommandRunner.run(["model", "--sql", store.path])
+        let result = CommandRunner.runInProcess(["model", "--sql", store.path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZDATE TIMESTAMP, ZPOSTID VARCHAR );\n"))
         #expect(result.stdout.contains("CREATE INDEX ZCOLOR_ZPOST_INDEX ON ZCOLOR (ZPOST);\n"))
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func jsonContract() throws {
-        let result = try CommandRunner.run(["model", "--sql", "--json", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path, "--version", "SampleModel2"])
+        let result = CommandRunner.runInProcess(["model", "--sql", "--json", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path, "--version", "SampleModel2"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let tables = try #require(json["tables"] as? [[String: Any]])
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func optionsExcludeEachOther() throws {
-        let result = try CommandRunner.run(["model", "x", "--sql", "--hashes"])
+        let result = CommandRunner.runInProcess(["model", "x", "--sql", "--hashes"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("choose one of --hashes, --sql and --lint"))
     }

@@ -23,21 +23,21 @@ import Testing
             ["--entity", "Book", "--where", "price > 10"],
         ]
         for form in forms {
-            let result = try CommandRunner.run(["query", copy.path] + form + ["--format", "ndjson"])
+            let result = CommandRunner.runInProcess(["query", copy.path] + form + ["--format", "ndjson"])
             #expect(result.status == 0, "\(form): \(result.stderr)")
             #expect(result.stdout.split(separator: "\n").count == expected)
-            let counted = try CommandRunner.run(["query", copy.path] + form + ["--count"])
+            let counted = CommandRunner.runInProcess(["query", copy.path] + form + ["--count"])
             #expect(counted.stdout == "\(expected)\n")
         }
-        let cdqCount = try CommandRunner.run(["query", copy.path, "Book.where(:price).gt(10).count", "--format", "json"])
+        let cdqCount = CommandRunner.runInProcess(["query", copy.path, "Book.where(:price).gt(10).count", "--format", "json"])
         #expect(cdqCount.stdout == "[\n{\"count\":\(expected)}\n]\n")
     }
 
     @Test func dumpWhereMatchesQuery() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let dump = try CommandRunner.run(["dump", copy.path, "Book", "--where", "author.alias BEGINSWITH %@", "--arg", "A",
+        let dump = CommandRunner.runInProcess(["dump", copy.path, "Book", "--where", "author.alias BEGINSWITH %@", "--arg", "A",
                                           "--sort", "title", "--format", "csv"])
-        let query = try CommandRunner.run(["query", copy.path, "Book where author.alias BEGINSWITH 'A' sort by title", "--format", "csv"])
+        let query = CommandRunner.runInProcess(["query", copy.path, "Book where author.alias BEGINSWITH 'A' sort by title", "--format", "csv"])
         #expect(dump.status == 0 && query.status == 0, "\(dump.stderr)\(query.stderr)")
         #expect(dump.stdout == query.stdout)
         let rows = try Self.plainCount(copy, "SELECT COUNT(*) FROM ZBOOK b JOIN ZWRITER w ON b.ZAUTHOR = w.Z_PK WHERE substr(w.ZALIAS, 1, 1) = 'A'")
@@ -46,16 +46,16 @@ import Testing
 
     @Test func valuesDistinctAndAggregates() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let distinct = try CommandRunner.run(["query", copy.path, "--entity", "Page", "--distinct", "isBookmarked", "--sort", "isBookmarked"])
+        let distinct = CommandRunner.runInProcess(["query", copy.path, "--entity", "Page", "--distinct", "isBookmarked", "--sort", "isBookmarked"])
         #expect(distinct.stdout == "0\n1\n")
-        let sum = try CommandRunner.run(["query", copy.path, "--entity", "Page", "--aggregate", "sum:number", "--format", "csv"])
+        let sum = CommandRunner.runInProcess(["query", copy.path, "--entity", "Page", "--aggregate", "sum:number", "--format", "csv"])
         let total = try Self.plainCount(copy, "SELECT total(ZNUMBER) FROM ZPAGE")
         #expect(sum.stdout == "sum(number)\r\n\(total)\r\n")
     }
 
     @Test func sqlPrintsTheStatementWithoutRunningIt() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let result = try CommandRunner.run(["sql", copy.path, "Page where book.title == %@ AND number > %@ sort by number desc limit 2",
+        let result = CommandRunner.runInProcess(["sql", copy.path, "Page where book.title == %@ AND number > %@ sort by number desc limit 2",
                                             "--arg", "title 1", "--arg", "3"])
         #expect(result.stdout == """
             SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZCONTENT, t0.ZISBOOKMARKED, t0.ZNUMBER, t0.ZBOOK, t0.Z1_BOOK FROM ZPAGE t0 \
@@ -64,24 +64,24 @@ import Testing
             bind[1] = 3
 
             """)
-        let json = try CommandRunner.run(["sql", copy.path, "--entity", "Book", "--count", "--format", "json"])
+        let json = CommandRunner.runInProcess(["sql", copy.path, "--entity", "Book", "--count", "--format", "json"])
         #expect(json.stdout == "{\"entity\":\"Book\",\"sql\":\"SELECT COUNT(*) FROM ZBOOK\",\"arguments\":[]}\n")
     }
 
     @Test func rawSQLRunsWithCoreDataFunctionsAndNeverWrites() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let raw = try CommandRunner.run(["sql", copy.path, "--raw",
+        let raw = CommandRunner.runInProcess(["sql", copy.path, "--raw",
                                          "SELECT COUNT(*) AS n FROM ZBOOK t0 WHERE NSCoreDataStringSearch(t0.ZTITLE, ?, 257, 1)", "--arg", "TITLE 1"])
         let expected = try Self.plainCount(copy, "SELECT COUNT(*) FROM ZBOOK WHERE instr(lower(ZTITLE), 'title 1') > 0")
         #expect(raw.stdout == "\(expected)\n")
-        let sorted = try CommandRunner.run(["sql", copy.path, "--raw", "SELECT ZALIAS FROM ZWRITER ORDER BY ZALIAS COLLATE NSCollateNoCase LIMIT 1"])
+        let sorted = CommandRunner.runInProcess(["sql", copy.path, "--raw", "SELECT ZALIAS FROM ZWRITER ORDER BY ZALIAS COLLATE NSCollateNoCase LIMIT 1"])
         #expect(sorted.status == 0 && !sorted.stdout.isEmpty)
         for statement in ["DELETE FROM ZBOOK", "UPDATE ZBOOK SET ZTITLE = 'x'", "DROP TABLE ZPAGE"] {
-            let refused = try CommandRunner.run(["sql", copy.path, "--raw", statement])
+            let refused = CommandRunner.runInProcess(["sql", copy.path, "--raw", statement])
             #expect(refused.status == 2)
             #expect(refused.stderr == "cdstore: error: --raw runs read-only SQL; this statement would change the store\n")
         }
-        let broken = try CommandRunner.run(["sql", copy.path, "--raw", "SELEC nothing"])
+        let broken = CommandRunner.runInProcess(["sql", copy.path, "--raw", "SELEC nothing"])
         #expect(broken.status == 2 && broken.stderr.hasPrefix("cdstore: error: SQL error: ") && broken.stderr.filter { $0 == "\n" }.count == 1)
     }
 
@@ -93,7 +93,7 @@ import Testing
                           ["sql", copy.path, "--raw", "SELECT * FROM ZENTRY"],
                           ["sql", copy.path, "--entity", "Entry"],
                           ["dump", copy.path, "Entry", "--where", "TRUEPREDICATE"]] {
-            let result = try CommandRunner.run(arguments)
+            let result = CommandRunner.runInProcess(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
@@ -101,18 +101,18 @@ import Testing
 
     @Test func badQueriesAreOneClearError() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let caret = try CommandRunner.run(["query", copy.path, "--entity", "Book", "--where", "title ==== 'x'"])
+        let caret = CommandRunner.runInProcess(["query", copy.path, "--entity", "Book", "--where", "title ==== 'x'"])
         #expect(caret.status == 2)
         let lines = caret.stderr.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4 && lines[0].hasPrefix("cdstore: error: predicate error at character 8: "))
         #expect(lines[1] == "  title ==== 'x'" && lines[2] == "          ^")
         for arguments in [["--entity", "Nope"], ["--entity", "Book", "--where", "nothing > 1"], ["Book.where(:title).eq('x').each"]] {
-            let result = try CommandRunner.run(["query", copy.path] + arguments)
+            let result = CommandRunner.runInProcess(["query", copy.path] + arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.hasPrefix("cdstore: error: "), "\(arguments): \(result.stderr)")
             #expect(!result.stderr.contains("Fatal") && !result.stderr.contains("Stack"))
         }
-        let usage = try CommandRunner.run(["query", copy.path, "Book", "--entity", "Book"])
+        let usage = CommandRunner.runInProcess(["query", copy.path, "Book", "--entity", "Book"])
         #expect(usage.status == 64)
     }
 }
@@ -121,7 +121,7 @@ import Testing
 @Suite struct SQLDebugTraceTests {
     static func trace(_ arguments: [String], environment: [String: String] = [:]) throws -> [String] {
         let copy = try Corpus.copyStore(QueryCommandTests.books)
-        let result = try CommandRunner.run(["query", copy.path] + arguments, environment: environment)
+        let result = CommandRunner.runInProcess(["query", copy.path] + arguments, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         return result.stderr.split(separator: "\n").map(String.init)
     }
@@ -165,14 +165,14 @@ import Testing
 
     @Test func otherCommandsTraceTheirOwnQueries() throws {
         let copy = try Corpus.copyStore(QueryCommandTests.books)
-        let inspect = try CommandRunner.run(["inspect", copy.path, "--sql-debug", "1"])
+        let inspect = CommandRunner.runInProcess(["inspect", copy.path, "--sql-debug", "1"])
         #expect(inspect.status == 0)
         #expect(inspect.stderr.contains("CoreData: sql: SELECT Z_UUID, Z_PLIST FROM Z_METADATA"))
-        let model = try CommandRunner.run(["model", copy.path, "--hashes", "--sql-debug", "1"])
+        let model = CommandRunner.runInProcess(["model", copy.path, "--hashes", "--sql-debug", "1"])
         #expect(model.stderr.contains("CoreData: sql: SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1"))
-        let quiet = try CommandRunner.run(["inspect", copy.path])
+        let quiet = CommandRunner.runInProcess(["inspect", copy.path])
         #expect(quiet.stderr.isEmpty)
-        let bad = try CommandRunner.run(["inspect", copy.path, "--sql-debug", "7"])
+        let bad = CommandRunner.runInProcess(["inspect", copy.path, "--sql-debug", "7"])
         #expect(bad.status == 64)
     }
 }

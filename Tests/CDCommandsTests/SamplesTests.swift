@@ -48,10 +48,10 @@ import Testing
 
     /// `dump --format json` with the store's UUID replaced, so two builds of one seed compare equal.
     static func dumpWithoutUUID(_ store: URL) throws -> String {
-        let inspect = try CommandRunner.run(["inspect", store.path, "--json"])
+        let inspect = CommandRunner.runInProcess(["inspect", store.path, "--json"])
         let metadata = try #require(try json(inspect.stdout)["metadata"] as? [String: Any])
         let uuid = try #require(metadata["storeUUID"] as? String)
-        let dump = try CommandRunner.run(["dump", store.path, "--format", "json"])
+        let dump = CommandRunner.runInProcess(["dump", store.path, "--format", "json"])
         #expect(dump.status == 0, "\(dump.stderr)")
         return dump.stdout.replacingOccurrences(of: "x-coredata://\(uuid)/", with: "x-coredata://STORE-UUID/")
     }
@@ -63,7 +63,7 @@ import Testing
 
     @Test(arguments: samples)
     func validates(_ sample: Sample) throws {
-        let result = try CommandRunner.run(["validate", try Self.copy(sample).path])
+        let result = CommandRunner.runInProcess(["validate", try Self.copy(sample).path])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("Result: no problems found."))
     }
@@ -71,7 +71,7 @@ import Testing
     /// The store's metadata holds exactly the hashes and digest `model --hashes` computes for its version.
     @Test(arguments: samples)
     func hashesMatchTheSchemaVersion(_ sample: Sample) throws {
-        let inspect = try CommandRunner.run(["inspect", try Self.copy(sample).path, "--json"])
+        let inspect = CommandRunner.runInProcess(["inspect", try Self.copy(sample).path, "--json"])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         let report = try Self.json(inspect.stdout)
         let metadata = try #require(report["metadata"] as? [String: Any])
@@ -79,7 +79,7 @@ import Testing
         #expect(metadata["versionIdentifiers"] as? [String] == [sample.version])
         #expect((report["modelCache"] as? [String: Any])?["hashesMatch"] as? Bool == true)
 
-        let model = try CommandRunner.run(["model", Self.schema(sample), "--version", sample.version, "--hashes", "--json"])
+        let model = CommandRunner.runInProcess(["model", Self.schema(sample), "--version", sample.version, "--hashes", "--json"])
         #expect(model.status == 0, "\(model.stderr)")
         let versions = try #require(try Self.json(model.stdout)["versions"] as? [[String: Any]])
         let version = try #require(versions.first)
@@ -96,7 +96,7 @@ import Testing
         let rebuilt = try TemporaryDirectory.make().appendingPathComponent(sample.store)
         let seed = Self.samplesFolder.appendingPathComponent("seeds/\(sample.seed)").path
         let version = sample.explicitVersion ? ["--version", sample.version] : []
-        let create = try CommandRunner.run(["create", rebuilt.path, "--model", Self.schema(sample), "--import", seed] + version)
+        let create = CommandRunner.runInProcess(["create", rebuilt.path, "--model", Self.schema(sample), "--import", seed] + version)
         #expect(create.status == 0, "\(create.stdout)\(create.stderr)")
         let committed = try Self.dumpWithoutUUID(try Self.copy(sample))
         #expect(committed.contains("x-coredata://STORE-UUID/"))
@@ -109,7 +109,7 @@ import Testing
     /// an optional attribute, so the app needs (and gets) an inferred lightweight migration.
     @Test func compatDemoNeedsAnInferredMigration() throws {
         let store = try Self.copy(Self.compatSample)
-        let text = try CommandRunner.run(["compat", store.path, "--model", Self.schema(Self.compatSample)])
+        let text = CommandRunner.runInProcess(["compat", store.path, "--model", Self.schema(Self.compatSample)])
         #expect(text.status == 1)
         // The first two lines name the store and the model by path.
         let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
@@ -132,7 +132,7 @@ import Testing
             """
         #expect(lines.dropFirst(2).joined(separator: "\n") == expected)
 
-        let json = try CommandRunner.run(["compat", store.path, "--model", Self.schema(Self.compatSample), "--json"])
+        let json = CommandRunner.runInProcess(["compat", store.path, "--model", Self.schema(Self.compatSample), "--json"])
         #expect(json.status == 1)
         let report = try Self.json(json.stdout)
         #expect(report["matchedVersion"] as? String == "0001 initial")
@@ -146,7 +146,7 @@ import Testing
         #expect(changes.first?["property"] as? String == "email")
         #expect(changes.first?["inferable"] as? Bool == true)
 
-        let none = try CommandRunner.run(["compat", store.path, "--model", Self.schema(Self.compatSample), "--options", "none", "--json"])
+        let none = CommandRunner.runInProcess(["compat", store.path, "--model", Self.schema(Self.compatSample), "--options", "none", "--json"])
         #expect(none.status == 1)
         #expect(try Self.json(none.stdout)["expectedError"] as? Int == 134100)
     }
@@ -154,7 +154,7 @@ import Testing
     /// The current version's store opens as it is.
     @Test func currentStoreIsCompatible() throws {
         let sample = try #require(Self.samples.first { $0.store == "Articles.sqlite" })
-        let result = try CommandRunner.run(["compat", try Self.copy(sample).path, "--model", Self.schema(sample), "--json"])
+        let result = CommandRunner.runInProcess(["compat", try Self.copy(sample).path, "--model", Self.schema(sample), "--json"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let report = try Self.json(result.stdout)
         #expect(report["compatible"] as? Bool == true)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ValidateCommandTests {
     @Test func cleanStoreExitsZero() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel3/SampleModel3_V1.sqlite")
-        let result = try CommandRunner.run(["validate", copy.path])
+        let result = CommandRunner.runInProcess(["validate", copy.path])
         #expect(result.status == 0 && result.stderr.isEmpty)
         #expect(result.stdout.contains("Result: no problems found."))
     }
@@ -15,7 +15,7 @@ import Testing
     @Test func problemsExitOneWithTheJSONContract() throws {
         let copy = try Corpus.copyStore("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
-        let clean = try CommandRunner.run(["validate", copy.path, "--json"])
+        let clean = CommandRunner.runInProcess(["validate", copy.path, "--json"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(clean.stdout.utf8)) as? [String: Any])
         #expect(Set(report.keys) == ["store", "objects", "errors", "integrity", "notChecked"])
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
@@ -29,11 +29,11 @@ import Testing
             try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3; UPDATE ZPAGE SET ZBOOK = 99999 WHERE Z_PK = 5")
         }
         try database.close()
-        let text = try CommandRunner.run(["validate", broken.path])
+        let text = CommandRunner.runInProcess(["validate", broken.path])
         #expect(text.status == 1)
         #expect(text.stdout.contains("1570 NSValidationMissingMandatoryPropertyError  title  1 object: title is a required value."))
         #expect(text.stdout.contains("danglingToOne: 1 Page.book key point to no Book row"))
-        let json = try CommandRunner.run(["validate", broken.path, "--json"])
+        let json = CommandRunner.runInProcess(["validate", broken.path, "--json"])
         #expect(json.status == 1)
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let errors = try #require(decoded["errors"] as? [[String: Any]])
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func badInputIsOneLine() throws {
-        let result = try CommandRunner.run(["validate", "/nonexistent/store.sqlite"])
+        let result = CommandRunner.runInProcess(["validate", "/nonexistent/store.sqlite"])
         #expect(result.status == 2)
         #expect(result.stderr == "cdstore: error: /nonexistent/store.sqlite: no such file\n")
     }

@@ -46,7 +46,7 @@ import Testing
         try FileManager.default.copyItem(at: Corpus.url(Self.bundle), to: model)
         try Data("not an archive".utf8).write(to: folder.appendingPathComponent("Broken.cdm"))
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_2.sqlite").path
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: MappingModelReader.Failure.self) {
             try Compatibility.analyse(storePath: store, modelPath: model.path)
         }
         #expect(error.description.contains("Broken.cdm: not a compiled mapping model"))

@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything a command exchanges with the world besides files: its output and error streams,
+/// its standard input, its environment and the terminal its output goes to.
+///
+/// `cdstore` runs with the process's own (``process()``); tests and the console run commands
+/// in-process with memory streams (``memory(input:environment:)``). A run binds its IO to
+/// ``current`` for its task, so runs in parallel never mix their output.
+public struct CommandIO: Sendable {
+    /// Reports, rows, help text.
+    public var output: CommandOutput
+    /// Error messages and the SQL debug log.
+    public var error: CommandOutput
+    /// What `explain -` reads a pasted error dump from.
+    public var input: CommandInput
+    /// The variables the commands read (`CDSTORE_SQL_DEBUG`, `COLUMNS`).
+    public var environment: [String: String]
+    /// The width of the terminal standard output goes to, in columns; nil when it is not a terminal.
+    public var terminalColumns: Int?
+
+    public init(output: CommandOutput, error: CommandOutput, input: CommandInput,
+                environment: [String: String], terminalColumns: Int?) {
+        self.output = output
+        self.error = error
+        self.input = input
+        self.environment = environment
+        self.terminalColumns = terminalColumns
+    }
+
+    /// The process's standard output, error and input, its environment and terminal.
+    public static func process() -> CommandIO {
+        var size = winsize()
+        let isTerminal = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+        return CommandIO(output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
+                         input: .fileDescriptor(STDIN_FILENO), environment: ProcessInfo.processInfo.environment,
+                         terminalColumns: isTerminal ? Int(size.ws_col) : nil)
+    }
+
+    /// Memory streams, for running a command in-process: the environment is exactly
+    /// `environment` (nothing of the process's), and the output is not a terminal.
+    public static func memory(input: Data = Data(), environment: [String: String] = [:]) -> CommandIO {
+        CommandIO(output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil)
+    }
+
+    /// The IO of the command running in this task. Code that writes later, on another thread
+    /// (the SQL trace, a buffered output), takes its stream from here when it is set up.
+    @TaskLocal static var current: CommandIO = .process()
+}
+
+/// One stream a command writes to: a file descriptor, written at once, or memory, collected
+/// for whoever ran the command.
+///
+/// A failed write to a descriptor (`cdstore dump … | head`: the reader has gone) closes the
+/// stream: later writes are dropped, and the command line ends the run quietly.
+public final class CommandOutput: @unchecked Sendable {
+    /// Thrown by a write to a closed stream, to stop a command whose output nobody reads.
+    struct Closed: Error {}
+
+    private enum Destination {
+        case fileDescriptor(Int32)
+        case memory
+    }
+
+    private let destination: Destination
+    // Guards `collected` and `closed`, and keeps the writes of one stream whole and in order.
+    private let lock = NSLock()
+    private var collected = Data()
+    private var closed = false
+
+    private init(_ destination: Destination) {
+        self.destination = destination
+    }
+
+    /// Writes straight to `descriptor`, without buffering.
+    public static func fileDescriptor(_ descriptor: Int32) -> CommandOutput {
+        CommandOutput(.fileDescriptor(descriptor))
+    }
+
+    /// Collects what is written; read it with ``data`` or ``text``.
+    public static func memory() -> CommandOutput {
+        CommandOutput(.memory)
+    }
+
+    /// Everything written so far, for a memory stream; empty for a file descriptor.
+    public var data: Data { locked { collected } }
+
+    /// ``data`` as UTF-8 text.
+    public var text: String { String(decoding: data, as: UTF8.self) }
+
+    /// True once a write failed because the reader has gone.
+    public var isClosed: Bool { locked { closed } }
+
+    /// Writes `bytes` whole, or throws ``Closed`` when the stream is (or becomes) closed.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try locked {
+            guard !closed else { throw Closed() }
+            switch destination {
+            case .memory:
+                collected.append(contentsOf: bytes)
+            case .fileDescriptor(let descriptor):
+                guard let start = bytes.baseAddress else { return }
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(descriptor, start + offset, bytes.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else {
+                        closed = true
+                        throw Closed()
+                    }
+                    offset += written
+                }
+            }
+        }
+    }
+
+    /// Writes `text` as UTF-8, or throws ``Closed``.
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    // `NSLock.withLock` needs macOS 14.
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
+/// A command's standard input: the process's, read when a command asks, or fixed bytes.
+public struct CommandInput: Sendable {
+    private let readAll: @Sendable () -> Data
+
+    /// Reads `descriptor` to its end when asked (and not before: most commands never read it).
+    public static func fileDescriptor(_ descriptor: Int32) -> CommandInput {
+        CommandInput(readAll: {
+            FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
+        })
+    }
+
+    /// `data` as the whole input.
+    public static func data(_ data: Data) -> CommandInput {
+        CommandInput(readAll: { data })
+    }
+
+    /// Everything up to the end of the input.
+    func readToEnd() -> Data { readAll() }
+}
