@@ -16,33 +16,37 @@ let package = Package(
     targets: [
         /// What every module shares, on Foundation alone: the user-facing error protocol.
         .target(name: "CDBase"),
+        /// NSPredicate format strings (one tree, tokenizer, parser, formatter and evaluator), Core
+        /// Data's date values read from ISO-8601 text, and the lexing shared by the query syntaxes
+        /// (a character cursor, Ruby string escapes).
+        .target(name: "CDPredicate", dependencies: ["CDBase"]),
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         /// Binary property lists and NSKeyedArchiver archives.
         .target(name: "CDArchive", dependencies: [.target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
         .target(name: "CDModel", dependencies: [
-            "CDArchive",
+            "CDArchive", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
-            "CDArchive", "CDModel",
+            "CDArchive", "CDModel", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
-        .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
+        .target(name: "CDFetch", dependencies: ["CDModel", "CDStore", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch",
+        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
         /// data, history, Z_MAX, VACUUM), with backups and lock checks.
-        .target(name: "CDMaintenance", dependencies: ["CDArchive", "CDModel", "CDStore", "CDDiagnostics",
+        .target(name: "CDMaintenance", dependencies: ["CDArchive", "CDModel", "CDStore", "CDDiagnostics", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -50,7 +54,7 @@ let package = Package(
         .target(name: "CDRendering", dependencies: ["CDModel", "CDStore", "CDMaintenance"]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
-            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
+            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -58,18 +62,20 @@ let package = Package(
         .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files.
         .target(name: "CDTestSupport", dependencies: [
+            "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
+        .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
-        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDStore", "CDTestSupport"]),
+        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDPredicate", "CDArchive", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
+        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
-        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CDArchive
 import CDFetch
+import CDPredicate
 import CDModel
 import CDStore
 import Foundation
@@ -27,7 +28,7 @@ public enum CommandLineEntry {
         } catch let error as ArchivedModelReader.Failure {
             Output.error(error.description)
             exit(2)
-        } catch let error as CDFetch.PredicateError {
+        } catch let error as CDPredicate.PredicateError {
             // The message, then the text with a caret under the problem.
             Output.error(error.description)
             FileHandle.standardError.write(Data(error.caretDiagram.split(separator: "\n").map { "  " + $0 + "\n" }.joined().utf8))

@@ -1,4 +1,5 @@
 import CDModel
+import CDPredicate
 import GRDB
 
 /// A fetch request translated into one SQL statement, written the way Core Data writes it

@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 
 /// The text of `cdstore query`: a CDQ chain (`Author.where(:name).eq('Shakespeare').first`) or the
@@ -38,7 +39,7 @@ public enum QueryExpression {
     /// CDQ chain writes its values inline, so arguments with a chain are an error. `now` is the
     /// value of a chain's `Time.now`.
     public static func parse(_ text: String, arguments: [String] = [],
-                             now: Date = Date()) throws(PredicateError) -> FetchRequest {
+                             now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
         switch syntax(of: text) {
         case .cdq:
             guard arguments.isEmpty else {
@@ -52,7 +53,7 @@ public enum QueryExpression {
     }
 
     /// Parses `Entity [where PREDICATE] [sort by …] [limit N] [offset N]`.
-    public static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(PredicateError)
+    public static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(CDPredicate.PredicateError)
         -> FetchRequest {
         var parser = KeywordFormParser(text: text, tokens: try PredicateTokenizer.tokenize(text))
         return try parser.parse(arguments: arguments)
