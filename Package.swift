@@ -41,7 +41,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDFetch", "CDPredicate",
+        .target(name: "CDDiagnostics", dependencies: ["CDArchive", "CDModel", "CDStore", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDTestSupport"]),
-        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDRendering", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -19,6 +19,10 @@ public enum RubyStringEscape {
     /// An escape Ruby refuses, such as `\x` without a hex digit.
     public struct Failure: Error, Equatable, Sendable {
         public let message: String
+
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     /// Decodes the escape that follows a backslash. `unit(i)` is the i-th unit of the text after
@@ -38,7 +42,7 @@ public enum RubyStringEscape {
         switch escaped {
         case "n": return (.text("\n"), 1)
         case "t": return (.text("\t"), 1)
-        case "r" where unit(1) == "\n": return (.lineContinuation, 2)
+        case "\r" where unit(1) == "\n": return (.lineContinuation, 2)
         case "r": return (.text("\r"), 1)
         case "s": return (.text(" "), 1)
         case "e": return (.text("\u{1B}"), 1)

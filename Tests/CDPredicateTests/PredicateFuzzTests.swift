@@ -1,4 +1,4 @@
-import CDFetch
+import CDPredicate
 import CDTestSupport
 import Foundation
 import Testing
@@ -103,7 +103,7 @@ private struct TreeGenerator {
     mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &rng)! }
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
 
-    mutating func predicate(depth: Int) -> CDFetch.Predicate {
+    mutating func predicate(depth: Int) -> CDPredicate.Predicate {
         switch depth > 2 ? 0 : Int.random(in: 0...5, using: &rng) {
         case 1: return .constant(chance(50))
         case 2: return .not(predicate(depth: depth + 1))
@@ -113,8 +113,8 @@ private struct TreeGenerator {
         }
     }
 
-    mutating func operands(depth: Int) -> [CDFetch.Predicate] {
-        var operands: [CDFetch.Predicate] = []
+    mutating func operands(depth: Int) -> [CDPredicate.Predicate] {
+        var operands: [CDPredicate.Predicate] = []
         for _ in 0..<Int.random(in: 2...3, using: &rng) { operands.append(predicate(depth: depth + 1)) }
         return operands
     }
@@ -134,7 +134,7 @@ private struct TreeGenerator {
     }
 
     /// BETWEEN only accepts two-element aggregates, so its operand avoids other aggregates.
-    mutating func nonAggregate(depth: Int) -> CDFetch.Expression {
+    mutating func nonAggregate(depth: Int) -> CDPredicate.Expression {
         while true {
             let candidate = expression(depth: depth)
             if case .aggregate = candidate { continue }
@@ -142,18 +142,18 @@ private struct TreeGenerator {
         }
     }
 
-    mutating func expression(depth: Int) -> CDFetch.Expression {
+    mutating func expression(depth: Int) -> CDPredicate.Expression {
         switch Int.random(in: 0...(depth > 2 ? 4 : 8), using: &rng) {
         case 0, 1: return .constant(value())
         case 2: return .keyPath(components(allowingLeadingOperator: true))
         case 3: return chance(50) ? .evaluatedObject : .variable(pick(Self.variables))
         case 4: return .path(.variable(pick(Self.variables)), components(allowingLeadingOperator: true))
         case 5:
-            var elements: [CDFetch.Expression] = []
+            var elements: [CDPredicate.Expression] = []
             for _ in 0..<Int.random(in: 0...3, using: &rng) { elements.append(expression(depth: depth + 1)) }
             return .aggregate(elements)
         case 6:
-            let subquery = CDFetch.Expression.subquery(collection: .keyPath(components(allowingLeadingOperator: false)),
+            let subquery = CDPredicate.Expression.subquery(collection: .keyPath(components(allowingLeadingOperator: false)),
                                                variable: pick(Self.variables), predicate: predicate(depth: depth + 1))
             return chance(70) ? .path(subquery, [.collectionOperator(.count)]) : subquery
         case 7: return .cast(.keyPath(components(allowingLeadingOperator: false)), type: pick(["NSString", "NSNumber", "NSDate"]))
