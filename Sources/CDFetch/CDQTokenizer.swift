@@ -40,26 +40,13 @@ struct CDQString: Equatable {
 /// Splits a CDQ chain into tokens. It reads Ruby's literal syntax only: nothing is evaluated, so
 /// string interpolation (`#{…}`) is an error rather than code to run.
 struct CDQTokenizer: CursorTokenizer {
-    private var cursor: CharacterCursor
+    var cursor: CharacterCursor
 
     init(_ text: String) {
         cursor = CharacterCursor(text)
     }
 
     static func isEnd(_ token: CDQToken) -> Bool { token.kind == .end }
-
-    private var characters: [Character] { cursor.characters }
-
-    private var position: Int {
-        get { cursor.position }
-        set { cursor.position = newValue }
-    }
-
-    private func error(_ message: String, at offset: Int) -> PredicateError {
-        cursor.error(message, at: offset)
-    }
-
-    private func peek(_ ahead: Int = 0) -> Character? { cursor.peek(ahead) }
 
     static func isNameStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
     static func isNamePart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }

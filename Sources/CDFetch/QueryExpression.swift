@@ -62,7 +62,7 @@ public enum QueryExpression {
 
 /// The keyword form over ``PredicateTokenizer`` tokens of the whole text, so quoted strings in the
 /// predicate are single tokens and a `limit` inside one is never taken for the clause.
-private struct KeywordFormParser {
+private struct KeywordFormParser: PredicateTokenWalker {
     let text: String
     let characters: [Character]
     let tokens: [PredicateToken]
@@ -72,15 +72,6 @@ private struct KeywordFormParser {
         self.text = text
         self.characters = Array(text)
         self.tokens = tokens
-    }
-
-    var current: PredicateToken { tokens[index] }
-
-    @discardableResult
-    mutating func advance() -> PredicateToken {
-        let token = tokens[index]
-        if index < tokens.count - 1 { index += 1 }
-        return token
     }
 
     func keyword(at position: Int) -> String? {

@@ -40,12 +40,24 @@ package struct CharacterCursor {
 package protocol CursorTokenizer {
     associatedtype Token
     init(_ text: String)
+    var cursor: CharacterCursor { get set }
     mutating func next() throws(PredicateError) -> Token
     /// Whether `token` is the end of the text (the last token returned).
     static func isEnd(_ token: Token) -> Bool
 }
 
 extension CursorTokenizer {
+    package var characters: [Character] { cursor.characters }
+
+    package var position: Int {
+        get { cursor.position }
+        set { cursor.position = newValue }
+    }
+
+    package func peek(_ ahead: Int = 0) -> Character? { cursor.peek(ahead) }
+
+    package func error(_ message: String, at offset: Int) -> PredicateError { cursor.error(message, at: offset) }
+
     /// Every token of `text`, the end token last.
     package static func tokenize(_ text: String) throws(PredicateError) -> [Token] {
         var tokenizer = Self(text)

@@ -89,7 +89,7 @@ private enum PlaceholderArgument {
 }
 
 /// The recursive-descent parser over the token list; one instance per parse.
-private struct Parser {
+private struct Parser: PredicateTokenWalker {
     let text: String
     let characters: [Character]
     let tokens: [PredicateToken]
@@ -109,16 +109,6 @@ private struct Parser {
     }
 
     // MARK: Token helpers
-
-    var current: PredicateToken { tokens[index] }
-    var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
-
-    @discardableResult
-    mutating func advance() -> PredicateToken {
-        let token = tokens[index]
-        if index < tokens.count - 1 { index += 1 }
-        return token
-    }
 
     func keyword(_ token: PredicateToken) -> String? {
         if case .word(let word, escaped: false) = token.kind { return word.uppercased() }

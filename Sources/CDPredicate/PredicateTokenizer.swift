@@ -26,26 +26,13 @@ package struct PredicateToken: Equatable {
 /// Splits a format string into tokens. Keywords are not recognised here: the parser decides from
 /// context whether a word is a key or a keyword.
 package struct PredicateTokenizer: CursorTokenizer {
-    private var cursor: CharacterCursor
+    package var cursor: CharacterCursor
 
     package init(_ text: String) {
         cursor = CharacterCursor(text)
     }
 
     package static func isEnd(_ token: PredicateToken) -> Bool { token.kind == .end }
-
-    private var characters: [Character] { cursor.characters }
-
-    private var position: Int {
-        get { cursor.position }
-        set { cursor.position = newValue }
-    }
-
-    private func error(_ message: String, at offset: Int) -> PredicateError {
-        cursor.error(message, at: offset)
-    }
-
-    private func peek(_ ahead: Int = 0) -> Character? { cursor.peek(ahead) }
 
     /// Two-character symbols first, so `<=` is not read as `<` then `=`.
     private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**",
@@ -234,5 +221,26 @@ package struct PredicateTokenizer: CursorTokenizer {
             throw error("invalid unicode escape \\u\(String(first, radix: 16))", at: escapeStart)
         }
         return scalar
+    }
+}
+
+/// A parser that walks a list of ``PredicateToken``s ending in `.end`: the NSPredicate parser
+/// and the keyword form of `cdstore query` share the stepping.
+package protocol PredicateTokenWalker {
+    var tokens: [PredicateToken] { get }
+    /// Index of the current token in `tokens`.
+    var index: Int { get set }
+}
+
+extension PredicateTokenWalker {
+    package var current: PredicateToken { tokens[index] }
+    package var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
+
+    /// Steps past the current token and returns it; the end token is never stepped past.
+    @discardableResult
+    package mutating func advance() -> PredicateToken {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
     }
 }

@@ -61,32 +61,14 @@ private let seedFormats: [(String, [String])] = realPredicates.map { ($0.format,
     var problems: [String] = []
     for _ in 0..<5000 {
         let (format, baseArguments) = seedFormats.randomElement(using: &rng)!
-        var characters = Array(format)
-        for _ in 0..<Int.random(in: 1...3, using: &rng) {
-            let index = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &rng)
-            switch Int.random(in: 0...5, using: &rng) {
-            case 0 where !characters.isEmpty:
-                characters.removeSubrange(index..<min(characters.count, index + Int.random(in: 1...3, using: &rng)))
-            case 1:
-                characters.insert(contentsOf: fragments.randomElement(using: &rng)!, at: index)
-            case 2 where !characters.isEmpty:
-                characters[index] = fragments.randomElement(using: &rng)!.first ?? " "
-            case 3:
-                characters.removeSubrange(index...)
-            case 4 where !characters.isEmpty:
-                let end = min(characters.count, index + Int.random(in: 1...8, using: &rng))
-                characters.insert(contentsOf: characters[index..<end], at: index)
-            default:
-                if index + 1 < characters.count { characters.swapAt(index, index + 1) }
-            }
-        }
+        let mutated = TextMutation.mutate(format, fragments: fragments, longestDeletion: 3, longestRepeat: 8, using: &rng)
         var arguments = baseArguments
         switch Int.random(in: 0...5, using: &rng) {
         case 0: arguments.append(argumentPool.randomElement(using: &rng)!)
         case 1 where !arguments.isEmpty: arguments.removeLast()
         default: break
         }
-        if let problem = problem(parsing: String(characters), arguments: arguments) { problems.append(problem) }
+        if let problem = problem(parsing: mutated, arguments: arguments) { problems.append(problem) }
     }
     #expect(problems.isEmpty, "\(problems.prefix(10))")
 }
