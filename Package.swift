@@ -17,33 +17,37 @@ let package = Package(
         /// What every module shares, on Foundation alone: the user-facing error protocol and the
         /// text helpers of every report (tables, plurals, grouped numbers, dates and numbers).
         .target(name: "CDBase"),
+        /// NSPredicate format strings (one tree, tokenizer, parser, formatter and evaluator), Core
+        /// Data's date values read from ISO-8601 text, and the lexing shared by the query syntaxes
+        /// (a character cursor, Ruby string escapes).
+        .target(name: "CDPredicate", dependencies: ["CDBase"]),
         /// The system zlib, for raw DEFLATE (`Z_MODELCACHE`).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         /// Binary property lists and NSKeyedArchiver archives.
         .target(name: "CDArchive", dependencies: ["CDBase", .target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
         .target(name: "CDModel", dependencies: [
-            "CDBase", "CDArchive",
+            "CDBase", "CDArchive", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
-            "CDBase", "CDArchive", "CDModel",
+            "CDBase", "CDArchive", "CDModel", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
-        .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore",
+        .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDFetch",
+        .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
         /// data, history, Z_MAX, VACUUM), with backups and lock checks.
-        .target(name: "CDMaintenance", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics",
+        .target(name: "CDMaintenance", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -53,7 +57,7 @@ let package = Package(
         ]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
-            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
+            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -62,20 +66,21 @@ let package = Package(
         /// Shared by the test targets: the corpus, private copies, checksums, golden files, and
         /// running commands in-process or as the built executable.
         .target(name: "CDTestSupport", dependencies: [
-            "CDCommands",
+            "CDCommands", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
+        .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
-        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDArchive", "CDStore", "CDTestSupport"]),
+        .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDPredicate", "CDArchive", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDModel", "CDStore", "CDTestSupport",
+        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDArchive", "CDTestSupport"]),
-        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

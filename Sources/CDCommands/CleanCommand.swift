@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDMaintenance
+import CDPredicate
 import Foundation
 
 struct CleanCommand: ParsableCommand {
@@ -40,13 +41,13 @@ struct CleanCommand: ParsableCommand {
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     func validate() throws {
-        if let historyBefore, ISO8601Date.parse(historyBefore) == nil {
+        if let historyBefore, CoreDataDate(iso8601: historyBefore) == nil {
             throw ValidationError("--history-before takes an ISO 8601 date (2024-05-31) or date-time (2024-05-31T12:00:00Z), not \"\(historyBefore)\"")
         }
     }
 
     func run() throws {
-        let options = StoreCleaner.Options(vacuum: vacuum, historyBefore: historyBefore.flatMap(ISO8601Date.parse),
+        let options = StoreCleaner.Options(vacuum: vacuum, historyBefore: historyBefore.flatMap { CoreDataDate(iso8601: $0)?.date },
                                            repairPrimaryKeys: repairPrimaryKeys, dryRun: dryRun, backup: !noBackup, force: force)
         let report = try StoreCleaner.run(path: store, options: options, trace: sqlDebug.trace)
         Output.print(json ? try Output.json(report) : MaintenanceText.render(report))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDFetch
+import CDPredicate
 import CDModel
 import CDRendering
 import CDStore

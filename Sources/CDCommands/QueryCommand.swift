@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDFetch
+import CDPredicate
 import CDRendering
 import CDStore
 

@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 
 /// The Ruby values a CDQ chain may compare with: strings, numbers, `true`/`false`/`nil`, arrays
@@ -84,7 +85,7 @@ extension CDQChainParser {
             guard case .string(let string) = current.kind else {
                 throw expectation("a date string such as '2024-05-31' or '2024-05-31T12:00:00Z'")
             }
-            guard let date = PredicateParser.date(fromISO8601: string.value) else {
+            guard let date = CoreDataDate(iso8601: string.value)?.date else {
                 throw error("\(PredicateError.quoted(string.value)) is not an ISO-8601 date such as 2024-05-31 "
                             + "or 2024-05-31T12:00:00Z", at: stringToken.start)
             }

@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 
 /// Parses CDQ query chains (RubyMotion's Core Data Query, `infinitered/cdq`) into a
@@ -43,7 +44,7 @@ public enum CDQParser {
     public static let maximumNesting = 100
 
     /// Parses `text`. `now` is the value of `Time.now` (and `NSDate.date`, `Time.new`).
-    public static func parse(_ text: String, now: Date = Date()) throws(PredicateError) -> FetchRequest {
+    public static func parse(_ text: String, now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
         var parser = CDQChainParser(text: text, tokens: try CDQTokenizer.tokenize(text), now: now)
         return try parser.parseWhole()
     }

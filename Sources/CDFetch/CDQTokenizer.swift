@@ -1,3 +1,5 @@
+import CDPredicate
+
 /// A lexical unit of a CDQ chain (a small subset of Ruby), with the Character range it came from.
 struct CDQToken: Equatable {
     enum Kind: Equatable {
@@ -37,40 +39,21 @@ struct CDQString: Equatable {
 
 /// Splits a CDQ chain into tokens. It reads Ruby's literal syntax only: nothing is evaluated, so
 /// string interpolation (`#{…}`) is an error rather than code to run.
-struct CDQTokenizer {
-    private let characters: [Character]
-    private let text: String
-    private var position = 0
+struct CDQTokenizer: CursorTokenizer {
+    var cursor: CharacterCursor
 
-    private init(_ text: String) {
-        self.text = text
-        self.characters = Array(text)
+    init(_ text: String) {
+        cursor = CharacterCursor(text)
     }
 
-    static func tokenize(_ text: String) throws(PredicateError) -> [CDQToken] {
-        var tokenizer = CDQTokenizer(text)
-        var tokens: [CDQToken] = []
-        while true {
-            let token = try tokenizer.next()
-            tokens.append(token)
-            if token.kind == .end { return tokens }
-        }
-    }
-
-    private func error(_ message: String, at offset: Int) -> PredicateError {
-        PredicateError(text: text, offset: offset, message: message)
-    }
-
-    private func peek(_ ahead: Int = 0) -> Character? {
-        position + ahead < characters.count ? characters[position + ahead] : nil
-    }
+    static func isEnd(_ token: CDQToken) -> Bool { token.kind == .end }
 
     static func isNameStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
     static func isNamePart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
     private static func isDigit(_ c: Character?) -> Bool { c.map { $0.isASCII && $0.isNumber } ?? false }
 
-    private mutating func next() throws(PredicateError) -> CDQToken {
-        while let c = peek(), c.isWhitespace { position += 1 }
+    mutating func next() throws(PredicateError) -> CDQToken {
+        cursor.skipWhitespace()
         let start = position
         func token(_ kind: CDQToken.Kind) -> CDQToken { CDQToken(kind: kind, start: start, end: position) }
         guard let c = peek() else { return token(.end) }
@@ -186,15 +169,12 @@ struct CDQTokenizer {
     }
 
     /// A single-quoted string (only `\\` and `\'` are escapes) or a double-quoted one (Ruby's
-    /// escapes; `#{` interpolation is refused).
+    /// escapes, see ``RubyStringEscape``; `#{` interpolation is refused).
     private mutating func quotedString() throws(PredicateError) -> CDQString {
         let quoteStart = position
         let quote = characters[position]
         position += 1
-        var scalars: [(Unicode.Scalar, Int)] = []
-        func append(_ string: String, from offset: Int) {
-            for scalar in string.unicodeScalars { scalars.append((scalar, offset)) }
-        }
+        var buffer = RubyStringBuffer()
         while true {
             guard let c = peek() else {
                 throw error("unterminated string: no closing \(quote) for the one at character \(quoteStart)",
@@ -207,91 +187,36 @@ struct CDQTokenizer {
                 throw error("string interpolation #{…} cannot be evaluated; write the value", at: offset)
             }
             guard c == "\\" else {
-                append(String(c), from: offset)
+                buffer.append(String(c), from: offset)
                 continue
             }
             guard let escaped = peek() else { continue }
-            position += 1
             if quote == "'" {
-                append(escaped == "\\" || escaped == "'" ? String(escaped) : "\\" + String(escaped), from: offset)
-            } else if let scalar = try doubleQuotedEscape(escaped, at: offset) {
-                scalars.append((scalar, offset))
-            }
-        }
-        var value = String.UnicodeScalarView()
-        for (scalar, _) in scalars { value.append(scalar) }
-        let string = String(value)
-        var offsets: [Int] = []
-        var scalarIndex = 0
-        for character in string {
-            offsets.append(scalars[scalarIndex].1)
-            scalarIndex += character.unicodeScalars.count
-        }
-        offsets.append(position - 1)
-        return CDQString(value: string, sourceOffsets: offsets)
-    }
-
-    /// The scalar a backslash escape in a double-quoted string stands for (`nil`: a line
-    /// continuation); `escaped` has been consumed.
-    private mutating func doubleQuotedEscape(_ escaped: Character, at offset: Int) throws(PredicateError)
-        -> Unicode.Scalar? {
-        switch escaped {
-        case "n": return "\n"
-        case "t": return "\t"
-        case "r": return "\r"
-        case "s": return " "
-        case "e": return "\u{1B}"
-        case "a": return "\u{07}"
-        case "b": return "\u{08}"
-        case "f": return "\u{0C}"
-        case "v": return "\u{0B}"
-        case "\n", "\r\n": return nil
-        case "u": return try unicodeEscape(at: offset)
-        case "x":
-            let digits = hexDigits(upTo: 2)
-            guard !digits.isEmpty, let code = UInt32(digits, radix: 16) else {
-                throw error("expected hexadecimal digits after \\x", at: offset)
-            }
-            return Unicode.Scalar(code)!
-        case "0"..."7":
-            var digits = String(escaped)
-            while digits.count < 3, let c = peek(), ("0"..."7").contains(c) {
-                digits.append(c)
                 position += 1
+                buffer.append(escaped == "\\" || escaped == "'" ? String(escaped) : "\\" + String(escaped), from: offset)
+                continue
             }
-            return Unicode.Scalar(UInt32(digits, radix: 8)!)!
-        default:
-            guard escaped.unicodeScalars.count == 1 else {
+            guard escaped.unicodeScalars.count == 1 || escaped == "\r\n" else {
                 throw error("unexpected \(PredicateError.quoted(String(escaped))) after a backslash", at: offset)
             }
-            return escaped.unicodeScalars.first!
+            let decoded: RubyStringEscape.Decoded
+            let length: Int
+            do {
+                (decoded, length) = try RubyStringEscape.decode { ahead in
+                    // "\r\n" is one Character; an escape reads it as the line break it is.
+                    guard let character = peek(ahead) else { return nil }
+                    if character == "\r\n" { return "\n" }
+                    return character.unicodeScalars.count == 1 ? character.unicodeScalars.first : nil
+                }
+            } catch {
+                throw self.error(error.message, at: offset)
+            }
+            position += length
+            buffer.append(decoded, from: offset)
         }
-    }
-
-    /// `\uXXXX` or `\u{X…}` (one code point; Ruby's several-in-one-brace form is not read).
-    private mutating func unicodeEscape(at offset: Int) throws(PredicateError) -> Unicode.Scalar {
-        let digits: String
-        if peek() == "{" {
-            position += 1
-            digits = hexDigits(upTo: 6)
-            guard peek() == "}" else { throw error("expected \"}\" to close \\u{…}", at: position) }
-            position += 1
-        } else {
-            digits = hexDigits(upTo: 4)
-            guard digits.count == 4 else { throw error("expected four hexadecimal digits after \\u", at: offset) }
+        guard let (value, sources) = buffer.decoded() else {
+            throw error("the \\x or octal escapes do not form UTF-8 text", at: quoteStart)
         }
-        guard !digits.isEmpty, let code = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(code) else {
-            throw error("\\u\(digits) is not a Unicode scalar value", at: offset)
-        }
-        return scalar
-    }
-
-    private mutating func hexDigits(upTo count: Int) -> String {
-        var digits = ""
-        while digits.count < count, let c = peek(), c.isASCII, c.isHexDigit {
-            digits.append(c)
-            position += 1
-        }
-        return digits
+        return CDQString(value: value, sourceOffsets: sources + [position - 1])
     }
 }

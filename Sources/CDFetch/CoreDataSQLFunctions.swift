@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 import GRDB
 
@@ -25,22 +26,16 @@ import GRDB
 /// (`localizedCaseInsensitiveCompare:`) and `NSCollateFinderlike` (`localizedStandardCompare:`).
 public enum CoreDataSQLFunctions {
     /// Option bits of the functions' `flags` argument.
-    public enum Flag {
-        public static let caseInsensitive = 0x101
-        public static let diacriticInsensitive = 0x180
-        public static let localeSensitive = 0x120
-    }
+    public typealias Flag = StringMatching.Flag
 
     /// The fourth argument of `NSCoreDataStringSearch`.
-    public enum SearchOperation: Int, Sendable {
-        case equal = 0, contains = 1, beginsWith = 2, endsWith = 3
-    }
+    public typealias SearchOperation = StringMatching.SearchOperation
 
     /// Registers every function and collation on `db`.
     public static func register(in db: Database) {
         db.add(function: DatabaseFunction("NSCoreDataLike", argumentCount: 3, pure: true) { values in
             guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
-            return like(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
+            return StringMatching.like(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
         })
         db.add(function: DatabaseFunction("NSCoreDataMatches", argumentCount: 3, pure: true) { values in
             guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
@@ -49,7 +44,7 @@ public enum CoreDataSQLFunctions {
         db.add(function: DatabaseFunction("NSCoreDataStringSearch", argumentCount: 4, pure: true) { values in
             guard let value = text(values[0]), let search = text(values[1]) else { return nil }
             let operation = SearchOperation(rawValue: Int.fromDatabaseValue(values[3]) ?? 1) ?? .contains
-            return stringSearch(value, search, flags: Int.fromDatabaseValue(values[2]) ?? 0, operation: operation)
+            return StringMatching.stringSearch(value, search, flags: Int.fromDatabaseValue(values[2]) ?? 0, operation: operation)
         })
         let collations: [(String, @Sendable (String, String) -> ComparisonResult)] = [
             ("NSCollateNoCase", { $0.compare($1, options: .caseInsensitive) }),
@@ -74,112 +69,13 @@ public enum CoreDataSQLFunctions {
         }
     }
 
-    /// `text` folded as `flags` ask, so comparisons can work on plain characters.
-    static func fold(_ text: String, flags: Int) -> String {
-        var options: String.CompareOptions = []
-        if flags & 0x1 != 0 { options.insert(.caseInsensitive) }
-        if flags & 0x80 != 0 { options.insert(.diacriticInsensitive) }
-        return options.isEmpty ? text : text.folding(options: options, locale: nil)
-    }
-
-    public static func stringSearch(_ value: String, _ search: String, flags: Int, operation: SearchOperation) -> Bool {
-        let haystack = fold(value, flags: flags), needle = fold(search, flags: flags)
-        switch operation {
-        case .equal: return haystack == needle
-        case .contains: return needle.isEmpty || haystack.contains(needle)
-        case .beginsWith: return haystack.hasPrefix(needle)
-        case .endsWith: return haystack.hasSuffix(needle)
-        }
-    }
-
-    /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value. Throws for an
-    /// invalid expression.
-    public static func matches(_ value: String, pattern: String, flags: Int) throws -> Bool {
-        try regexes.matches(value, pattern: pattern, flags: flags)
-    }
-
-    private static let regexes = RegexCache()
-
-    /// NSPredicate `LIKE`: `*`, `?` and `\` escapes over the whole value, by Character.
-    public static func like(_ value: String, pattern: String, flags: Int) -> Bool {
-        let text = Array(fold(value, flags: flags))
-        var tokens: [LikeToken] = []
-        var escaping = false
-        for character in fold(pattern, flags: flags) {
-            if escaping {
-                tokens.append(.literal(character))
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else if character == "*" {
-                tokens.append(.anyRun)
-            } else if character == "?" {
-                tokens.append(.anyOne)
-            } else {
-                tokens.append(.literal(character))
-            }
-        }
-        if escaping { tokens.append(.literal("\\")) }
-        // Greedy matching with one backtrack point per `*`: linear in practice, quadratic at worst.
-        var t = 0, p = 0
-        var star: (pattern: Int, text: Int)?
-        while t < text.count {
-            if p < tokens.count, tokens[p].matches(text[t]) {
-                t += 1
-                p += 1
-            } else if p < tokens.count, case .anyRun = tokens[p] {
-                star = (p, t)
-                p += 1
-            } else if let backtrack = star {
-                p = backtrack.pattern + 1
-                t = backtrack.text + 1
-                star = (backtrack.pattern, backtrack.text + 1)
-            } else {
-                return false
-            }
-        }
-        while p < tokens.count, case .anyRun = tokens[p] { p += 1 }
-        return p == tokens.count
-    }
-
-    private enum LikeToken {
-        case literal(Character), anyOne, anyRun
-
-        func matches(_ character: Character) -> Bool {
-            switch self {
-            case .literal(let expected): return expected == character
-            case .anyOne: return true
-            case .anyRun: return false
-            }
-        }
-    }
-
-    /// Compiled regular expressions by pattern and flags: a query calls `NSCoreDataMatches` once
-    /// per row with the same pattern.
-    private final class RegexCache: @unchecked Sendable {
-        private var compiled: [String: NSRegularExpression] = [:]
-        private let lock = NSLock()
-
-        func matches(_ value: String, pattern: String, flags: Int) throws -> Bool {
-            let expression = try regex(pattern, flags: flags)
-            let subject = flags & 0x80 != 0 ? value.folding(options: .diacriticInsensitive, locale: nil) : value
-            return expression.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
-        }
-
-        private func regex(_ pattern: String, flags: Int) throws -> NSRegularExpression {
-            let key = "\(flags)/" + pattern
-            lock.lock()
-            defer { lock.unlock() }
-            if let cached = compiled[key] { return cached }
-            do {
-                // MATCHES tests the whole value: anchor the pattern at both ends of the input.
-                let expression = try NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z",
-                                                         options: flags & 0x1 != 0 ? [.caseInsensitive] : [])
-                compiled[key] = expression
-                return expression
-            } catch {
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "MATCHES: invalid regular expression \"\(pattern)\"")
-            }
+    /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value. Throws a
+    /// database error for an invalid expression, which ends the statement.
+    static func matches(_ value: String, pattern: String, flags: Int) throws -> Bool {
+        do {
+            return try StringMatching.matches(value, pattern: pattern, flags: flags)
+        } catch {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "MATCHES: invalid regular expression \"\(error.pattern)\"")
         }
     }
 }

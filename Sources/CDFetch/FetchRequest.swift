@@ -1,10 +1,12 @@
+import CDPredicate
+
 /// What a query asks of a store, whichever syntax it was written in (an NSPredicate with
 /// `--entity`/`--where`, `Entity where …`, or a CDQ chain): the equivalent of an
 /// `NSFetchRequest`, which ``FetchSQL`` turns into Core Data's SQL.
 public struct FetchRequest: Sendable, Equatable {
     /// The entity fetched; its sub-entities are included, as Core Data includes them.
     public var entity: String
-    public var predicate: Predicate?
+    public var predicate: CDPredicate.Predicate?
     public var sortDescriptors: [SortDescriptor]
     public var limit: Int?
     public var offset: Int?
@@ -13,7 +15,7 @@ public struct FetchRequest: Sendable, Equatable {
     /// Like CDQ, cdstore counts first and turns this into an offset.
     public var takesLast: Bool
 
-    public init(entity: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    public init(entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
                 limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false) {
         self.entity = entity
         self.predicate = predicate

@@ -1,4 +1,5 @@
 import CDModel
+import CDPredicate
 import CDStore
 import Foundation
 import GRDB

@@ -1,5 +1,6 @@
 import CDBase
 import CDModel
+import CDPredicate
 import GRDB
 
 /// A fetch request translated into one SQL statement, written the way Core Data writes it

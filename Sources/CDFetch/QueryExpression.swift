@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 
 /// The text of `cdstore query`: a CDQ chain (`Author.where(:name).eq('Shakespeare').first`) or the
@@ -38,7 +39,7 @@ public enum QueryExpression {
     /// CDQ chain writes its values inline, so arguments with a chain are an error. `now` is the
     /// value of a chain's `Time.now`.
     public static func parse(_ text: String, arguments: [String] = [],
-                             now: Date = Date()) throws(PredicateError) -> FetchRequest {
+                             now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
         switch syntax(of: text) {
         case .cdq:
             guard arguments.isEmpty else {
@@ -52,7 +53,7 @@ public enum QueryExpression {
     }
 
     /// Parses `Entity [where PREDICATE] [sort by …] [limit N] [offset N]`.
-    public static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(PredicateError)
+    public static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(CDPredicate.PredicateError)
         -> FetchRequest {
         var parser = KeywordFormParser(text: text, tokens: try PredicateTokenizer.tokenize(text))
         return try parser.parse(arguments: arguments)
@@ -61,7 +62,7 @@ public enum QueryExpression {
 
 /// The keyword form over ``PredicateTokenizer`` tokens of the whole text, so quoted strings in the
 /// predicate are single tokens and a `limit` inside one is never taken for the clause.
-private struct KeywordFormParser {
+private struct KeywordFormParser: PredicateTokenWalker {
     let text: String
     let characters: [Character]
     let tokens: [PredicateToken]
@@ -71,15 +72,6 @@ private struct KeywordFormParser {
         self.text = text
         self.characters = Array(text)
         self.tokens = tokens
-    }
-
-    var current: PredicateToken { tokens[index] }
-
-    @discardableResult
-    mutating func advance() -> PredicateToken {
-        let token = tokens[index]
-        if index < tokens.count - 1 { index += 1 }
-        return token
     }
 
     func keyword(at position: Int) -> String? {

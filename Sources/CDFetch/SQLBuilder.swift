@@ -1,4 +1,5 @@
 import CDModel
+import CDPredicate
 import CDStore
 import Foundation
 import GRDB
@@ -206,6 +207,8 @@ final class SQLBuilder {
             var terms: [String] = []
             for part in parts { terms.append(try self.predicate(part, scope: scope)) }
             return Self.conjunction(terms, "OR")
+        case .opaque(let text):
+            throw FetchSQLError("\(text) cannot be translated to SQL")
         }
     }
 
@@ -257,7 +260,7 @@ final class SQLBuilder {
         return false
     }
 
-    private static func isConstant(_ expression: CDFetch.Expression) -> Bool {
+    private static func isConstant(_ expression: Expression) -> Bool {
         switch expression {
         case .constant, .aggregate: return true
         default: return false
@@ -314,7 +317,7 @@ final class SQLBuilder {
         }
     }
 
-    private func operand(_ expression: CDFetch.Expression, scope: Scope) throws(FetchSQLError) -> Operand {
+    private func operand(_ expression: Expression, scope: Scope) throws(FetchSQLError) -> Operand {
         switch expression {
         case .constant(let value):
             return .value(value)
@@ -344,7 +347,7 @@ final class SQLBuilder {
             return .sql(" \(scope.alias).Z_PK", attribute: nil, toOneDestination: scope.entity)
         case .path(.evaluatedObject, let components):
             return try keyPathOperand(components, scope: scope)
-        case .path, .cast:
+        case .path, .cast, .function, .opaque:
             throw FetchSQLError("\(expression) cannot be translated to SQL")
         }
     }
@@ -385,7 +388,7 @@ final class SQLBuilder {
         return .sql(sql, attribute: op == .avg || op == .sum ? nil : attribute, toOneDestination: nil)
     }
 
-    private func subqueryCount(collection: CDFetch.Expression, variable: String, predicate: Predicate, scope: Scope) throws(FetchSQLError) -> Operand {
+    private func subqueryCount(collection: Expression, variable: String, predicate: Predicate, scope: Scope) throws(FetchSQLError) -> Operand {
         let components: [KeyPathComponent]
         let base: Scope
         switch collection {
@@ -416,7 +419,7 @@ final class SQLBuilder {
         guard case .sql(let lhs, let attribute, let destination) = left else {
             throw FetchSQLError("a comparison needs a key path on one side")
         }
-        let flags = Self.flags(options)
+        let flags = StringMatching.flags(options)
         switch (op, right) {
         case (.equal, .value(.null)): return lhs + " IS NULL"
         case (.notEqual, .value(.null)): return lhs + " IS NOT NULL"
@@ -458,15 +461,6 @@ final class SQLBuilder {
         }
     }
 
-    /// The `flags` argument of the string functions for `[c]`, `[d]` and `[l]`.
-    static func flags(_ options: ComparisonOptions) -> Int {
-        var flags = 0
-        if options.contains(.caseInsensitive) { flags |= CoreDataSQLFunctions.Flag.caseInsensitive }
-        if options.contains(.diacriticInsensitive) { flags |= CoreDataSQLFunctions.Flag.diacriticInsensitive }
-        if options.contains(.localeSensitive) { flags |= CoreDataSQLFunctions.Flag.localeSensitive }
-        return flags
-    }
-
     /// Binds `value` (converted for the attribute or to-one it is compared with) and returns `?`.
     func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) -> String {
         bind(Self.databaseValue(value, type: attribute?.type, destination: destination))
@@ -486,7 +480,7 @@ final class SQLBuilder {
         case .double(let double): return type == .string ? String(double).databaseValue : double.databaseValue
         case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
         case .string(let text):
-            if type == .date, let date = ISODate.parse(text) { return date.timeIntervalSinceReferenceDate.databaseValue }
+            if type == .date, let date = CoreDataDate(iso8601: text) { return date.secondsSince2001.databaseValue }
             if type == .uuid, let uuid = UUID(uuidString: text) {
                 return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
             }
@@ -533,21 +527,6 @@ final class SQLBuilder {
         case .toMany(let owner, let relationship, _):
             throw FetchSQLError("\(purpose): \(owner.entity).\(relationship.name) is a to-many relationship; use an attribute or a to-one key path")
         }
-    }
-}
-
-/// ISO-8601 dates and date-times as the CLI accepts them: `2013-07-18`, `2013-07-18T11:23:30Z`,
-/// with fractional seconds or an offset; a date without a zone is UTC.
-enum ISODate {
-    static func parse(_ text: String) -> Date? {
-        let withTime = ISO8601DateFormatter()
-        withTime.formatOptions = [.withInternetDateTime]
-        if let date = withTime.date(from: text) { return date }
-        withTime.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withTime.date(from: text) { return date }
-        let dayOnly = ISO8601DateFormatter()
-        dayOnly.formatOptions = [.withFullDate]
-        return dayOnly.date(from: text)
     }
 }
 

@@ -1,5 +1,6 @@
 import CDArchive
 import CDBase
+import CDPredicate
 import Foundation
 
 /// Writes a model as an archived `NSManagedObjectModel`: the uncompressed keyed archive that a
@@ -30,7 +31,8 @@ public enum ArchivedModelWriter {
     /// The keyed archive (a `bplist00`) of `model`.
     ///
     /// Throws when a predicate or expression text (validation rule, fetch request, derivation,
-    /// index) is not in the format ``ArchivedPredicateFormatter`` prints.
+    /// index) does not parse (`PredicateParser.parseModelText`) or holds what an archive cannot
+    /// (a subquery, a cast other than to a date).
     public static func archive(_ model: ManagedObjectModel) throws -> Data {
         var builder = ModelArchiveBuilder(model: model)
         let root = try builder.build()
@@ -225,7 +227,7 @@ private struct ModelArchiveBuilder {
     }
 
     mutating func fillAttribute(_ attribute: AttributeDescription, uid: PropertyListValue, entity: EntityDescription) throws {
-        let rules = attribute.validationRules.map { ($0.predicate, $0.warning) } + boundRules(attribute)
+        let rules = try attribute.validationRules.map { (try parsedPredicate($0.predicate), $0.warning) } + (try boundRules(attribute))
         var fields = commonFields(attribute.common, entity: entity, hasPredicates: !rules.isEmpty)
         var flags = 0
         if attribute.maxValue != nil { flags |= 0x1 }
@@ -240,7 +242,7 @@ private struct ModelArchiveBuilder {
             ("NSFlagsKey", .integer(Int64(flags))),
         ]
         if !rules.isEmpty {
-            let predicates = try rules.map { try predicate($0.0) }
+            let predicates = try rules.map { try archive($0.0) }
             let warnings = rules.map { rule in
                 Int64(rule.1).map { writer.value(.integer($0)) } ?? writer.string(rule.1)
             }
@@ -258,20 +260,28 @@ private struct ModelArchiveBuilder {
 
     /// Bounds and pattern as `momc` compiles them: a predicate on `SELF` (numbers, dates) or on
     /// `length` (strings, data), with the `NSValidation…Error` code as the warning.
-    func boundRules(_ attribute: AttributeDescription) -> [(String, String)] {
-        var rules: [(String, String)] = []
+    func boundRules(_ attribute: AttributeDescription) throws -> [(CDPredicate.Predicate, String)] {
+        var rules: [(CDPredicate.Predicate, String)] = []
         let type = attribute.type
         let isLength = type == .string || type == .binary
-        let subject = isLength ? "length" : "SELF"
-        let value = { (text: String) in type == .date ? "CAST(\(text), \"NSDate\")" : text }
+        let subject: CDPredicate.Expression = isLength ? .keyPath([.key("length")]) : .evaluatedObject
+        func bound(_ text: String, _ op: ComparisonOperator) throws -> CDPredicate.Predicate {
+            let value: CDPredicate.Value
+            switch try parsedExpression(text) {
+            case .constant(.integer(let number)): value = type == .date ? .date(Date(timeIntervalSinceReferenceDate: Double(number))) : .integer(number)
+            case .constant(.double(let number)): value = type == .date ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
+            default: throw ArchivedModelWriter.Failure(description: "cannot archive the bound \"\(text)\" of \(attribute.name): it is not a number")
+            }
+            return .comparison(Comparison(subject, op, .constant(value)))
+        }
         if let min = attribute.minValue {
-            rules.append(("\(subject) >= \(value(min))", isLength ? "1670" : type == .date ? "1640" : "1620"))
+            rules.append((try bound(min, .greaterOrEqual), isLength ? "1670" : type == .date ? "1640" : "1620"))
         }
         if let max = attribute.maxValue {
-            rules.append(("\(subject) <= \(value(max))", isLength ? "1660" : type == .date ? "1630" : "1610"))
+            rules.append((try bound(max, .lessOrEqual), isLength ? "1660" : type == .date ? "1630" : "1610"))
         }
         if let pattern = attribute.regularExpression {
-            rules.append(("SELF MATCHES \"" + pattern.replacingOccurrences(of: "\"", with: "\\\"") + "\"", "1680"))
+            rules.append((.comparison(Comparison(.evaluatedObject, .matches, .constant(.string(pattern)))), "1680"))
         }
         return rules
     }
@@ -357,61 +367,113 @@ private struct ModelArchiveBuilder {
     }
 
     mutating func predicate(_ text: String) throws -> PropertyListValue {
-        var parser = PredicateTextParser(text)
-        let node = try parser.parsePredicate()
-        return archive(node)
+        try archive(try parsedPredicate(text))
     }
 
     mutating func expression(_ text: String) throws -> PropertyListValue {
-        var parser = PredicateTextParser(text)
-        let node = try parser.parseWholeExpression()
-        return archive(node)
+        try archive(try parsedExpression(text))
     }
 
-    mutating func archive(_ node: PredicateNode) -> PropertyListValue {
-        switch node {
-        case .truePredicate: return object("NSTruePredicate", [])
-        case .falsePredicate: return object("NSFalsePredicate", [])
-        case .compound(let type, let parts):
-            let subpredicates = writer.collection(parts.map { archive($0) })
-            return object("NSCompoundPredicate", [("NSCompoundPredicateType", .integer(Int64(type))), ("NSSubpredicates", subpredicates)])
-        case .comparison(let modifier, let left, let type, let options, let right):
+    func parsedPredicate(_ text: String) throws -> CDPredicate.Predicate {
+        do {
+            return try PredicateParser.parseModelText(text)
+        } catch {
+            throw ArchivedModelWriter.Failure(description: "cannot archive predicate \"\(text)\": \(error.message) at offset \(error.offset)")
+        }
+    }
+
+    func parsedExpression(_ text: String) throws -> CDPredicate.Expression {
+        do {
+            return try PredicateParser.parseModelExpression(text)
+        } catch {
+            throw ArchivedModelWriter.Failure(description: "cannot archive expression \"\(text)\": \(error.message) at offset \(error.offset)")
+        }
+    }
+
+    mutating func archive(_ predicate: CDPredicate.Predicate) throws -> PropertyListValue {
+        switch predicate {
+        case .constant(let value): return object(value ? "NSTruePredicate" : "NSFalsePredicate", [])
+        case .not(let operand): return try compound(0, [operand])
+        case .and(let operands): return try compound(1, operands)
+        case .or(let operands): return try compound(2, operands)
+        case .comparison(let comparison):
+            // NONE is NOT ANY: `NSComparisonPredicate` has no NONE modifier.
+            if comparison.quantifier == .none {
+                var any = comparison
+                any.quantifier = .any
+                return try compound(0, [.comparison(any)])
+            }
+            let modifier = comparison.quantifier == .all ? 1 : comparison.quantifier == .any ? 2 : 0
+            let type = ArchivedPredicateFormatter.operatorTypes.first { $0.1 == comparison.op }?.0 ?? 4
+            let options = ArchivedPredicateFormatter.optionBits.reduce(0) { $0 | (comparison.options.contains($1.1) ? $1.0 : 0) }
             let op = predicateOperator(type: type, options: options, modifier: modifier)
             return object("NSComparisonPredicate", [
-                ("NSLeftExpression", archive(left)), ("NSRightExpression", archive(right)), ("NSPredicateOperator", op),
+                ("NSLeftExpression", try archive(comparison.left)), ("NSRightExpression", try archive(comparison.right)),
+                ("NSPredicateOperator", op),
             ])
-        case .selfExpression:
+        case .opaque(let text):
+            throw ArchivedModelWriter.Failure(description: "cannot archive predicate \"\(text)\"")
+        }
+    }
+
+    /// `NSCompoundPredicateType`: 0 NOT, 1 AND, 2 OR.
+    mutating func compound(_ type: Int, _ operands: [CDPredicate.Predicate]) throws -> PropertyListValue {
+        let subpredicates = writer.collection(try operands.map { try archive($0) })
+        return object("NSCompoundPredicate", [("NSCompoundPredicateType", .integer(Int64(type))), ("NSSubpredicates", subpredicates)])
+    }
+
+    mutating func archive(_ expression: CDPredicate.Expression) throws -> PropertyListValue {
+        switch expression {
+        case .evaluatedObject:
             return object("NSSelfExpression", [("NSExpressionType", .integer(1))])
         case .variable(let name):
             return object("NSVariableExpression", [("NSExpressionType", .integer(2)), ("NSVariable", writer.string(name))])
         case .constant(let value):
             let constant: PropertyListValue
             switch value {
-            case nil: constant = KeyedArchiveWriter.null
-            case .string(let s)?: constant = writer.string(s)
-            case .date(let t)?: constant = object("NSDate", [("NS.time", .real(t))])
-            case let other?: constant = writer.value(other)
+            case .null: constant = KeyedArchiveWriter.null
+            case .bool(let flag): constant = writer.value(.boolean(flag))
+            case .integer(let integer): constant = writer.value(.integer(integer))
+            case .double(let double): constant = writer.value(.real(double))
+            case .string(let text): constant = writer.string(text)
+            case .date(let date): constant = object("NSDate", [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
             }
             return object("NSConstantValueExpression", [("NSExpressionType", .integer(0)), ("NSConstantValue", constant)])
-        case .keyPath(let path):
-            let specifier = object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", writer.string(path))])
-            let operand = archive(.selfExpression)
-            return object("NSKeyPathExpression", [
-                ("NSOperand", operand), ("NSSelectorName", writer.string("valueForKey:")),
-                ("NSExpressionType", .integer(3)), ("NSArguments", writer.collection([specifier], className: "NSMutableArray")),
-            ])
+        case .keyPath(let components):
+            return try keyPathExpression(operand: .evaluatedObject, components)
+        case .path(let base, let components):
+            return try keyPathExpression(operand: base, components)
         case .function(let selector, let arguments):
             let operand = object("NSConstantValueExpression", [("NSExpressionType", .integer(0)),
                                                                ("NSConstantValue", writer.string("NSPredicateUtilities"))])
-            let archived = arguments.map { archive($0) }
+            let archived = try arguments.map { try archive($0) }
             return object("NSFunctionExpression", [
                 ("NSOperand", operand), ("NSSelectorName", writer.string(selector)),
                 ("NSExpressionType", .integer(4)), ("NSArguments", writer.collection(archived, className: "NSMutableArray")),
             ])
         case .aggregate(let items):
-            let archived = items.map { archive($0) }
+            let archived = try items.map { try archive($0) }
             return object("NSAggregateExpression", [("NSExpressionType", .integer(14)), ("NSCollection", writer.collection(archived))])
+        case .subquery, .cast, .opaque:
+            throw ArchivedModelWriter.Failure(description: "cannot archive the expression \(expression): only key paths, "
+                                              + "variables, constants, aggregates and functions are written")
         }
+    }
+
+    /// `valueForKey:` with the whole key path as one specifier (`author.name`, `books.@count`).
+    mutating func keyPathExpression(operand: CDPredicate.Expression, _ components: [KeyPathComponent]) throws -> PropertyListValue {
+        let path = components.map { component in
+            switch component {
+            case .key(let key): return key
+            case .collectionOperator(let op): return "@" + op.rawValue
+            }
+        }.joined(separator: ".")
+        let specifier = object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", writer.string(path))])
+        let archivedOperand = try archive(operand)
+        return object("NSKeyPathExpression", [
+            ("NSOperand", archivedOperand), ("NSSelectorName", writer.string("valueForKey:")),
+            ("NSExpressionType", .integer(3)), ("NSArguments", writer.collection([specifier], className: "NSMutableArray")),
+        ])
     }
 
     /// Operator classes by type: ordering comparisons, equality, membership, and the string
@@ -433,236 +495,5 @@ private struct ModelArchiveBuilder {
             return object(className, [("NSModifier", .integer(Int64(modifier))), ("NSOptions", .integer(Int64(options))),
                                       ("NSOperatorType", .integer(Int64(type)))])
         }
-    }
-}
-
-/// A predicate or expression parsed from the text ``ArchivedPredicateFormatter`` prints.
-private indirect enum PredicateNode {
-    case truePredicate
-    case falsePredicate
-    /// 0 NOT, 1 AND, 2 OR (`NSCompoundPredicateType`).
-    case compound(Int, [PredicateNode])
-    /// Modifier (0 direct, 1 ALL, 2 ANY), left, operator type, options (1 c, 2 d, 4 n), right.
-    case comparison(Int, PredicateNode, Int, Int, PredicateNode)
-    case selfExpression
-    case variable(String)
-    /// `nil` for the constant `nil`.
-    case constant(PropertyListValue?)
-    case keyPath(String)
-    case function(String, [PredicateNode])
-    case aggregate([PredicateNode])
-}
-
-/// Parses predicate format text back into a tree. The grammar is the formatter's output:
-/// compound predicates nested in parentheses, comparisons `[ANY|ALL] left op[cdn] right`, and
-/// expressions `SELF`, `$var`, key paths, `"strings"`, numbers, `nil`, `CAST(t, "NSDate")`,
-/// `{…}` and `name(args)`. Hand-written model XML also uses `=`, `<>`, `=<`, `=>`, `YES`, `NO`
-/// and `NULL`, which are accepted; they read back in the formatter's spelling (`==`, `1`, …).
-private struct PredicateTextParser {
-    private let characters: [Character]
-    private var position = 0
-    private let text: String
-
-    init(_ text: String) {
-        self.text = text
-        characters = Array(text)
-    }
-
-    private func failure(_ what: String) -> ArchivedModelWriter.Failure {
-        ArchivedModelWriter.Failure(description: "cannot archive predicate \"\(text)\": \(what) at offset \(position)")
-    }
-
-    mutating func parsePredicate() throws -> PredicateNode {
-        let node = try orPredicate()
-        skipSpaces()
-        guard position == characters.count else { throw failure("unexpected text") }
-        return node
-    }
-
-    mutating func parseWholeExpression() throws -> PredicateNode {
-        let node = try expression()
-        skipSpaces()
-        guard position == characters.count else { throw failure("unexpected text") }
-        return node
-    }
-
-    private mutating func orPredicate() throws -> PredicateNode {
-        var parts = [try andPredicate()]
-        while keyword("OR") { parts.append(try andPredicate()) }
-        return parts.count == 1 ? parts[0] : .compound(2, parts)
-    }
-
-    private mutating func andPredicate() throws -> PredicateNode {
-        var parts = [try unaryPredicate()]
-        while keyword("AND") { parts.append(try unaryPredicate()) }
-        return parts.count == 1 ? parts[0] : .compound(1, parts)
-    }
-
-    private mutating func unaryPredicate() throws -> PredicateNode {
-        if keyword("NOT") { return .compound(0, [try unaryPredicate()]) }
-        if keyword("TRUEPREDICATE") { return .truePredicate }
-        if keyword("FALSEPREDICATE") { return .falsePredicate }
-        skipSpaces()
-        if peek() == "(" {
-            position += 1
-            let inner = try orPredicate()
-            try expect(")")
-            return inner
-        }
-        let modifier = keyword("ANY") ? 2 : keyword("ALL") ? 1 : 0
-        let left = try expression()
-        let type = try operatorType()
-        var options = 0
-        if peek() == "[" {
-            position += 1
-            while let c = peek(), c != "]" {
-                switch c {
-                case "c": options |= 1
-                case "d": options |= 2
-                case "n": options |= 4
-                default: throw failure("unknown option \(c)")
-                }
-                position += 1
-            }
-            try expect("]")
-        }
-        return .comparison(modifier, left, type, options, try expression())
-    }
-
-    private mutating func operatorType() throws -> Int {
-        skipSpaces()
-        let symbols = [("<=", 1), ("=<", 1), (">=", 3), ("=>", 3), ("==", 4), ("!=", 5), ("<>", 5), ("=", 4), ("<", 0), (">", 2)]
-        for (symbol, type) in symbols where matches(symbol) {
-            position += symbol.count
-            return type
-        }
-        let words = [("MATCHES", 6), ("LIKE", 7), ("BEGINSWITH", 8), ("ENDSWITH", 9), ("IN", 10), ("CONTAINS", 99), ("BETWEEN", 100)]
-        for (word, type) in words {
-            let start = position
-            if matches(word) {
-                position += word.count
-                if let next = peek(), next.isLetter { position = start; continue }
-                return type
-            }
-        }
-        throw failure("expected an operator")
-    }
-
-    private mutating func expression() throws -> PredicateNode {
-        skipSpaces()
-        guard let c = peek() else { throw failure("expected an expression") }
-        if c == "\"" { return .constant(.string(try quoted())) }
-        if c == "{" {
-            position += 1
-            var items: [PredicateNode] = []
-            skipSpaces()
-            if peek() == "}" { position += 1; return .aggregate(items) }
-            repeat { items.append(try expression()) } while consume(",")
-            try expect("}")
-            return .aggregate(items)
-        }
-        if c == "$" {
-            position += 1
-            return .variable(word())
-        }
-        if c.isNumber || c == "-" || c == "+" || c == "." { return .constant(try number()) }
-        let name = word()
-        guard !name.isEmpty else { throw failure("expected an expression") }
-        if peek() == "(" {
-            position += 1
-            if name == "CAST" {
-                let time = try number()
-                guard consume(","), (try? quoted()) == "NSDate" else { throw failure("expected CAST(…, \"NSDate\")") }
-                try expect(")")
-                return .constant(.date(realValue(time)))
-            }
-            var arguments: [PredicateNode] = []
-            skipSpaces()
-            if peek() != ")" {
-                repeat { arguments.append(try expression()) } while consume(",")
-            }
-            try expect(")")
-            return .function(name, arguments)
-        }
-        switch name {
-        case "SELF": return .selfExpression
-        case "nil", "NULL": return .constant(nil)
-        case "YES", "TRUE": return .constant(.boolean(true))
-        case "NO", "FALSE": return .constant(.boolean(false))
-        default: return .keyPath(name)
-        }
-    }
-
-    private func realValue(_ value: PropertyListValue) -> Double {
-        if case .real(let r) = value { return r }
-        return Double(value.intValue ?? 0)
-    }
-
-    /// Key paths, function names (`count:`) and keywords: everything up to a delimiter.
-    private mutating func word() -> String {
-        let start = position
-        while let c = peek(), c.isLetter || c.isNumber || "_.@:#".contains(c) { position += 1 }
-        return String(characters[start..<position])
-    }
-
-    private mutating func number() throws -> PropertyListValue {
-        skipSpaces()
-        let start = position
-        while let c = peek(), c.isNumber || "+-.eE".contains(c) { position += 1 }
-        let literal = String(characters[start..<position])
-        if let i = Int64(literal) { return .integer(i) }
-        if let r = Double(literal) { return .real(r) }
-        throw failure("bad number \(literal)")
-    }
-
-    /// A string the formatter wrote: quotes inside it are escaped as `\"`, nothing else is.
-    private mutating func quoted() throws -> String {
-        skipSpaces()
-        try expect("\"")
-        var result = ""
-        while let c = peek() {
-            position += 1
-            if c == "\\", peek() == "\"" {
-                result.append("\"")
-                position += 1
-            } else if c == "\"" {
-                return result
-            } else {
-                result.append(c)
-            }
-        }
-        throw failure("unterminated string")
-    }
-
-    private func peek() -> Character? { position < characters.count ? characters[position] : nil }
-
-    private func matches(_ literal: String) -> Bool {
-        let end = position + literal.count
-        return end <= characters.count && String(characters[position..<end]) == literal
-    }
-
-    private mutating func skipSpaces() {
-        while let c = peek(), c.isWhitespace { position += 1 }
-    }
-
-    private mutating func consume(_ c: Character) -> Bool {
-        skipSpaces()
-        guard peek() == c else { return false }
-        position += 1
-        return true
-    }
-
-    private mutating func expect(_ c: Character) throws {
-        guard consume(c) else { throw failure("expected \"\(c)\"") }
-    }
-
-    /// A whole word `word` (not the start of a longer identifier).
-    private mutating func keyword(_ word: String) -> Bool {
-        skipSpaces()
-        guard matches(word) else { return false }
-        let end = position + word.count
-        if end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_" { return false }
-        position = end
-        return true
     }
 }

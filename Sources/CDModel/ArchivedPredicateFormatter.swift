@@ -1,113 +1,130 @@
 import CDArchive
+import CDPredicate
 import Foundation
 
-/// Turns archived `NSPredicate` and `NSExpression` objects back into format text, the way
-/// `-[NSPredicate predicateFormat]` prints them.
+/// Turns archived `NSPredicate` and `NSExpression` objects into the ``CDPredicate`` tree, and so
+/// into format text printed the way `-[NSPredicate predicateFormat]` prints them.
 ///
 /// The text matters beyond display: a derived attribute's version hash is the SHA-256 of its
-/// expression text (reference/model-format.md §5.5), e.g. `count:(pages)`.
+/// expression text (reference/model-format.md §5.5), e.g. `count:(pages)`. Constants are typed
+/// as `NSNumber` prints them (a Boolean as `1`, a whole real as an integer); what the tree
+/// cannot hold (an unknown class or operator) becomes opaque text such as `<NSFooExpression>`.
 public enum ArchivedPredicateFormatter {
     /// Format text of an archived predicate, or `nil` when `object` is not one.
     public static func predicate(_ object: ArchivedObject?) -> String? {
+        predicateTree(object)?.description
+    }
+
+    /// Format text of an archived expression.
+    public static func expression(_ object: ArchivedObject?) -> String? {
+        expressionTree(object)?.description
+    }
+
+    static func predicateTree(_ object: ArchivedObject?) -> CDPredicate.Predicate? {
         guard let object, let name = object.className else { return nil }
         switch name {
-        case "NSTruePredicate": return "TRUEPREDICATE"
-        case "NSFalsePredicate": return "FALSEPREDICATE"
+        case "NSTruePredicate": return .constant(true)
+        case "NSFalsePredicate": return .constant(false)
         case "NSCompoundPredicate":
-            let parts = object.elements("NSSubpredicates").compactMap { sub -> String? in
-                guard let text = predicate(sub) else { return nil }
-                return sub.className == "NSCompoundPredicate" ? "(\(text))" : text
-            }
+            let parts = object.elements("NSSubpredicates").compactMap(predicateTree)
             switch object.int("NSCompoundPredicateType") ?? 1 {
-            case 0: return "NOT " + (parts.first ?? "")
-            case 2: return parts.joined(separator: " OR ")
-            default: return parts.joined(separator: " AND ")
+            case 0: return parts.first.map { .not($0) } ?? .opaque("NOT ")
+            case 2: return .or(parts)
+            default: return .and(parts)
             }
         case "NSComparisonPredicate":
-            let left = expression(object.object("NSLeftExpression")) ?? "?"
-            let right = expression(object.object("NSRightExpression")) ?? "?"
+            let left = expressionTree(object.object("NSLeftExpression")) ?? .opaque("?")
+            let right = expressionTree(object.object("NSRightExpression")) ?? .opaque("?")
             let op = object.object("NSPredicateOperator")
             let type = op?.int("NSOperatorType") ?? 4
-            let options = op?.int("NSOptions") ?? op?.int("NSFlags") ?? 0
-            let modifier = op?.int("NSModifier") ?? 0
-            let prefix = modifier == 1 ? "ALL " : modifier == 2 ? "ANY " : ""
-            return prefix + left + " " + operatorText(type) + optionsText(options) + " " + right
+            let options = comparisonOptions(op?.int("NSOptions") ?? op?.int("NSFlags") ?? 0)
+            let quantifier: ComparisonQuantifier = switch op?.int("NSModifier") ?? 0 {
+            case 1: .all
+            case 2: .any
+            default: .direct
+            }
+            guard let comparisonOperator = comparisonOperator(type) else {
+                let prefix = quantifier == .direct ? "" : quantifier.rawValue + " "
+                return .opaque(prefix + "\(left) <operator \(type)>\(options) \(right)")
+            }
+            return .comparison(Comparison(left, comparisonOperator, right, options: options, quantifier: quantifier))
         default:
             return nil
         }
     }
 
-    private static func operatorText(_ type: Int) -> String {
-        switch type {
-        case 0: return "<"
-        case 1: return "<="
-        case 2: return ">"
-        case 3: return ">="
-        case 4: return "=="
-        case 5: return "!="
-        case 6: return "MATCHES"
-        case 7: return "LIKE"
-        case 8: return "BEGINSWITH"
-        case 9: return "ENDSWITH"
-        case 10: return "IN"
-        case 99: return "CONTAINS"
-        case 100: return "BETWEEN"
-        default: return "<operator \(type)>"
-        }
+    /// `NSOperatorType` values (NSComparisonPredicate.Operator).
+    static let operatorTypes: [(Int, ComparisonOperator)] = [
+        (0, .less), (1, .lessOrEqual), (2, .greater), (3, .greaterOrEqual), (4, .equal), (5, .notEqual),
+        (6, .matches), (7, .like), (8, .beginsWith), (9, .endsWith), (10, .in), (99, .contains), (100, .between),
+    ]
+
+    private static func comparisonOperator(_ type: Int) -> ComparisonOperator? {
+        operatorTypes.first { $0.0 == type }?.1
     }
 
-    private static func optionsText(_ options: Int) -> String {
-        var letters = ""
-        if options & 1 != 0 { letters += "c" }
-        if options & 2 != 0 { letters += "d" }
-        if options & 4 != 0 { letters += "n" }
-        return letters.isEmpty ? "" : "[\(letters)]"
+    /// `NSComparisonPredicate.Options` bits.
+    static let optionBits: [(Int, ComparisonOptions)] = [
+        (1, .caseInsensitive), (2, .diacriticInsensitive), (4, .normalized),
+    ]
+
+    private static func comparisonOptions(_ bits: Int) -> ComparisonOptions {
+        var options: ComparisonOptions = []
+        for (bit, option) in optionBits where bits & bit != 0 { options.insert(option) }
+        return options
     }
 
-    /// Format text of an archived expression.
-    public static func expression(_ object: ArchivedObject?) -> String? {
+    static func expressionTree(_ object: ArchivedObject?) -> CDPredicate.Expression? {
         guard let object, let name = object.className else { return nil }
         switch name {
         case "NSSelfExpression":
-            return "SELF"
+            return .evaluatedObject
         case "NSKeyPathSpecifierExpression":
-            return object.string("NSKeyPath")
+            return object.string("NSKeyPath").map(keyPath)
         case "NSVariableExpression":
-            return "$" + (object.string("NSVariable") ?? "")
+            return .variable(object.string("NSVariable") ?? "")
         case "NSConstantValueExpression":
             return constant(object.archive.decode(object.value("NSConstantValue")))
         case "NSKeyPathExpression", "NSFunctionExpression":
             let selector = object.string("NSSelectorName") ?? ""
-            let arguments = object.elements("NSArguments").map { expression($0) ?? "?" }
-            if selector == "valueForKey:" || selector == "valueForKeyPath:" {
-                let operand = expression(object.object("NSOperand"))
-                let path = arguments.joined(separator: ".")
-                guard let operand, operand != "SELF" else { return path }
-                return operand + "." + path
+            let arguments = object.elements("NSArguments").map { expressionTree($0) ?? .opaque("?") }
+            guard selector == "valueForKey:" || selector == "valueForKeyPath:" else { return .function(selector, arguments) }
+            let path = arguments.flatMap { argument -> [KeyPathComponent] in
+                if case .keyPath(let components) = argument { return components }
+                return [.key(argument.description)]
             }
-            return selector + "(" + arguments.joined(separator: ", ") + ")"
+            guard let operand = expressionTree(object.object("NSOperand")), operand != .evaluatedObject else { return .keyPath(path) }
+            switch operand {
+            case .keyPath(let head): return .keyPath(head + path)
+            case .path(let base, let head): return .path(base, head + path)
+            default: return .path(operand, path)
+            }
         case "NSAggregateExpression":
-            let items = object.elements("NSCollection").map { expression($0) ?? "?" }
-            return "{" + items.joined(separator: ", ") + "}"
+            return .aggregate(object.elements("NSCollection").map { expressionTree($0) ?? .opaque("?") })
         default:
-            return "<\(name)>"
+            return .opaque("<\(name)>")
         }
     }
 
-    private static func constant(_ value: ArchivedValue) -> String {
+    /// A key path as archived (`author.name`, `books.@count`); text that is not one stays one key.
+    private static func keyPath(_ text: String) -> CDPredicate.Expression {
+        .keyPath(KeyPathComponent.components(of: text) ?? [.key(text)])
+    }
+
+    private static func constant(_ value: ArchivedValue) -> CDPredicate.Expression {
         switch value {
-        case .null: return "nil"
-        case .string(let s): return "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        case .integer(let i): return String(i)
-        case .real(let r): return r.rounded() == r && abs(r) < 1e15 ? String(Int64(r)) : String(r)
-        case .boolean(let b): return b ? "1" : "0"
-        case .date(let t): return "CAST(\(t), \"NSDate\")"
-        case .array(let items), .set(let items): return "{" + items.map(constant).joined(separator: ", ") + "}"
-        case .uuid(let u): return u.uuidString
-        case .url(let u): return u
-        case .data(let d): return "<\(d.count) bytes>"
-        case .dictionary: return "{…}"
-        case .object(let className, _): return "<\(className)>"
+        case .null: return .constant(.null)
+        case .string(let s): return .constant(.string(s))
+        case .integer(let i): return .constant(.integer(i))
+        case .real(let r): return .constant(r.rounded() == r && abs(r) < 1e15 ? .integer(Int64(r)) : .double(r))
+        case .boolean(let b): return .constant(.integer(b ? 1 : 0))
+        case .date(let t): return .constant(.date(Date(timeIntervalSinceReferenceDate: t)))
+        case .array(let items), .set(let items): return .aggregate(items.map(constant))
+        case .uuid(let u): return .opaque(u.uuidString)
+        case .url(let u): return .opaque(u)
+        case .data(let d): return .opaque("<\(d.count) bytes>")
+        case .dictionary: return .opaque("{…}")
+        case .object(let className, _): return .opaque("<\(className)>")
         }
     }
 }

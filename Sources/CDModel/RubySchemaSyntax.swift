@@ -1,3 +1,4 @@
+import CDPredicate
 import Foundation
 
 // The small part of Ruby that ruby-xcdm schema files use, read as data: method calls with
@@ -526,58 +527,39 @@ struct RubyLexer {
         return .symbol(name)
     }
 
-    /// A single- or double-quoted string; the opening quote is the current character.
+    /// A single- or double-quoted string; the opening quote is the current character. Escapes
+    /// in double quotes are Ruby's (``RubyStringEscape``).
     private mutating func string() throws(RubySyntaxError) -> String {
         let start = position
         guard let quote = take() else { return "" }
-        var text = String.UnicodeScalarView()
+        var buffer = RubyStringBuffer()
         while true {
             guard let scalar = take() else {
                 throw RubySyntaxError(position: start, message: "unterminated string: no closing \(quote) before the end of the file")
             }
-            if scalar == quote { return String(text) }
+            if scalar == quote { break }
             if quote == "\"", scalar == "#", let next = peek(), next == "{" || next == "@" || next == "$" {
                 throw RubySyntaxError(position: start, message: "string interpolation (`#\(next)`) is not supported: schemas are read as data")
             }
-            guard scalar == "\\" else { text.append(scalar); continue }
-            guard let escaped = take() else { continue }
+            guard scalar == "\\" else { buffer.append(String(scalar), from: offset); continue }
             if quote == "'" {
-                if escaped != "\\" && escaped != "'" { text.append("\\") }
-                text.append(escaped)
-            } else {
-                text.append(contentsOf: try doubleQuotedEscape(escaped, stringStart: start).unicodeScalars)
+                guard let escaped = take() else { continue }
+                buffer.append((escaped == "\\" || escaped == "'" ? "" : "\\") + String(escaped), from: offset)
+                continue
+            }
+            guard peek() != nil else { continue }
+            do {
+                let (decoded, length) = try RubyStringEscape.decode { ahead in peek(ahead) }
+                for _ in 0..<length { _ = take() }
+                buffer.append(decoded, from: offset)
+            } catch {
+                throw RubySyntaxError(position: start, message: error.message + " in string")
             }
         }
-    }
-
-    private mutating func doubleQuotedEscape(_ escaped: Unicode.Scalar, stringStart: RubySourcePosition) throws(RubySyntaxError) -> String {
-        switch escaped {
-        case "n": return "\n"
-        case "t": return "\t"
-        case "r": return "\r"
-        case "0": return "\0"
-        case "s": return " "
-        case "e": return "\u{1B}"
-        case "a": return "\u{07}"
-        case "b": return "\u{08}"
-        case "f": return "\u{0C}"
-        case "v": return "\u{0B}"
-        case "\n": return ""
-        case "u":
-            var hex = ""
-            if peek() == "{" {
-                _ = take()
-                while let next = peek(), next != "}", next != "\"" { hex.unicodeScalars.append(next); _ = take() }
-                if peek() == "}" { _ = take() }
-            } else {
-                for _ in 0..<4 { if let next = peek(), next.properties.isASCIIHexDigit { hex.unicodeScalars.append(next); _ = take() } }
-            }
-            guard let value = UInt32(hex.trimmingCharacters(in: .whitespaces), radix: 16), let scalar = Unicode.Scalar(value) else {
-                throw RubySyntaxError(position: stringStart, message: "invalid \\u escape in string")
-            }
-            return String(Character(scalar))
-        default: return String(Character(escaped))
+        guard let decoded = buffer.decoded() else {
+            throw RubySyntaxError(position: start, message: "the \\x or octal escapes in the string do not form UTF-8 text")
         }
+        return decoded.value
     }
 
     /// An integer (decimal, `0x`, `0b`, `0o` or leading-zero octal) or a float; the sign, if

@@ -1,6 +1,6 @@
 import CDDiagnostics
-import CDFetch
 import CDModel
+import CDPredicate
 import CDStore
 import CDTestSupport
 import Foundation

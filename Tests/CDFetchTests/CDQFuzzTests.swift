@@ -1,4 +1,5 @@
 import CDFetch
+import CDPredicate
 import CDTestSupport
 import Foundation
 import Testing
@@ -57,26 +58,8 @@ private let validChains = cdqReadmeExamples.map(\.chain) + cdqSourceExamples.map
     var rng = SeededGenerator(seed: 0xCD0_0002)
     var problems: [String] = []
     for _ in 0..<5000 {
-        var characters = Array(validChains.randomElement(using: &rng)!)
-        for _ in 0..<Int.random(in: 1...3, using: &rng) {
-            let index = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &rng)
-            switch Int.random(in: 0...5, using: &rng) {
-            case 0 where !characters.isEmpty:
-                characters.removeSubrange(index..<min(characters.count, index + Int.random(in: 1...4, using: &rng)))
-            case 1:
-                characters.insert(contentsOf: cdqFragments.randomElement(using: &rng)!, at: index)
-            case 2 where !characters.isEmpty:
-                characters[index] = cdqFragments.randomElement(using: &rng)!.first ?? " "
-            case 3:
-                characters.removeSubrange(index...)
-            case 4 where !characters.isEmpty:
-                let end = min(characters.count, index + Int.random(in: 1...10, using: &rng))
-                characters.insert(contentsOf: characters[index..<end], at: index)
-            default:
-                if index + 1 < characters.count { characters.swapAt(index, index + 1) }
-            }
-        }
-        if let problem = problem(parsingQuery: String(characters)) { problems.append(problem) }
+        let mutated = TextMutation.mutate(validChains.randomElement(using: &rng)!, fragments: cdqFragments, longestDeletion: 4, longestRepeat: 10, using: &rng)
+        if let problem = problem(parsingQuery: mutated) { problems.append(problem) }
     }
     #expect(problems.isEmpty, "\(problems.prefix(10))")
 }

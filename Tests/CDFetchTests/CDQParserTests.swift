@@ -1,4 +1,6 @@
 import CDFetch
+import CDPredicate
+import CDTestSupport
 import Foundation
 import Testing
 
@@ -289,7 +291,7 @@ func reportsCDQErrorsWithTheirPosition(_ example: CDQErrorCase) {
     #expect {
         _ = try CDQParser.parse(example.chain)
     } throws: { error in
-        guard let error = error as? CDFetch.PredicateError else { return false }
+        guard let error = error as? CDPredicate.PredicateError else { return false }
         #expect(error.offset == example.offset, "\(error.message)")
         #expect(error.message.contains(example.phrase), "\(error.message)")
         #expect(error.text == example.chain)
@@ -319,14 +321,22 @@ func reportsCDQErrorsWithTheirPosition(_ example: CDQErrorCase) {
     ("x == %@", [int(1), int(2)], 7, "too many arguments"),
     ("x == %@ OR y == %@", [int(1)], 16, "too few arguments"),
     ("x BETWEEN %@", [.aggregate([int(1)])], 10, "BETWEEN needs exactly two values"),
-] as [(String, [CDFetch.Expression], Int, String)])
-func typedArgumentsAreChecked(_ format: String, _ arguments: [CDFetch.Expression], _ offset: Int, _ phrase: String) {
+] as [(String, [CDPredicate.Expression], Int, String)])
+func typedArgumentsAreChecked(_ format: String, _ arguments: [CDPredicate.Expression], _ offset: Int, _ phrase: String) {
     #expect {
         _ = try PredicateParser.parse(format, typedArguments: arguments)
     } throws: { error in
-        guard let error = error as? CDFetch.PredicateError else { return false }
+        guard let error = error as? CDPredicate.PredicateError else { return false }
         #expect(error.offset == offset, "\(error.message)")
         #expect(error.message.contains(phrase), "\(error.message)")
         return true
     }
+}
+
+/// CDQ strings decode Ruby's escapes: bytes from `\x` and octal escapes form UTF-8, `\u{…}` may
+/// hold several code points.
+@Test func cdqStringsDecodeRubyEscapes() throws {
+    let request = try CDQParser.parse(#"Author.where(:a).eq("\xC3\xA9\101\u{42 43}")"#)
+    #expect(request.predicate == cmp(key("a"), .equal, str("éABC")))
+    #expect(throws: CDPredicate.PredicateError.self) { try CDQParser.parse(#"Author.where(:a).eq("\xFF")"#) }
 }

@@ -1,4 +1,5 @@
 import CDFetch
+import CDPredicate
 import CDModel
 import CDStore
 import CDTestSupport

@@ -1,4 +1,6 @@
 import CDFetch
+import CDPredicate
+import CDTestSupport
 import Testing
 
 @Test(arguments: [

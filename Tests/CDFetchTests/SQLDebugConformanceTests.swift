@@ -1,4 +1,5 @@
 import CDFetch
+import CDPredicate
 import CDModel
 import CDStore
 import CDTestSupport
@@ -41,7 +42,7 @@ import Testing
         28: "an object fault, not a fetch request",
     ]
 
-    static func predicate(_ text: String, _ arguments: [String] = []) -> CDFetch.Predicate {
+    static func predicate(_ text: String, _ arguments: [String] = []) -> CDPredicate.Predicate {
         (try? PredicateParser.parse(text, arguments: arguments)) ?? .constant(false)
     }
 

@@ -136,15 +136,4 @@ import Testing
         #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.string("x"), type: .integer64, allowsExternalStorage: false) }
         #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.externalReference(file: "F", exists: true), type: .binary, allowsExternalStorage: true) }
     }
-
-    /// ISO 8601 as dump prints it and as people write it.
-    @Test func datesParse() {
-        #expect(ImportValues.secondsSince2001(iso: "2017-09-12T12:55:13Z") == 526_913_713)
-        #expect(ImportValues.secondsSince2001(iso: "2017-09-12T12:55:13.250Z") == 526_913_713.25)
-        #expect(ImportValues.secondsSince2001(iso: "2017-09-12T14:55:13+02:00") == 526_913_713)
-        #expect(ImportValues.secondsSince2001(iso: "2001-01-01 00:00:00") == 0)
-        #expect(ImportValues.secondsSince2001(iso: "1983-11-07T17:37:00Z") == -541_232_580)
-        #expect(ImportValues.secondsSince2001(iso: "2017-13-12T12:55:13Z") == nil)
-        #expect(ImportValues.secondsSince2001(iso: "yesterday") == nil)
-    }
 }

@@ -475,3 +475,10 @@ import Testing
         #expect(VersionHashes.entityHashes(of: schemaModel) == VersionHashes.entityHashes(of: xcodeModel))
     }
 }
+
+/// Schema strings decode Ruby's escapes like CDQ queries do: `\1` is U+0001, not `1`.
+@Test func rubySchemaStringsDecodeRubyEscapes() throws {
+    var lexer = RubyLexer(#"x "\1\101\x42\u{43 44}\é""#)
+    let kinds = try lexer.tokens().map(\.kind)
+    #expect(kinds == [.identifier("x"), .string("\u{01}AB" + "CDé"), .endOfFile])
+}

@@ -1,4 +1,5 @@
-import CDFetch
+import CDPredicate
+import CDTestSupport
 import Testing
 
 @Test(arguments: [

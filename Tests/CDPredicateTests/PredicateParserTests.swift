@@ -1,4 +1,5 @@
-import CDFetch
+import CDPredicate
+import CDTestSupport
 import Foundation
 import Testing
 

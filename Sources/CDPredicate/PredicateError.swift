@@ -30,7 +30,7 @@ public struct PredicateError: UserFacingError, Equatable, Sendable {
 
     /// `text` in double quotes for a message: line breaks and tabs escaped so the message stays on
     /// one line, and long text shortened.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let limit = 40
         var visible = ""
         for character in text.prefix(limit) {

@@ -1,4 +1,4 @@
-import CDFetch
+import CDPredicate
 import CDTestSupport
 import Foundation
 import Testing
@@ -61,32 +61,14 @@ private let seedFormats: [(String, [String])] = realPredicates.map { ($0.format,
     var problems: [String] = []
     for _ in 0..<5000 {
         let (format, baseArguments) = seedFormats.randomElement(using: &rng)!
-        var characters = Array(format)
-        for _ in 0..<Int.random(in: 1...3, using: &rng) {
-            let index = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &rng)
-            switch Int.random(in: 0...5, using: &rng) {
-            case 0 where !characters.isEmpty:
-                characters.removeSubrange(index..<min(characters.count, index + Int.random(in: 1...3, using: &rng)))
-            case 1:
-                characters.insert(contentsOf: fragments.randomElement(using: &rng)!, at: index)
-            case 2 where !characters.isEmpty:
-                characters[index] = fragments.randomElement(using: &rng)!.first ?? " "
-            case 3:
-                characters.removeSubrange(index...)
-            case 4 where !characters.isEmpty:
-                let end = min(characters.count, index + Int.random(in: 1...8, using: &rng))
-                characters.insert(contentsOf: characters[index..<end], at: index)
-            default:
-                if index + 1 < characters.count { characters.swapAt(index, index + 1) }
-            }
-        }
+        let mutated = TextMutation.mutate(format, fragments: fragments, longestDeletion: 3, longestRepeat: 8, using: &rng)
         var arguments = baseArguments
         switch Int.random(in: 0...5, using: &rng) {
         case 0: arguments.append(argumentPool.randomElement(using: &rng)!)
         case 1 where !arguments.isEmpty: arguments.removeLast()
         default: break
         }
-        if let problem = problem(parsing: String(characters), arguments: arguments) { problems.append(problem) }
+        if let problem = problem(parsing: mutated, arguments: arguments) { problems.append(problem) }
     }
     #expect(problems.isEmpty, "\(problems.prefix(10))")
 }
@@ -103,7 +85,7 @@ private struct TreeGenerator {
     mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &rng)! }
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
 
-    mutating func predicate(depth: Int) -> CDFetch.Predicate {
+    mutating func predicate(depth: Int) -> CDPredicate.Predicate {
         switch depth > 2 ? 0 : Int.random(in: 0...5, using: &rng) {
         case 1: return .constant(chance(50))
         case 2: return .not(predicate(depth: depth + 1))
@@ -113,8 +95,8 @@ private struct TreeGenerator {
         }
     }
 
-    mutating func operands(depth: Int) -> [CDFetch.Predicate] {
-        var operands: [CDFetch.Predicate] = []
+    mutating func operands(depth: Int) -> [CDPredicate.Predicate] {
+        var operands: [CDPredicate.Predicate] = []
         for _ in 0..<Int.random(in: 2...3, using: &rng) { operands.append(predicate(depth: depth + 1)) }
         return operands
     }
@@ -134,7 +116,7 @@ private struct TreeGenerator {
     }
 
     /// BETWEEN only accepts two-element aggregates, so its operand avoids other aggregates.
-    mutating func nonAggregate(depth: Int) -> CDFetch.Expression {
+    mutating func nonAggregate(depth: Int) -> CDPredicate.Expression {
         while true {
             let candidate = expression(depth: depth)
             if case .aggregate = candidate { continue }
@@ -142,18 +124,18 @@ private struct TreeGenerator {
         }
     }
 
-    mutating func expression(depth: Int) -> CDFetch.Expression {
+    mutating func expression(depth: Int) -> CDPredicate.Expression {
         switch Int.random(in: 0...(depth > 2 ? 4 : 8), using: &rng) {
         case 0, 1: return .constant(value())
         case 2: return .keyPath(components(allowingLeadingOperator: true))
         case 3: return chance(50) ? .evaluatedObject : .variable(pick(Self.variables))
         case 4: return .path(.variable(pick(Self.variables)), components(allowingLeadingOperator: true))
         case 5:
-            var elements: [CDFetch.Expression] = []
+            var elements: [CDPredicate.Expression] = []
             for _ in 0..<Int.random(in: 0...3, using: &rng) { elements.append(expression(depth: depth + 1)) }
             return .aggregate(elements)
         case 6:
-            let subquery = CDFetch.Expression.subquery(collection: .keyPath(components(allowingLeadingOperator: false)),
+            let subquery = CDPredicate.Expression.subquery(collection: .keyPath(components(allowingLeadingOperator: false)),
                                                variable: pick(Self.variables), predicate: predicate(depth: depth + 1))
             return chance(70) ? .path(subquery, [.collectionOperator(.count)]) : subquery
         case 7: return .cast(.keyPath(components(allowingLeadingOperator: false)), type: pick(["NSString", "NSNumber", "NSDate"]))

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A parsed NSPredicate format string: the tree `PredicateParser.parse(_:arguments:)` builds and
-/// `description` prints back in NSPredicate's own format.
+/// `description` prints back in NSPredicate's own format. Queries, model texts (validation rules,
+/// fetch requests, partial indexes) and archived `NSPredicate` objects all use this one tree.
 public indirect enum Predicate: Sendable, Equatable {
     /// `TRUEPREDICATE` (true) or `FALSEPREDICATE` (false).
     case constant(Bool)
@@ -12,6 +13,10 @@ public indirect enum Predicate: Sendable, Equatable {
     case and([Predicate])
     /// Operands of one `OR` chain, in source order (nested like `and`).
     case or([Predicate])
+    /// Text standing for a predicate the tree cannot hold, such as an archived comparison with an
+    /// operator cdstore does not know. Printed as it is; the parser never produces it, so a
+    /// model that contains one is shown faithfully but cannot be archived again.
+    case opaque(String)
 }
 
 /// `left op[options] right`, optionally quantified over a to-many left side.
@@ -76,7 +81,7 @@ public struct ComparisonOptions: OptionSet, Sendable, Equatable, Hashable {
     public static let localeSensitive = ComparisonOptions(rawValue: 1 << 3)
 
     /// Option letters in the order they are printed.
-    static let letters: [(Character, ComparisonOptions)] = [
+    package static let letters: [(Character, ComparisonOptions)] = [
         ("c", .caseInsensitive), ("d", .diacriticInsensitive), ("n", .normalized), ("l", .localeSensitive),
     ]
 }
@@ -100,6 +105,13 @@ public indirect enum Expression: Sendable, Equatable {
     /// `CAST(value, "Type")` that the parser could not fold into a constant. Casts of numbers and
     /// ISO-8601 strings to `"NSDate"` become `.constant(.date(…))` instead.
     case cast(Expression, type: String)
+    /// `name(arguments)`: a function in NSPredicate's own spelling, such as `count:(pages)` or
+    /// `now()` in a derived attribute. Only model texts may contain one (see
+    /// `PredicateParser.parseModelText(_:)`); queries cannot run them.
+    case function(String, [Expression])
+    /// Text standing for an expression the tree cannot hold (an archived expression class or
+    /// constant cdstore does not know); printed as it is, never produced by the parser.
+    case opaque(String)
 }
 
 /// One step of a key path.

@@ -2,8 +2,10 @@ import Foundation
 
 /// Canonical format strings, in the style of `-[NSPredicate predicateFormat]`: `==` and `!=`
 /// for the symbol aliases, upper-case keywords, double-quoted strings, dates as
-/// `CAST(<seconds since 2001>, "NSDate")`, and parentheses only around compound operands.
-/// `PredicateParser.parse(p.description)` gives back `p` for every tree the parser builds.
+/// `CAST(<seconds since 2001>, "NSDate")`, and parentheses only around compound operands (an
+/// `AND`, `OR` or `NOT` inside another one, as Core Data prints them).
+/// `PredicateParser.parse(p.description)` gives back `p` for every tree the parser builds, and
+/// `parseModelText` for every tree of a model.
 extension Predicate: CustomStringConvertible {
     public var description: String {
         switch self {
@@ -12,13 +14,14 @@ extension Predicate: CustomStringConvertible {
         case .not(let operand): return "NOT " + operand.descriptionAsOperand
         case .and(let operands): return operands.map(\.descriptionAsOperand).joined(separator: " AND ")
         case .or(let operands): return operands.map(\.descriptionAsOperand).joined(separator: " OR ")
+        case .opaque(let text): return text
         }
     }
 
     /// Compound operands keep their own parentheses, so nesting survives a round trip.
     private var descriptionAsOperand: String {
         switch self {
-        case .and, .or: return "(" + description + ")"
+        case .and, .or, .not: return "(" + description + ")"
         default: return description
         }
     }
@@ -52,6 +55,8 @@ extension Expression: CustomStringConvertible {
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))"
         case .cast(let value, let type): return "CAST(\(value), \(Value.quoted(type)))"
+        case .function(let name, let arguments): return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .opaque(let text): return text
         }
     }
 }
@@ -82,7 +87,7 @@ extension Value: CustomStringConvertible {
     /// that would merge with a neighbouring quote, backslash or hex digit (a leading combining mark,
     /// an emoji modifier, a quote carrying a mark, an invisible scalar inside a cluster) is written
     /// entirely as `\uXXXX` escapes, since the tokenizer reads Characters.
-    static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         var result = "\""
         for character in string {
             let scalars = character.unicodeScalars

@@ -1,6 +1,6 @@
 /// A lexical unit of a format string, with the Character range it came from.
-struct PredicateToken: Equatable {
-    enum Kind: Equatable {
+package struct PredicateToken: Equatable {
+    package enum Kind: Equatable {
         /// A bare word: a key, or a keyword when the parser expects one. `escaped` is true after `#`,
         /// which makes a reserved word an ordinary key.
         case word(String, escaped: Bool)
@@ -18,48 +18,29 @@ struct PredicateToken: Equatable {
         case end
     }
 
-    var kind: Kind
-    var start: Int
-    var end: Int
+    package var kind: Kind
+    package var start: Int
+    package var end: Int
 }
 
 /// Splits a format string into tokens. Keywords are not recognised here: the parser decides from
 /// context whether a word is a key or a keyword.
-struct PredicateTokenizer {
-    private let characters: [Character]
-    private let text: String
-    private var position = 0
+package struct PredicateTokenizer: CursorTokenizer {
+    package var cursor: CharacterCursor
 
-    init(_ text: String) {
-        self.text = text
-        self.characters = Array(text)
+    package init(_ text: String) {
+        cursor = CharacterCursor(text)
     }
 
-    static func tokenize(_ text: String) throws(PredicateError) -> [PredicateToken] {
-        var tokenizer = PredicateTokenizer(text)
-        var tokens: [PredicateToken] = []
-        while true {
-            let token = try tokenizer.next()
-            tokens.append(token)
-            if token.kind == .end { return tokens }
-        }
-    }
-
-    private func error(_ message: String, at offset: Int) -> PredicateError {
-        PredicateError(text: text, offset: offset, message: message)
-    }
-
-    private func peek(_ ahead: Int = 0) -> Character? {
-        position + ahead < characters.count ? characters[position + ahead] : nil
-    }
+    package static func isEnd(_ token: PredicateToken) -> Bool { token.kind == .end }
 
     /// Two-character symbols first, so `<=` is not read as `<` then `=`.
     private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**",
                                   "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".",
                                   "+", "-", "*", "/"]
 
-    private mutating func next() throws(PredicateError) -> PredicateToken {
-        while let c = peek(), c.isWhitespace { position += 1 }
+    package mutating func next() throws(PredicateError) -> PredicateToken {
+        cursor.skipWhitespace()
         let start = position
         func token(_ kind: PredicateToken.Kind) -> PredicateToken {
             PredicateToken(kind: kind, start: start, end: position)
@@ -73,7 +54,13 @@ struct PredicateTokenizer {
             return token(.string(try quotedString()))
         }
         if Self.isWordStart(c) {
-            return token(.word(word(), escaped: false))
+            var name = word()
+            // `count:(pages)`: NSPredicate spells a function's selector with its colon.
+            if peek() == ":", peek(1) == "(" {
+                position += 1
+                name += ":"
+            }
+            return token(.word(name, escaped: false))
         }
         if c == "#" {
             position += 1
@@ -94,20 +81,15 @@ struct PredicateTokenizer {
         if c == "%" {
             return token(.placeholder(try placeholder()))
         }
-        for symbol in Self.symbols where matches(symbol) {
+        for symbol in Self.symbols where cursor.matches(symbol) {
             position += symbol.count
             return token(.symbol(symbol))
         }
         throw error("unexpected character \(PredicateError.quoted(String(c)))", at: start)
     }
 
-    private func matches(_ symbol: String) -> Bool {
-        for (index, character) in symbol.enumerated() where peek(index) != character { return false }
-        return true
-    }
-
-    static func isWordStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
-    static func isWordPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+    package static func isWordStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
+    package static func isWordPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
 
     private mutating func word() -> String {
         let start = position
@@ -119,7 +101,7 @@ struct PredicateTokenizer {
     private mutating func placeholder() throws(PredicateError) -> String {
         let start = position
         position += 1
-        for spec in ["@", "K", "lld", "ld", "lu", "lf", "d", "i", "u", "f"] where matches(spec) {
+        for spec in ["@", "K", "lld", "ld", "lu", "lf", "d", "i", "u", "f"] where cursor.matches(spec) {
             position += spec.count
             return spec
         }
@@ -239,5 +221,26 @@ struct PredicateTokenizer {
             throw error("invalid unicode escape \\u\(String(first, radix: 16))", at: escapeStart)
         }
         return scalar
+    }
+}
+
+/// A parser that walks a list of ``PredicateToken``s ending in `.end`: the NSPredicate parser
+/// and the keyword form of `cdstore query` share the stepping.
+package protocol PredicateTokenWalker {
+    var tokens: [PredicateToken] { get }
+    /// Index of the current token in `tokens`.
+    var index: Int { get set }
+}
+
+extension PredicateTokenWalker {
+    package var current: PredicateToken { tokens[index] }
+    package var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
+
+    /// Steps past the current token and returns it; the end token is never stepped past.
+    @discardableResult
+    package mutating func advance() -> PredicateToken {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
     }
 }

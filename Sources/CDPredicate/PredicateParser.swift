@@ -33,6 +33,21 @@ public enum PredicateParser {
         return try parser.parseWhole()
     }
 
+    /// Parses a predicate a model holds (a validation rule, a fetch request's or a partial
+    /// index's predicate, a derived attribute's filter), as `-[NSPredicate predicateFormat]` and
+    /// model files write them: like a query, plus function expressions such as `count:(pages)`.
+    public static func parseModelText(_ text: String) throws(PredicateError) -> Predicate {
+        var parser = try Parser(text: text, arguments: [], allowsFunctions: true)
+        return try parser.parseWhole()
+    }
+
+    /// Parses an expression a model holds on its own: a derived attribute's derivation
+    /// (`count:(pages)`, `author.name`) or an indexed expression (`SELF`).
+    public static func parseModelExpression(_ text: String) throws(PredicateError) -> Expression {
+        var parser = try Parser(text: text, arguments: [], allowsFunctions: true)
+        return try parser.parseWholeExpression()
+    }
+
     /// Parses `text`, filling its placeholders with values that already have a type, such as the
     /// Ruby literals after a CDQ format string (`where("name LIKE %@", '*kesp*')`). `%@` takes the
     /// expression as it is (a constant, or an aggregate for a Ruby array); `%K` needs a string
@@ -41,10 +56,6 @@ public enum PredicateParser {
         var parser = try Parser(text: text, arguments: typedArguments.map(PlaceholderArgument.typed))
         return try parser.parseWhole()
     }
-
-    /// An ISO-8601 date read the way `CAST("…", "NSDate")` reads it (no zone means UTC), so the
-    /// other query syntaxes spell dates the same way.
-    static func date(fromISO8601 string: String) -> Date? { Parser.iso8601Date(string) }
 
     /// How a `%@` argument is typed (see the type's documentation).
     public static func value(ofArgument argument: String) -> Value {
@@ -64,7 +75,7 @@ public enum PredicateParser {
     }
 
     /// Words that are keywords somewhere in the language; as keys they need a `#`.
-    static let reservedWords: Set<String> = [
+    package static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "IN", "ALL", "ANY", "SOME", "NONE", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH",
         "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE", "FALSE", "YES", "NO", "FIRST", "LAST", "SIZE",
         "ANYKEY", "CASEINSENSITIVE", "CI", "SUBQUERY", "FETCH", "CAST", "FUNCTION", "TRUEPREDICATE", "FALSEPREDICATE",
@@ -78,33 +89,26 @@ private enum PlaceholderArgument {
 }
 
 /// The recursive-descent parser over the token list; one instance per parse.
-private struct Parser {
+private struct Parser: PredicateTokenWalker {
     let text: String
     let characters: [Character]
     let tokens: [PredicateToken]
     let arguments: [PlaceholderArgument]
+    /// Whether `name(…)` function expressions are read (model texts) or refused (queries).
+    let allowsFunctions: Bool
     var index = 0
     var nextArgument = 0
     var depth = 0
 
-    init(text: String, arguments: [PlaceholderArgument]) throws(PredicateError) {
+    init(text: String, arguments: [PlaceholderArgument], allowsFunctions: Bool = false) throws(PredicateError) {
         self.text = text
         self.characters = Array(text)
         self.tokens = try PredicateTokenizer.tokenize(text)
         self.arguments = arguments
+        self.allowsFunctions = allowsFunctions
     }
 
     // MARK: Token helpers
-
-    var current: PredicateToken { tokens[index] }
-    var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
-
-    @discardableResult
-    mutating func advance() -> PredicateToken {
-        let token = tokens[index]
-        if index < tokens.count - 1 { index += 1 }
-        return token
-    }
 
     func keyword(_ token: PredicateToken) -> String? {
         if case .word(let word, escaped: false) = token.kind { return word.uppercased() }
@@ -159,6 +163,13 @@ private struct Parser {
                         at: characters.count)
         }
         return predicate
+    }
+
+    mutating func parseWholeExpression() throws(PredicateError) -> Expression {
+        if current.kind == .end { throw error("the expression is empty", at: 0) }
+        let expression = try parseExpression()
+        if current.kind != .end { throw expectation("the end of the expression") }
+        return expression
     }
 
     mutating func parseOr() throws(PredicateError) -> Predicate {
@@ -308,7 +319,10 @@ private struct Parser {
         default:
             advance()
             if isSymbol("(") {
-                throw error("function calls such as \(word)(…) are not supported", at: token.start)
+                guard allowsFunctions else {
+                    throw error("function calls such as \(word)(…) are not supported", at: token.start)
+                }
+                return try parsePath(on: try parseFunctionArguments(word))
             }
             return try parsePath(on: .keyPath([.key(word)]))
         }
@@ -364,6 +378,23 @@ private struct Parser {
         }
     }
 
+    /// The arguments of `name(…)`, the current token being the `(`.
+    mutating func parseFunctionArguments(_ name: String) throws(PredicateError) -> Expression {
+        advance()
+        try enterNesting()
+        defer { depth -= 1 }
+        var arguments: [Expression] = []
+        if isSymbol(")") {
+            advance()
+            return .function(name, arguments)
+        }
+        while true {
+            arguments.append(try parseExpression())
+            if isSymbol(")") { advance(); return .function(name, arguments) }
+            try expectSymbol(",", "\",\" or \")\" in the arguments of \(name)")
+        }
+    }
+
     mutating func parseSubquery() throws(PredicateError) -> Expression {
         advance()
         try enterNesting()
@@ -403,34 +434,16 @@ private struct Parser {
         case .constant(.double(let seconds)):
             return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .constant(.string(let string)):
-            guard let date = Self.iso8601Date(string) else {
+            guard let date = CoreDataDate(iso8601: string) else {
                 throw error(PredicateError.quoted(string)
                             + " is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z", at: valueStart)
             }
-            return .constant(.date(date))
+            return .constant(.date(date.date))
         case .constant(.date):
             return value
         default:
             return .cast(value, type: type)
         }
-    }
-
-    /// Date-time with a zone (`Z` or `±hh:mm`, optional fractional seconds), date-time without a
-    /// zone (UTC), or a date alone (midnight UTC).
-    static func iso8601Date(_ string: String) -> Date? {
-        let variants: [ISO8601DateFormatter.Options] = [
-            [.withInternetDateTime, .withFractionalSeconds],
-            [.withInternetDateTime],
-            [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate],
-            [.withFullDate, .withDashSeparatorInDate],
-        ]
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        for options in variants {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: string) { return date }
-        }
-        return nil
     }
 
     // MARK: Substitution
@@ -505,7 +518,7 @@ extension KeyPathComponent {
     /// The components of a key path written as text (`author.name`, `books.@count`): keys, and
     /// `@count`/`@sum`/… collection operators; nil when a part is neither. `%K` arguments and
     /// CDQ's symbols name key paths this way.
-    static func components(of text: String) -> [KeyPathComponent]? {
+    public static func components(of text: String) -> [KeyPathComponent]? {
         var components: [KeyPathComponent] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {
             if part.first == "@", let op = CollectionOperator(rawValue: String(part.dropFirst())) {

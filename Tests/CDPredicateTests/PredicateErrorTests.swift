@@ -1,4 +1,5 @@
-import CDFetch
+import CDPredicate
+import CDTestSupport
 import Testing
 
 /// A malformed format string and where and how the parser must complain.

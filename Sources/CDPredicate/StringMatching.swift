@@ -1,0 +1,146 @@
+import Foundation
+
+/// NSPredicate's string operators on plain Swift strings: what the evaluator uses for validation
+/// rules, and what `CDFetch`'s stand-ins for Core Data's SQL functions call, so a predicate
+/// means the same whether SQLite or cdstore evaluates it.
+///
+/// `flags` are the bits of Core Data's SQL functions' `flags` argument: `0x1` case-insensitive
+/// (`[c]`), `0x80` diacritic-insensitive (`[d]`), `0x20` locale-sensitive (`[l]`); Core Data
+/// logs `[c]` as `0x101`, `[d]` as `0x180` and `[l]` as `0x120`.
+public enum StringMatching {
+    /// Option bits of the `flags` argument, as Core Data logs them.
+    public enum Flag {
+        public static let caseInsensitive = 0x101
+        public static let diacriticInsensitive = 0x180
+        public static let localeSensitive = 0x120
+    }
+
+    /// Which comparison `stringSearch` makes; the raw value is the fourth argument of
+    /// `NSCoreDataStringSearch` (cdstore's convention; a real log shows `1` for a contains search).
+    public enum SearchOperation: Int, Sendable {
+        case equal = 0, contains = 1, beginsWith = 2, endsWith = 3
+    }
+
+    /// The flags for `[c]`, `[d]` and `[l]`.
+    public static func flags(_ options: ComparisonOptions) -> Int {
+        var flags = 0
+        if options.contains(.caseInsensitive) { flags |= Flag.caseInsensitive }
+        if options.contains(.diacriticInsensitive) { flags |= Flag.diacriticInsensitive }
+        if options.contains(.localeSensitive) { flags |= Flag.localeSensitive }
+        return flags
+    }
+
+    /// `text` folded as `flags` ask, so comparisons can work on plain characters.
+    static func fold(_ text: String, flags: Int) -> String {
+        var options: String.CompareOptions = []
+        if flags & 0x1 != 0 { options.insert(.caseInsensitive) }
+        if flags & 0x80 != 0 { options.insert(.diacriticInsensitive) }
+        return options.isEmpty ? text : text.folding(options: options, locale: nil)
+    }
+
+    /// `==`, `CONTAINS`, `BEGINSWITH`, `ENDSWITH`.
+    public static func stringSearch(_ value: String, _ search: String, flags: Int, operation: SearchOperation) -> Bool {
+        let haystack = fold(value, flags: flags), needle = fold(search, flags: flags)
+        switch operation {
+        case .equal: return haystack == needle
+        case .contains: return needle.isEmpty || haystack.contains(needle)
+        case .beginsWith: return haystack.hasPrefix(needle)
+        case .endsWith: return haystack.hasSuffix(needle)
+        }
+    }
+
+    /// A `MATCHES` pattern that is not a valid ICU regular expression.
+    public struct InvalidPattern: Error, Sendable {
+        public let pattern: String
+    }
+
+    /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value.
+    public static func matches(_ value: String, pattern: String, flags: Int) throws(InvalidPattern) -> Bool {
+        try regexes.matches(value, pattern: pattern, flags: flags)
+    }
+
+    private static let regexes = RegexCache()
+
+    /// NSPredicate `LIKE`: `*`, `?` and `\` escapes over the whole value, by Character.
+    public static func like(_ value: String, pattern: String, flags: Int) -> Bool {
+        let text = Array(fold(value, flags: flags))
+        var tokens: [LikeToken] = []
+        var escaping = false
+        for character in fold(pattern, flags: flags) {
+            if escaping {
+                tokens.append(.literal(character))
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else if character == "*" {
+                tokens.append(.anyRun)
+            } else if character == "?" {
+                tokens.append(.anyOne)
+            } else {
+                tokens.append(.literal(character))
+            }
+        }
+        if escaping { tokens.append(.literal("\\")) }
+        // Greedy matching with one backtrack point per `*`: linear in practice, quadratic at worst.
+        var t = 0, p = 0
+        var star: (pattern: Int, text: Int)?
+        while t < text.count {
+            if p < tokens.count, tokens[p].matches(text[t]) {
+                t += 1
+                p += 1
+            } else if p < tokens.count, case .anyRun = tokens[p] {
+                star = (p, t)
+                p += 1
+            } else if let backtrack = star {
+                p = backtrack.pattern + 1
+                t = backtrack.text + 1
+                star = (backtrack.pattern, backtrack.text + 1)
+            } else {
+                return false
+            }
+        }
+        while p < tokens.count, case .anyRun = tokens[p] { p += 1 }
+        return p == tokens.count
+    }
+
+    private enum LikeToken {
+        case literal(Character), anyOne, anyRun
+
+        func matches(_ character: Character) -> Bool {
+            switch self {
+            case .literal(let expected): return expected == character
+            case .anyOne: return true
+            case .anyRun: return false
+            }
+        }
+    }
+
+    /// Compiled regular expressions by pattern and flags: a query calls `NSCoreDataMatches` once
+    /// per row with the same pattern.
+    private final class RegexCache: @unchecked Sendable {
+        private var compiled: [String: NSRegularExpression] = [:]
+        private let lock = NSLock()
+
+        func matches(_ value: String, pattern: String, flags: Int) throws(InvalidPattern) -> Bool {
+            let expression = try regex(pattern, flags: flags)
+            let subject = flags & 0x80 != 0 ? value.folding(options: .diacriticInsensitive, locale: nil) : value
+            return expression.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+        }
+
+        private func regex(_ pattern: String, flags: Int) throws(InvalidPattern) -> NSRegularExpression {
+            let key = "\(flags)/" + pattern
+            lock.lock()
+            defer { lock.unlock() }
+            if let cached = compiled[key] { return cached }
+            do {
+                // MATCHES tests the whole value: anchor the pattern at both ends of the input.
+                let expression = try NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z",
+                                                         options: flags & 0x1 != 0 ? [.caseInsensitive] : [])
+                compiled[key] = expression
+                return expression
+            } catch {
+                throw InvalidPattern(pattern: pattern)
+            }
+        }
+    }
+}
