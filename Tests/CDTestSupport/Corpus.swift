@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Testing
 
 /// The real Core Data files in `../shared/corpus`, and safe ways to use them in tests.
 public enum Corpus {
@@ -96,14 +97,17 @@ public enum Checksums {
 public enum Golden {
     public static let fixtures = Corpus.repositoryRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true)
 
-    /// The expected text, or `nil` when the file does not exist yet. Rewrites it in update mode.
+    /// The expected text, or `nil` when the file does not exist yet. In update mode it rewrites
+    /// the file and records an issue, so that an update run is never mistaken for a passing one.
     public static func expected(_ name: String, actual: String) throws -> String? {
         let url = fixtures.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["CDSTORE_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try actual.write(to: url, atomically: true, encoding: .utf8)
-        }
-        return try? String(contentsOf: url, encoding: .utf8)
+        let existing = FileManager.default.fileExists(atPath: url.path) ? try String(contentsOf: url, encoding: .utf8) : nil
+        guard ProcessInfo.processInfo.environment["CDSTORE_UPDATE_GOLDEN"] == "1" else { return existing }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try actual.write(to: url, atomically: true, encoding: .utf8)
+        let change = existing == actual ? "unchanged" : existing == nil ? "created" : "changed"
+        Issue.record("CDSTORE_UPDATE_GOLDEN=1 rewrote \(name) (\(change)): review the diff, then run the tests without it")
+        return actual
     }
 }
 
