@@ -9,7 +9,7 @@ import Testing
 /// Fetch results on real corpus stores, each checked against SQL written independently here
 /// (plain SQLite, no Core Data functions): counts, sums, key-path joins, to-many and many-to-many
 /// relationships, sub-entities, quantifiers, string operators, dates, UUIDs and object IDs.
-@Suite struct FetchResultTests {
+@Suite(.temporaryDirectories) struct FetchResultTests {
     /// A copy of a corpus store, opened through cdstore and, separately, as plain SQLite.
     final class Fixture: @unchecked Sendable {
         let runner: FetchRunner
@@ -184,7 +184,7 @@ import Testing
 /// Random predicates over the real key paths of the Books model: each either translates into
 /// SQL that SQLite runs on the store, or is refused with a one-line ``FetchSQLError``; none
 /// crashes.
-@Test func randomRequestsRunOrSayWhy() throws {
+@Test(.temporaryDirectories) func randomRequestsRunOrSayWhy() throws {
     let store = try FetchResultTests.Fixture(FetchResultTests.books)
     var rng = SeededGenerator(seed: 0x5EED_F37C)
     let keys = ["title", "price", "publishedAt", "uniqueID", "pagesCount", "author", "author.alias", "author.age", "pages",

@@ -38,7 +38,7 @@ private func normalized(_ sql: String?) -> String {
         .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "\t" }).joined(separator: " ")
 }
 
-@Suite struct RecreateCorpusTests {
+@Suite(.temporaryDirectories) struct RecreateCorpusTests {
     /// `reset --recreate` from the model cache of every corpus store: the new store's Core Data
     /// tables, columns and indexes equal the original's, its metadata hashes, digest and
     /// checksum equal the original's, and it has a new UUID.

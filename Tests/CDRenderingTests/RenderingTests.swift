@@ -32,7 +32,7 @@ import Testing
     }
 }
 
-@Suite struct InspectionTextTests {
+@Suite(.temporaryDirectories) struct InspectionTextTests {
     /// Mismatches and warnings are spelled out, not just flagged.
     @Test func mismatchesAndWarnings() throws {
         var inspection = try StoreInspector.inspect(path: Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite").path)
@@ -60,7 +60,7 @@ import Testing
     }
 }
 
-@Suite struct ModelTextTests {
+@Suite(.temporaryDirectories) struct ModelTextTests {
     private func cachedVersions(_ store: String) throws -> [ModelVersion] {
         try ModelSource.versions(at: Corpus.copyStore(store).path)
     }

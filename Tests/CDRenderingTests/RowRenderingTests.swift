@@ -6,7 +6,7 @@ import Testing
 
 /// The JSON and CSV renderers write rows in place (``ObjectRow/borrowedValue(_:)``); on every
 /// corpus store they must write exactly what they write for the row's ``StoredObject``.
-@Suite struct RowRenderingTests {
+@Suite(.temporaryDirectories) struct RowRenderingTests {
     /// Each row rendered both ways by two renderers of the same kind, all entities.
     static func compare(_ store: String, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
         // Stores without a model cache need a model from elsewhere; CDCommandsTests dump those.

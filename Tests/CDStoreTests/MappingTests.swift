@@ -47,7 +47,7 @@ private let knownFailures: [String: Set<String>] = [
     "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"],
 ]
 
-@Suite struct MappingCorpusTests {
+@Suite(.temporaryDirectories) struct MappingCorpusTests {
     /// Every store with a model cache: the mapping resolved from the cache and `Z_PRIMARYKEY`
     /// has exactly the store's Core Data tables, columns (names, order, types) and indexes.
     @Test(arguments: Corpus.stores)
@@ -102,7 +102,7 @@ private let knownFailures: [String: Set<String>] = [
     }
 }
 
-@Suite struct MappingRuleTests {
+@Suite(.temporaryDirectories) struct MappingRuleTests {
     /// §7.6: an ordered to-many with a to-one inverse orders the rows in the destination table
     /// with `Z_FOK_` after the key; a leaf destination gets no `Z<n>_` companion.
     @Test func orderedToManyAddsOrderColumnAfterKey() throws {
@@ -310,7 +310,7 @@ private let knownFailures: [String: Set<String>] = [
     }
 }
 
-@Suite struct SchemaComparisonTests {
+@Suite(.temporaryDirectories) struct SchemaComparisonTests {
     private func accounts() throws -> (StoreMapping, StoreSchema) {
         let mapped = try MappedStore.require("plaso-accounts3/Accounts3.sqlite")
         return (mapped.resolved, mapped.schema)
@@ -352,7 +352,7 @@ private let knownFailures: [String: Set<String>] = [
     }
 }
 
-@Suite struct MappingFormatTests {
+@Suite(.temporaryDirectories) struct MappingFormatTests {
     /// The `cdstore model --sql --json` contract: every key present, `null` when not applicable.
     @Test func jsonContract() throws {
         let mapping = try MappedStore.require("plaso-accounts3/Accounts3.sqlite").resolved

@@ -45,7 +45,8 @@ public enum Corpus {
     }
 
     /// Copies a corpus store with its sidecars (`-wal`, `-shm`, `-journal`, `_SUPPORT`) into a
-    /// fresh temporary directory, so tests never touch the corpus. Returns the copy's main file.
+    /// fresh folder from ``TemporaryDirectory/make()``, so tests never touch the corpus and the
+    /// copy goes when the test ends. Returns the copy's main file.
     public static func copyStore(_ relativePath: String) throws -> URL {
         let source = url(relativePath)
         let directory = try TemporaryDirectory.make()
@@ -58,16 +59,6 @@ public enum Corpus {
             }
         }
         return target
-    }
-}
-
-/// Temporary directories for tests, under the system temporary directory.
-public enum TemporaryDirectory {
-    public static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cdstore-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 }
 
