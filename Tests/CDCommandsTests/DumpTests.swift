@@ -66,7 +66,7 @@ import Testing
 
 /// `dump --format ndjson` of every corpus store prints exactly one object per row of each
 /// concrete entity, counted independently with SQL.
-@Suite(.temporaryDirectories) struct DumpCountTests {
+@Suite(.temporaryDirectories, .tags(.corpusWide)) struct DumpCountCorpusWideTests {
     /// Models for the stores that have no model cache (see ModelPairTests).
     static let models: [String: String] = [
         "apple-coredatabooks/CoreDataBooks.sqlite": "apple-coredatabooks/CoreDataBooks.xcdatamodeld",

@@ -38,6 +38,25 @@ public enum Corpus {
         return result.sorted()
     }()
 
+    /// What `read` finds in each store, for the stores where it finds something: the cases of a
+    /// test that covers only some stores, chosen up front instead of returning early in the test.
+    /// `read` gets the store's relative path and runs in its own temporary scope, so the copies
+    /// it makes are removed. A store whose `read` throws is left out like one that does not
+    /// apply: pair the cases with a test of their exact number, so that a corpus change or a
+    /// store that stops loading cannot shrink the test unnoticed.
+    public static func facts<Facts>(_ read: (String) throws -> Facts?) -> [String: Facts] {
+        var result: [String: Facts] = [:]
+        for store in stores {
+            result[store] = try? TemporaryDirectory.withScope { try read(store) }
+        }
+        return result
+    }
+
+    /// The stores where `applies` is true, sorted; see ``facts(_:)``.
+    public static func stores(where applies: (String) throws -> Bool) -> [String] {
+        facts { try applies($0) ? true : nil }.keys.sorted()
+    }
+
     /// Every file of the corpus whose name ends in `suffix`, relative to ``root``.
     public static func files(endingWith suffix: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
