@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `cdstore compat` end to end: the JSON contract, the text report, exit statuses and bad input.
-@Suite struct CompatTests {
+@Suite(.temporaryDirectories) struct CompatTests {
     static let wibosco = "wibosco-migration/CoreDataMigration_Example.xcdatamodeld"
 
     private func json(_ arguments: [String], status: Int32) throws -> [String: Any] {

@@ -4,7 +4,7 @@ import GRDB
 import Testing
 
 /// The JSON that later tools rely on, and how errors reach the user.
-@Suite struct ContractTests {
+@Suite(.temporaryDirectories) struct ContractTests {
     private func json(_ arguments: [String]) throws -> [String: Any] {
         let result = CommandRunner.runInProcess(arguments)
         #expect(result.status == 0, "stderr: \(result.stderr)")

@@ -4,7 +4,7 @@ import GRDB
 import Testing
 
 /// `cdstore dump` end to end: every format on four kinds of real store, against golden files.
-@Suite struct DumpGoldenTests {
+@Suite(.temporaryDirectories) struct DumpGoldenTests {
     /// name → arguments after the store (plus the store and an optional model).
     struct Case: Sendable, CustomStringConvertible {
         let name: String
@@ -66,7 +66,7 @@ import Testing
 
 /// `dump --format ndjson` of every corpus store prints exactly one object per row of each
 /// concrete entity, counted independently with SQL.
-@Suite struct DumpCountTests {
+@Suite(.temporaryDirectories, .tags(.corpusWide)) struct DumpCountCorpusWideTests {
     /// Models for the stores that have no model cache (see ModelPairTests).
     static let models: [String: String] = [
         "apple-coredatabooks/CoreDataBooks.sqlite": "apple-coredatabooks/CoreDataBooks.xcdatamodeld",

@@ -4,7 +4,7 @@ import Testing
 
 /// The built `cdstore` executable end to end: what the in-process tests cannot see (the process's
 /// exit status, its real standard streams, output larger than a pipe's buffer).
-@Suite struct ExecutableTests {
+@Suite(.temporaryDirectories) struct ExecutableTests {
     static let bigStore = "wibosco-migration/CoreDataMigration_Example_3.sqlite"
 
     @Test func version() throws {

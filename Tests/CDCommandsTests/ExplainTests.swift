@@ -5,7 +5,7 @@ import Testing
 
 /// `cdstore explain` end to end: codes, pasted dumps on stdin and inline, JSON, exit statuses, and
 /// the cross-check against a real store and model from the corpus.
-@Suite struct ExplainTests {
+@Suite(.temporaryDirectories) struct ExplainTests {
     static let store = "cdplus-samplemodel3/SampleModel3_V1.sqlite"
     static let model = Corpus.url("cdplus-samplemodel3/SampleModel3.xcdatamodeld").path
     static let storeUUID = "5443A63D-EF0E-44C2-B216-AE8B5ED2FD09"

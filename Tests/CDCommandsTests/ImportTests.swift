@@ -4,7 +4,7 @@ import Testing
 
 /// `cdstore create --import` with bad input: one line on stderr naming the object and key, a
 /// non-zero exit, and no file left in the directory (not even the temporary store).
-@Suite struct ImportBadInputTests {
+@Suite(.temporaryDirectories) struct ImportBadInputTests {
     static let model = Golden.fixtures.appendingPathComponent("import/Shop.xcdatamodel").path
 
     struct Case: Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 
 /// Commands run in-process through ``CommandLineEntry/run(_:io:)``: everything they write goes
 /// to their own ``CommandIO``, even with other runs going on at the same time.
-@Suite struct InProcessTests {
+@Suite(.temporaryDirectories) struct InProcessTests {
     /// Runs of different commands, each with output on both streams, several at once on as many
     /// threads: every run gets exactly what it gets alone.
     @Test func parallelRunsKeepTheirOutputsApart() throws {

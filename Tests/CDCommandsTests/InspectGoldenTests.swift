@@ -5,7 +5,7 @@ import Testing
 /// `cdstore inspect` and `cdstore model --hashes` output, compared with golden files for stores
 /// of different ages: framework 230 (2008, no model cache), 847 (WAL, all rows in the -wal),
 /// 1344 (inheritance, derived attributes, history) and 1447 (macOS 15 Photos).
-@Suite struct InspectGoldenTests {
+@Suite(.temporaryDirectories) struct InspectGoldenTests {
     static let stores: [(name: String, path: String)] = [
         ("coredatabooks-230", "apple-coredatabooks/CoreDataBooks.sqlite"),
         ("wibosco-wal-847", "wibosco-migration/CoreDataMigration_Example_WAL.sqlite"),

@@ -5,7 +5,7 @@ import Testing
 
 /// `cdstore reset` and `cdstore clean` as a user runs them: exact text, JSON field by field,
 /// one-line errors.
-@Suite struct MaintenanceCommandTests {
+@Suite(.temporaryDirectories) struct MaintenanceCommandTests {
     static let walStore = "wibosco-migration/CoreDataMigration_Example_WAL.sqlite"
     static let historyStore = "plaso-notestore-ios/NoteStore.sqlite"
 

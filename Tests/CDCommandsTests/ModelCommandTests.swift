@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `cdstore model` on each kind of source, end to end.
-@Suite struct ModelCommandTests {
+@Suite(.temporaryDirectories) struct ModelCommandTests {
     private func hashes(_ arguments: [String]) throws -> [(name: String, current: Bool, hashes: [String: String])] {
         let result = CommandRunner.runInProcess(["model", "--hashes", "--json"] + arguments)
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -90,7 +90,7 @@ import Testing
     }
 }
 
-@Suite struct ModelSQLTests {
+@Suite(.temporaryDirectories) struct ModelSQLTests {
     /// The mapping of a store's cached model, resolved against its own schema, is its DDL.
     @Test func storeSQLIsItsSchema() throws {
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")

@@ -5,7 +5,7 @@ import Testing
 
 /// `cdstore query`, `cdstore sql` and `dump --where` end to end on real stores, the SQL debug
 /// trace at each level, and read-only behaviour.
-@Suite struct QueryCommandTests {
+@Suite(.temporaryDirectories) struct QueryCommandTests {
     static let books = "cdplus-samplemodel2/SampleModel2_V1.sqlite"
 
     static func plainCount(_ store: URL, _ sql: String) throws -> Int {
@@ -118,7 +118,7 @@ import Testing
 }
 
 /// The SQL debug log at each level, in Core Data's line format (reference/sqldebug.md §2, §3).
-@Suite struct SQLDebugTraceTests {
+@Suite(.temporaryDirectories) struct SQLDebugTraceTests {
     static func trace(_ arguments: [String], environment: [String: String] = [:]) throws -> [String] {
         let copy = try Corpus.copyStore(QueryCommandTests.books)
         let result = CommandRunner.runInProcess(["query", copy.path] + arguments, environment: environment)

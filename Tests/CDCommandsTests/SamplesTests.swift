@@ -6,7 +6,7 @@ import Testing
 /// --import` from `Samples/schemas` and `Samples/seeds`: each is valid, carries its schema
 /// version's hashes, equals a fresh build from its seed, and the old one gives the documented
 /// compat verdict.
-@Suite struct SamplesTests {
+@Suite(.temporaryDirectories) struct SamplesTests {
     struct Sample: Sendable, CustomStringConvertible {
         let store: String
         let app: String

@@ -4,7 +4,7 @@ import GRDB
 import Testing
 
 /// `cdstore validate` end to end: exit status, the JSON contract, and that the store is not touched.
-@Suite struct ValidateCommandTests {
+@Suite(.temporaryDirectories) struct ValidateCommandTests {
     @Test func cleanStoreExitsZero() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel3/SampleModel3_V1.sqlite")
         let result = CommandRunner.runInProcess(["validate", copy.path])

@@ -7,7 +7,7 @@ import Testing
 
 /// The verdict for every store of the corpus migration fixtures, against its own model bundle.
 /// Which version wrote each store is proven independently by `ModelPairTests`.
-@Suite struct CompatibilityCorpusTests {
+@Suite(.temporaryDirectories) struct CompatibilityCorpusTests {
     struct Expectation: Sendable, CustomStringConvertible {
         let store: String
         let model: String

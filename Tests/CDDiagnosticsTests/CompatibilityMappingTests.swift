@@ -7,7 +7,7 @@ import Testing
 
 /// Compiled mapping models (`.cdm`), which the corpus lacks: `Tests/Fixtures/mapping/Wibosco2to3.cdm`
 /// is built by its `make-fixtures.py` from the hashes Core Data wrote into wibosco's stores.
-@Suite struct CompatibilityMappingTests {
+@Suite(.temporaryDirectories) struct CompatibilityMappingTests {
     static let cdm = Golden.fixtures.appendingPathComponent("mapping/Wibosco2to3.cdm")
     static let bundle = "wibosco-migration/CoreDataMigration_Example.xcdatamodeld"
 
@@ -23,9 +23,7 @@ import Testing
 
     /// A `.cdm` inside the bundle connects store 2 to version 3, so migration without inference works.
     @Test func compiledMappingInsideTheBundleIsUsed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory.make()
         let bundle = folder.appendingPathComponent("Model.xcdatamodeld")
         try FileManager.default.copyItem(at: Corpus.url(Self.bundle), to: bundle)
         try FileManager.default.copyItem(at: Self.cdm, to: bundle.appendingPathComponent("Wibosco2to3.cdm"))
@@ -39,9 +37,7 @@ import Testing
     }
 
     @Test func unreadableMappingIsOneLine() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory.make()
         let model = folder.appendingPathComponent("Model.xcdatamodeld")
         try FileManager.default.copyItem(at: Corpus.url(Self.bundle), to: model)
         try Data("not an archive".utf8).write(to: folder.appendingPathComponent("Broken.cdm"))

@@ -8,7 +8,7 @@ import Testing
 /// The migration rules of reference/model-format.md §6.1–6.3, each checked on corpus models: a
 /// store is stood in for by the hashes of one version (and its row counts), the app's model by
 /// another version, edited where the corpus has no such change.
-@Suite struct CompatibilityRuleTests {
+@Suite(.temporaryDirectories) struct CompatibilityRuleTests {
     static let restkit = "restkit-test-models/VersionedModel.xcdatamodeld"
 
     func versions(_ path: String) throws -> [ModelVersion] {
@@ -212,7 +212,7 @@ import Testing
 }
 
 /// Attributes made non-optional: the rows where they are NULL are counted in the store.
-@Suite struct CompatibilityNullTests {
+@Suite(.temporaryDirectories) struct CompatibilityNullTests {
     static let revised = "wibosco-revised/CoreDataMigration_Example.xcdatamodeld"
 
     /// Revised store 2 (10 posts) has a value in every `content`; emptied `hexColor`s would fail.

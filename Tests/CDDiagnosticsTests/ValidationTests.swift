@@ -9,7 +9,7 @@ import Testing
 
 /// `validate` on copies of real stores: clean stores report nothing, and a copy with one injected
 /// fault reports exactly that fault and nothing else.
-@Suite struct ValidationTests {
+@Suite(.temporaryDirectories) struct ValidationTests {
     static let books = "cdplus-samplemodel2/SampleModel2_V1.sqlite"
 
     /// A corpus store copy with `sql` applied to it (the copy, never the corpus).

@@ -10,7 +10,7 @@ import Testing
 /// Every CDQ query example of CDQ's README and sources that uses `Author`, run as SQL on a store
 /// of CDQ's Author schema (tables from the predicted mapping, rows inserted with plain SQL), each
 /// result compared with SQL written independently for it.
-@Suite struct CDQResultTests {
+@Suite(.temporaryDirectories) struct CDQResultTests {
     static let model = """
         <?xml version="1.0" encoding="UTF-8"?><model><entity name="Author">
           <attribute name="created_at" attributeType="Date"/><attribute name="fee" attributeType="Double"/>

@@ -10,7 +10,7 @@ import Testing
 /// Fetch results on real corpus stores, each checked against SQL written independently here
 /// (plain SQLite, no Core Data functions): counts, sums, key-path joins, to-many and many-to-many
 /// relationships, sub-entities, quantifiers, string operators, dates, UUIDs and object IDs.
-@Suite struct FetchResultTests {
+@Suite(.temporaryDirectories) struct FetchResultTests {
     /// A copy of a corpus store, opened through cdstore and, separately, as plain SQLite.
     final class Fixture: @unchecked Sendable {
         let runner: FetchRunner
@@ -182,50 +182,54 @@ import Testing
     }
 }
 
-/// Random predicates over the real key paths of the Books model: each either translates into
-/// SQL that SQLite runs on the store, or is refused with a one-line ``FetchSQLError``; none
-/// crashes.
-@Test func randomRequestsRunOrSayWhy() throws {
-    let store = try FetchResultTests.Fixture(FetchResultTests.books)
-    var rng = SeededGenerator(seed: 0x5EED_F37C)
-    let keys = ["title", "price", "publishedAt", "uniqueID", "pagesCount", "author", "author.alias", "author.age", "pages",
-                "pages.number", "pages.isBookmarked", "pages.@count", "pages.@sum.number", "pages.@max.number", "pages.book.title",
-                "isBlackAndWhite", "cover", "nothing", "pages.@avg", "title.@count"]
-    let operators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "CONTAINS[cd]", "ENDSWITH[c]", "LIKE", "MATCHES", "IN", "BETWEEN"]
-    let values = ["nil", "3", "-2.5", "'title 1'", "YES", "{1, 2}", "{'a', 'b', 'c'}", "CAST('2020-01-01T00:00:00Z', 'NSDate')",
-                  "'x-coredata://X/Book/p2'", "'[a-z]+.*'", "pages.@count"]
-    let quantifiers = ["", "", "ANY ", "ALL ", "NONE "]
-    func comparison() -> String {
-        quantifiers.randomElement(using: &rng)! + keys.randomElement(using: &rng)! + " "
-            + operators.randomElement(using: &rng)! + " " + values.randomElement(using: &rng)!
-    }
-    func predicate(_ depth: Int) -> String {
-        switch depth > 2 ? 0 : Int.random(in: 0..<5, using: &rng) {
-        case 1: return "(\(predicate(depth + 1)) AND \(predicate(depth + 1)))"
-        case 2: return "(\(predicate(depth + 1)) OR \(predicate(depth + 1)))"
-        case 3: return "NOT \(predicate(depth + 1))"
-        case 4: return "SUBQUERY(pages, $p, $p.number > 2 AND \(comparison().replacingOccurrences(of: "pages.", with: "$p.book.pages."))).@count > 0"
-        default: return comparison()
+/// Fuzzing fetch requests takes longer than every other fetch test together, so it has a suite of
+/// its own that the fast run leaves out.
+@Suite(.temporaryDirectories, .tags(.slow)) struct FetchFuzzSlowTests {
+    /// Random predicates over the real key paths of the Books model: each either translates into
+    /// SQL that SQLite runs on the store, or is refused with a one-line ``FetchSQLError``; none
+    /// crashes.
+    @Test func randomRequestsRunOrSayWhy() throws {
+        let store = try FetchResultTests.Fixture(FetchResultTests.books)
+        var rng = SeededGenerator(seed: 0x5EED_F37C)
+        let keys = ["title", "price", "publishedAt", "uniqueID", "pagesCount", "author", "author.alias", "author.age", "pages",
+                    "pages.number", "pages.isBookmarked", "pages.@count", "pages.@sum.number", "pages.@max.number", "pages.book.title",
+                    "isBlackAndWhite", "cover", "nothing", "pages.@avg", "title.@count"]
+        let operators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "CONTAINS[cd]", "ENDSWITH[c]", "LIKE", "MATCHES", "IN", "BETWEEN"]
+        let values = ["nil", "3", "-2.5", "'title 1'", "YES", "{1, 2}", "{'a', 'b', 'c'}", "CAST('2020-01-01T00:00:00Z', 'NSDate')",
+                      "'x-coredata://X/Book/p2'", "'[a-z]+.*'", "pages.@count"]
+        let quantifiers = ["", "", "ANY ", "ALL ", "NONE "]
+        func comparison() -> String {
+            quantifiers.randomElement(using: &rng)! + keys.randomElement(using: &rng)! + " "
+                + operators.randomElement(using: &rng)! + " " + values.randomElement(using: &rng)!
         }
-    }
-    var translated = 0
-    for _ in 0..<600 {
-        let text = predicate(0)
-        guard let parsed = try? PredicateParser.parse(text) else { continue }
-        let entity = ["Book", "GraphicNovel", "Page", "Author"].randomElement(using: &rng)!
-        let request = CDFetch.FetchRequest(entity: entity, predicate: parsed, result: Bool.random(using: &rng) ? .count : .objects)
-        do {
-            let statement = try store.runner.translator.statement(for: request)
-            try store.plain.read { db in
-                CoreDataSQLFunctions.register(in: db)
-                _ = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments))
+        func predicate(_ depth: Int) -> String {
+            switch depth > 2 ? 0 : Int.random(in: 0..<5, using: &rng) {
+            case 1: return "(\(predicate(depth + 1)) AND \(predicate(depth + 1)))"
+            case 2: return "(\(predicate(depth + 1)) OR \(predicate(depth + 1)))"
+            case 3: return "NOT \(predicate(depth + 1))"
+            case 4: return "SUBQUERY(pages, $p, $p.number > 2 AND \(comparison().replacingOccurrences(of: "pages.", with: "$p.book.pages."))).@count > 0"
+            default: return comparison()
             }
-            translated += 1
-        } catch let error as FetchSQLError {
-            #expect(!error.message.isEmpty && !error.message.contains("\n"), "\(text)")
-        } catch {
-            Issue.record("\(entity) \(text): \(error)")
         }
+        var translated = 0
+        for _ in 0..<600 {
+            let text = predicate(0)
+            guard let parsed = try? PredicateParser.parse(text) else { continue }
+            let entity = ["Book", "GraphicNovel", "Page", "Author"].randomElement(using: &rng)!
+            let request = CDFetch.FetchRequest(entity: entity, predicate: parsed, result: Bool.random(using: &rng) ? .count : .objects)
+            do {
+                let statement = try store.runner.translator.statement(for: request)
+                try store.plain.read { db in
+                    CoreDataSQLFunctions.register(in: db)
+                    _ = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments))
+                }
+                translated += 1
+            } catch let error as FetchSQLError {
+                #expect(!error.message.isEmpty && !error.message.contains("\n"), "\(text)")
+            } catch {
+                Issue.record("\(entity) \(text): \(error)")
+            }
+        }
+        #expect(translated > 25)
     }
-    #expect(translated > 25)
 }

@@ -10,7 +10,7 @@ import Testing
 /// Every excerpt of reference/sqldebug.md §8 whose fetch is stated: a store with the excerpt's
 /// schema plus the stated fetch must give the logged SQL, token by token (whitespace ignored),
 /// and the SQL must run on that store. The SQL is read from the reference file itself.
-@Suite struct SQLDebugConformanceTests {
+@Suite(.temporaryDirectories) struct SQLDebugConformanceTests {
     /// One excerpt: its number, which SQL line of its block, the schema, the fetch and binds.
     struct Case: Sendable, CustomStringConvertible {
         let excerpt: Int

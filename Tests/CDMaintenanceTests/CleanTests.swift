@@ -7,7 +7,7 @@ import Foundation
 import GRDB
 import Testing
 
-@Suite struct CleanTests {
+@Suite(.temporaryDirectories) struct CleanTests {
     /// Rows per entity, read the usual way (a private copy, the `-wal` included).
     static func rowCounts(_ store: URL) throws -> [String: Int] {
         let inspection = try StoreInspector.inspect(path: store.path, counts: true)

@@ -14,7 +14,7 @@ import Testing
 /// attributes (Core Data computes them; the importer refuses values for them, §7.8) and
 /// references to externally stored files (the file is not part of the JSON). A store whose filled copy fails validation is skipped
 /// when the original fails the same way (create --import never installs an invalid store).
-@Suite struct ImportRoundTripTests {
+@Suite(.temporaryDirectories, .tags(.corpusWide)) struct ImportRoundTripCorpusWideTests {
     /// Stores whose data the importer refuses, with the start of its error: the originals break a
     /// rule Core Data keeps on save, so importing them would not give a store Core Data writes.
     static let refused: [String: String] = [

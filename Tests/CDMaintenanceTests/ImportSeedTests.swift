@@ -10,7 +10,7 @@ import Testing
 /// abstract Item with Product and Service, a to-one to Item (companion column), one-to-many,
 /// an ordered one-to-many, an ordered many-to-many, a to-many without inverse, a one-to-one,
 /// and every attribute type.
-@Suite struct ImportSeedTests {
+@Suite(.temporaryDirectories) struct ImportSeedTests {
     static let model = Golden.fixtures.appendingPathComponent("import/Shop.xcdatamodel").path
     static let seed = Golden.fixtures.appendingPathComponent("import/shop-seed.json").path
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `reset --recreate`: the old store goes as in a reset, and an empty store for the model takes
 /// its place.
-@Suite struct RecreateTests {
+@Suite(.temporaryDirectories) struct RecreateTests {
     private func metadata(_ store: URL) throws -> StoreMetadata {
         let snapshot = try StoreSnapshot(path: store.path)
         return try snapshot.read { db in try StoreMetadata.read(db, path: store.path) }

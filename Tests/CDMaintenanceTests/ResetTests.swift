@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite struct ResetTests {
+@Suite(.temporaryDirectories) struct ResetTests {
     /// Files that look like parts of `CoreDataMigration_Example_WAL.sqlite` but are not.
     static func addDecoys(beside store: URL) throws -> [String] {
         let directory = store.deletingLastPathComponent()

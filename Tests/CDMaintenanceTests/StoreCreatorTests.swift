@@ -8,7 +8,7 @@ import Foundation
 import GRDB
 import Testing
 
-@Suite struct StoreCreatorTests {
+@Suite(.temporaryDirectories) struct StoreCreatorTests {
     /// Corpus stores that no migration reshaped, with the model source version that wrote them:
     /// frameworks 419 to 1344, both statement orders. Frameworks 230 and 241 (CoreDataBooks,
     /// Recipes) are not reproduced: they create the bookkeeping tables first or order a table's

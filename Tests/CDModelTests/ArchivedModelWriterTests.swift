@@ -8,7 +8,7 @@ import Testing
 /// `ArchivedModelWriter`: every model cdstore can load, archived, compressed like a model cache
 /// and read back, keeps its entity version hashes and compares equal to the original after the
 /// normalisation below.
-@Suite struct ArchivedModelWriterTests {
+@Suite(.temporaryDirectories) struct ArchivedModelWriterTests {
     /// A named model and where it came from.
     struct Source: CustomStringConvertible {
         let description: String
@@ -246,7 +246,7 @@ import Testing
 
 /// Every corpus store's `Z_PLIST` metadata, written again by `BinaryPropertyListWriter`, reads
 /// back as the same value. (Here rather than in CDArchiveTests, which cannot open SQLite.)
-@Suite struct MetadataRewriteTests {
+@Suite(.temporaryDirectories) struct MetadataRewriteTests {
     @Test func everyStoreMetadataRoundTrips() throws {
         var checked = 0
         for store in Corpus.stores {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// Xcode 3 model bundles (`elements` archives) read by ``LegacyElementsReader``.
-@Suite struct LegacyElementsTests {
+@Suite(.temporaryDirectories) struct LegacyElementsTests {
     static func load(_ bundle: String) throws -> ManagedObjectModel {
         try LegacyElementsReader.model(fromBundleAt: Corpus.url(bundle))
     }

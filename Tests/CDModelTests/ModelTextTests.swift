@@ -3,7 +3,7 @@ import CDStore
 import CDTestSupport
 import Testing
 
-@Suite struct ModelTextTests {
+@Suite(.temporaryDirectories) struct ModelTextTests {
     private func cachedVersions(_ store: String) throws -> [ModelVersion] {
         try ModelSource.versions(at: Corpus.copyStore(store).path)
     }

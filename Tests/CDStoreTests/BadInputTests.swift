@@ -5,7 +5,7 @@ import GRDB
 import Testing
 
 /// Bad input gets a one-line ``StoreError`` naming the problem, never a crash.
-@Suite struct BadInputTests {
+@Suite(.temporaryDirectories) struct BadInputTests {
     private func error(opening path: String) -> StoreError? {
         do {
             _ = try StoreInspector.inspect(path: path)

@@ -7,7 +7,7 @@ import Testing
 
 /// Every store in the corpus opens, and the hashes recomputed from its model cache equal the
 /// ones Core Data wrote into its metadata.
-@Suite struct CorpusStoreTests {
+@Suite(.temporaryDirectories) struct CorpusStoreTests {
     @Test func corpusIsPresent() {
         #expect(Corpus.stores.count >= 30, "expected the shared corpus at \(Corpus.root.path)")
     }
@@ -86,7 +86,7 @@ import Testing
 }
 
 /// Reading never changes a byte of the store, its -wal or its -shm.
-@Suite struct ReadOnlyTests {
+@Suite(.temporaryDirectories) struct ReadOnlyTests {
     @Test(arguments: Corpus.stores)
     func inspectChangesNothing(_ store: String) throws {
         let copy = try Corpus.copyStore(store)

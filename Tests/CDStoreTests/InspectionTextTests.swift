@@ -2,7 +2,7 @@ import CDStore
 import CDTestSupport
 import Testing
 
-@Suite struct InspectionTextTests {
+@Suite(.temporaryDirectories) struct InspectionTextTests {
     /// Mismatches and warnings are spelled out, not just flagged.
     @Test func mismatchesAndWarnings() throws {
         var inspection = try StoreInspector.inspect(path: Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite").path)

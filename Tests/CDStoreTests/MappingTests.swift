@@ -47,12 +47,47 @@ private let knownFailures: [String: Set<String>] = [
     "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"],
 ]
 
-@Suite struct MappingCorpusTests {
+/// Which corpus stores each corpus-wide mapping test covers, read once while the run is planned.
+enum MappingCorpus {
+    /// What decides the tests a store with a model cache takes part in.
+    struct Facts {
+        /// A migration reshaped the store (``StoreSchema/showsMigrationHistory``).
+        let migrated: Bool
+        /// `sqlite_master` lists the entity tables first, as a fresh store of a framework after
+        /// 754 does: a migration lists the bookkeeping tables first and the entity tables in
+        /// another order, and framework 754 creates the `Z_ENT` index before the key indexes.
+        let createdInFreshOrder: Bool
+    }
+
+    /// Every store with a model cache.
+    static let facts: [String: Facts] = Corpus.facts { store in
+        try MappedStore.load(store).map { mapped in
+            Facts(migrated: mapped.schema.showsMigrationHistory,
+                  createdInFreshOrder: mapped.statements.first?.hasPrefix("CREATE TABLE Z_PRIMARYKEY") == false
+                      && (mapped.frameworkVersion ?? 0) > 754)
+        }
+    }
+    static let cached = facts.keys.sorted()
+    static let migrated = facts.filter { $0.value.migrated }.keys.sorted()
+    static let unmigrated = facts.filter { !$0.value.migrated }.keys.sorted()
+    static let unmigratedInFreshOrder = facts.filter { !$0.value.migrated && $0.value.createdInFreshOrder }.keys.sorted()
+}
+
+@Suite(.temporaryDirectories, .tags(.corpusWide)) struct MappingCorpusWideTests {
+    /// The tests below cover exactly these numbers of stores, so a corpus change or a store that
+    /// stops loading cannot make them pass by covering fewer.
+    @Test func casesCoverTheExpectedStores() {
+        #expect(MappingCorpus.cached.count == 31)
+        #expect(MappingCorpus.migrated.count == 6)
+        #expect(MappingCorpus.unmigrated.count == 25)
+        #expect(MappingCorpus.unmigratedInFreshOrder.count == 22)
+    }
+
     /// Every store with a model cache: the mapping resolved from the cache and `Z_PRIMARYKEY`
     /// has exactly the store's Core Data tables, columns (names, order, types) and indexes.
-    @Test(arguments: Corpus.stores)
+    @Test(arguments: MappingCorpus.cached)
     func resolvedMappingMatchesStore(_ store: String) throws {
-        guard let mapped = try MappedStore.load(store) else { return }
+        let mapped = try MappedStore.require(store)
         let comparison = mapped.resolved.compare(with: mapped.schema)
         let failures = Set(comparison.failures.map { "\($0.kind) \($0.name ?? $0.table)" })
         #expect(failures == knownFailures[store] ?? [], "\(comparison.failures.map { "\($0.detail): \($0.expected ?? "") | \($0.actual ?? "")" })")
@@ -62,47 +97,51 @@ private let knownFailures: [String: Set<String>] = [
     }
 
     /// Stores no migration reshaped match the prediction alone, statement text included.
-    @Test(arguments: Corpus.stores)
+    @Test(arguments: MappingCorpus.unmigrated)
     func predictionAloneMatchesUnmigratedStores(_ store: String) throws {
-        guard let mapped = try MappedStore.load(store), !mapped.schema.showsMigrationHistory else { return }
+        let mapped = try MappedStore.require(store)
         let comparison = mapped.predicted.compare(with: mapped.schema)
         #expect(comparison.matchesExactly, "\(comparison.differences.filter { $0.severity != .foreign })")
     }
 
     /// In migrated stores, every column-order difference of the prediction is explained by the
     /// store's history, never silently accepted.
-    @Test(arguments: Corpus.stores)
+    @Test(arguments: MappingCorpus.migrated)
     func migratedOrderDifferencesAreExplained(_ store: String) throws {
-        guard let mapped = try MappedStore.load(store), mapped.schema.showsMigrationHistory else { return }
+        let mapped = try MappedStore.require(store)
         let orders = mapped.predicted.compare(with: mapped.schema).differences.filter { $0.kind == .columnOrder }
         #expect(orders.allSatisfy { $0.severity == .explained }, "\(orders.filter { $0.severity != .explained })")
     }
 
     /// For a store no migration touched, the CREATE statements are `sqlite_master`'s, text for
-    /// text, and in its order (triggers and objects the model does not create aside).
-    @Test(arguments: Corpus.stores)
+    /// text (triggers and objects the model does not create aside).
+    @Test(arguments: MappingCorpus.unmigrated)
     func createStatementsReproduceUnmigratedStores(_ store: String) throws {
-        guard let mapped = try MappedStore.load(store), !mapped.schema.showsMigrationHistory else { return }
+        let mapped = try MappedStore.require(store)
         let ours = mapped.resolved.createStatements
         #expect(Set(ours).isSubset(of: Set(mapped.statements)), "\(Set(ours).subtracting(mapped.statements))")
-        // A store written by a migration lists the bookkeeping tables first and the entity
-        // tables in another order; framework 754 creates the Z_ENT index before the key indexes.
-        guard mapped.statements.first?.hasPrefix("CREATE TABLE Z_PRIMARYKEY") == false,
-              (mapped.frameworkVersion ?? 0) > 754 else { return }
+    }
+
+    /// For an unmigrated store laid out as a fresh one (``MappingCorpus/Facts/createdInFreshOrder``),
+    /// the CREATE statements also come in `sqlite_master`'s order.
+    @Test(arguments: MappingCorpus.unmigratedInFreshOrder)
+    func createStatementsFollowTheOrderOfFreshStores(_ store: String) throws {
+        let mapped = try MappedStore.require(store)
+        let ours = mapped.resolved.createStatements
         #expect(mapped.statements.filter(ours.contains) == ours)
     }
 
     /// §4: numbering the model's entities without `Z_PRIMARYKEY` gives its numbers.
-    @Test(arguments: Corpus.stores)
+    @Test(arguments: MappingCorpus.cached)
     func computedNumbersEqualPrimaryKeyTable(_ store: String) throws {
-        guard let mapped = try MappedStore.load(store) else { return }
+        let mapped = try MappedStore.require(store)
         let fromRegistry = Dictionary(uniqueKeysWithValues: mapped.predicted.entities.map { ($0.name, $0.number) })
         #expect(StoreMapping.computedEntityNumbers(for: mapped.model) == fromRegistry)
         #expect(StoreMapping.predict(model: mapped.model).entities.map(\.number) == mapped.predicted.entities.map(\.number))
     }
 }
 
-@Suite struct MappingRuleTests {
+@Suite(.temporaryDirectories) struct MappingRuleTests {
     /// §7.6: an ordered to-many with a to-one inverse orders the rows in the destination table
     /// with `Z_FOK_` after the key; a leaf destination gets no `Z<n>_` companion.
     @Test func orderedToManyAddsOrderColumnAfterKey() throws {
@@ -310,7 +349,7 @@ private let knownFailures: [String: Set<String>] = [
     }
 }
 
-@Suite struct SchemaComparisonTests {
+@Suite(.temporaryDirectories) struct SchemaComparisonTests {
     private func accounts() throws -> (StoreMapping, StoreSchema) {
         let mapped = try MappedStore.require("plaso-accounts3/Accounts3.sqlite")
         return (mapped.resolved, mapped.schema)
@@ -352,7 +391,7 @@ private let knownFailures: [String: Set<String>] = [
     }
 }
 
-@Suite struct MappingFormatTests {
+@Suite(.temporaryDirectories) struct MappingFormatTests {
     /// The `cdstore model --sql --json` contract: every key present, `null` when not applicable.
     @Test func jsonContract() throws {
         let mapping = try MappedStore.require("plaso-accounts3/Accounts3.sqlite").resolved

@@ -7,7 +7,7 @@ import Testing
 
 /// Model/store pairs of the corpus: the hashes computed from the model files equal the hashes
 /// Core Data stored in each store, and the test names the version that wrote each store.
-@Suite struct ModelPairTests {
+@Suite(.temporaryDirectories) struct ModelPairTests {
     /// Store → (model bundle, the version whose XML reproduces the store's hashes).
     static let expectedVersions: [String: (model: String, version: String)] = [
         "apple-coredatabooks/CoreDataBooks.sqlite": ("apple-coredatabooks/CoreDataBooks.xcdatamodeld", "CoreDataBooks"),

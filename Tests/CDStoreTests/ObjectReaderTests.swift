@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 /// Reading objects from every store of the corpus.
-@Suite struct ObjectReaderTests {
+@Suite(.temporaryDirectories) struct ObjectReaderTests {
     /// A reader for a private copy of `store`; stores without a model cache use the model
     /// version named for them in ``ModelPairTests``.
     static func reader(_ store: String) throws -> ObjectReader {
@@ -113,7 +113,7 @@ import Testing
 }
 
 /// Value decoding by attribute type (store-format.md §7.5, §9).
-@Suite struct ValueDecoderTests {
+@Suite(.temporaryDirectories) struct ValueDecoderTests {
     func attribute(_ type: AttributeType, external: Bool = false) -> AttributeDescription {
         AttributeDescription(common: PropertyCommon(name: "x"), type: type, allowsExternalBinaryDataStorage: external)
     }
@@ -147,7 +147,7 @@ import Testing
     }
 }
 
-@Suite struct IncludeValidationTests {
+@Suite(.temporaryDirectories) struct IncludeValidationTests {
     @Test func unknownIncludeIsAnError() throws {
         let reader = try ObjectReaderTests.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
         #expect(throws: StoreError("--include author: not a to-many relationship of Book; to-many relationships: pages")) {

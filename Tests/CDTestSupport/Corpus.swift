@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Testing
 
 /// The real Core Data files in `../shared/corpus`, and safe ways to use them in tests.
 public enum Corpus {
@@ -37,6 +38,25 @@ public enum Corpus {
         return result.sorted()
     }()
 
+    /// What `read` finds in each store, for the stores where it finds something: the cases of a
+    /// test that covers only some stores, chosen up front instead of returning early in the test.
+    /// `read` gets the store's relative path and runs in its own temporary scope, so the copies
+    /// it makes are removed. A store whose `read` throws is left out like one that does not
+    /// apply: pair the cases with a test of their exact number, so that a corpus change or a
+    /// store that stops loading cannot shrink the test unnoticed.
+    public static func facts<Facts>(_ read: (String) throws -> Facts?) -> [String: Facts] {
+        var result: [String: Facts] = [:]
+        for store in stores {
+            result[store] = try? TemporaryDirectory.withScope { try read(store) }
+        }
+        return result
+    }
+
+    /// The stores where `applies` is true, sorted; see ``facts(_:)``.
+    public static func stores(where applies: (String) throws -> Bool) -> [String] {
+        facts { try applies($0) ? true : nil }.keys.sorted()
+    }
+
     /// Every file of the corpus whose name ends in `suffix`, relative to ``root``.
     public static func files(endingWith suffix: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
@@ -44,7 +64,8 @@ public enum Corpus {
     }
 
     /// Copies a corpus store with its sidecars (`-wal`, `-shm`, `-journal`, `_SUPPORT`) into a
-    /// fresh temporary directory, so tests never touch the corpus. Returns the copy's main file.
+    /// fresh folder from ``TemporaryDirectory/make()``, so tests never touch the corpus and the
+    /// copy goes when the test ends. Returns the copy's main file.
     public static func copyStore(_ relativePath: String) throws -> URL {
         let source = url(relativePath)
         let directory = try TemporaryDirectory.make()
@@ -57,16 +78,6 @@ public enum Corpus {
             }
         }
         return target
-    }
-}
-
-/// Temporary directories for tests, under the system temporary directory.
-public enum TemporaryDirectory {
-    public static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cdstore-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 }
 
@@ -96,14 +107,17 @@ public enum Checksums {
 public enum Golden {
     public static let fixtures = Corpus.repositoryRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true)
 
-    /// The expected text, or `nil` when the file does not exist yet. Rewrites it in update mode.
+    /// The expected text, or `nil` when the file does not exist yet. In update mode it rewrites
+    /// the file and records an issue, so that an update run is never mistaken for a passing one.
     public static func expected(_ name: String, actual: String) throws -> String? {
         let url = fixtures.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["CDSTORE_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try actual.write(to: url, atomically: true, encoding: .utf8)
-        }
-        return try? String(contentsOf: url, encoding: .utf8)
+        let existing = FileManager.default.fileExists(atPath: url.path) ? try String(contentsOf: url, encoding: .utf8) : nil
+        guard ProcessInfo.processInfo.environment["CDSTORE_UPDATE_GOLDEN"] == "1" else { return existing }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try actual.write(to: url, atomically: true, encoding: .utf8)
+        let change = existing == actual ? "unchanged" : existing == nil ? "created" : "changed"
+        Issue.record("CDSTORE_UPDATE_GOLDEN=1 rewrote \(name) (\(change)): review the diff, then run the tests without it")
+        return actual
     }
 }
 
