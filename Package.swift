@@ -33,6 +33,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        /// Finding stores on disk: a folder walk and a page reader for the few tables it needs,
+        /// with the simulator device and container of each store.
+        .target(name: "CDFinder", dependencies: ["CDBase", "CDArchive"]),
+        /// Changes to a store: persistent history, snapshot comparison, following a live store.
+        .target(name: "CDChanges", dependencies: ["CDBase", "CDModel", "CDStore",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
@@ -54,6 +60,7 @@ let package = Package(
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
+            "CDFinder", "CDChanges",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -74,6 +81,9 @@ let package = Package(
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDStore", "CDModel", "CDFetch", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDFinderTests", dependencies: ["CDFinder", "CDTestSupport"]),
+        .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
