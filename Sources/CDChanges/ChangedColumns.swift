@@ -12,9 +12,12 @@ import Foundation
 /// migrated their model many times and keep history written under older models, which the
 /// store's model cache no longer describes. Which property each bit stands for could not be
 /// confirmed against a change whose content is known, so the names come from the most likely
-/// order — bit k = the k-th property when attributes come first, then relationships, each
-/// sorted by name, the order Core Data's entity descriptions use internally — and every output
-/// says the names are unverified and keeps the raw bits.
+/// order — bit k = the k-th property when attributes come first, then to-one relationships,
+/// then to-many relationships, each group sorted by name — and every output says the names are
+/// unverified and keeps the raw bits. That order makes the NoteStore masks read sensibly: an
+/// ICNote pinned and unpinned again and again (27 changes with bit 16 alone, `isPinned`), a
+/// note moved to another folder (bits 33 and 55, `modificationDate` and `folder`); with the
+/// relationships in one group, bit 55 would be `cloudState`, which no edit changes.
 ///
 /// Tombstones are better founded: in Photos 15.4.1, `ZTOMBSTONE<k>` of a delete holds the
 /// k-th attribute marked "preserve after deletion", sorted by name, in every entity checked
@@ -29,7 +32,8 @@ public struct ChangedColumns: Sendable {
     public init(model: ManagedObjectModel, entity: String) {
         let all = model.allProperties(of: entity)
         var attributes: [String] = []
-        var relationships: [String] = []
+        var toOne: [String] = []
+        var toMany: [String] = []
         var preserved: [String] = []
         for property in all {
             switch property {
@@ -37,12 +41,12 @@ public struct ChangedColumns: Sendable {
                 attributes.append(attribute.name)
                 if attribute.preservesValueInHistoryOnDeletion { preserved.append(attribute.name) }
             case .relationship(let relationship):
-                relationships.append(relationship.name)
+                if relationship.isToMany { toMany.append(relationship.name) } else { toOne.append(relationship.name) }
             case .fetched:
                 continue
             }
         }
-        properties = attributes.sorted() + relationships.sorted()
+        properties = attributes.sorted() + toOne.sorted() + toMany.sorted()
         tombstoneAttributes = preserved.sorted()
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// what), then one line per change.
 public enum HistoryText {
     /// Said once under any output that names updated properties.
-    public static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS by a bit layout that is not confirmed (bit k = k-th property, attributes then relationships, each by name); --json keeps the raw bits."
+    public static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS by a bit layout that is not confirmed (bit k = k-th property: attributes, to-one, then to-many relationships, each by name); --json keeps the raw bits."
 
     public static func render(_ transactions: [HistoryTransaction]) -> String {
         var lines: [String] = []
