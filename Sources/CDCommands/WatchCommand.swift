@@ -8,7 +8,7 @@ import Foundation
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Follow a store while an app writes to it: each commit's inserts, updates (old → new) and deletes.",
+        abstract: "Follow a store while an app writes to it: each commit's inserts, updates (old and new values) and deletes.",
         discussion: """
             Polls the store's files; when they change, reads a fresh private read-only copy and \
             reports what each commit did: inserted objects in Core Data's description form, \
