@@ -132,10 +132,14 @@ final class SQLiteFileReader {
             let start = number == 1 ? 100 : 0
             let type = bytes[start]
             let cellCount = Int(be16(bytes, start + 3))
+            let headerSize = type == 0x05 ? 12 : 8
+            guard start + headerSize + 2 * cellCount <= bytes.count else {
+                throw FinderError(path: nil, reason: "page \(number) claims more cells than it can hold")
+            }
             switch type {
             case 0x0D:
                 for cell in 0..<cellCount {
-                    let pointer = Int(be16(bytes, start + 8 + 2 * cell))
+                    let pointer = Int(be16(bytes, start + headerSize + 2 * cell))
                     guard pointer < bytes.count else { throw FinderError(path: nil, reason: "a cell pointer is out of range") }
                     var cursor = pointer
                     let payloadSize = try varint(bytes, &cursor)
@@ -149,7 +153,7 @@ final class SQLiteFileReader {
                 // Children in key order: the stack pops the last pushed first, so push right to left.
                 var children: [Int] = []
                 for cell in 0..<cellCount {
-                    let pointer = Int(be16(bytes, start + 12 + 2 * cell))
+                    let pointer = Int(be16(bytes, start + headerSize + 2 * cell))
                     guard pointer + 4 <= bytes.count else { throw FinderError(path: nil, reason: "a cell pointer is out of range") }
                     children.append(Int(be32(bytes, pointer)))
                 }
