@@ -37,6 +37,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        /// Finding stores on disk: a folder walk and a page reader for the few tables it needs,
+        /// with the simulator device and container of each store.
+        .target(name: "CDFinder", dependencies: ["CDBase", "CDArchive"]),
+        /// Changes to a store: persistent history, snapshot comparison, following a live store.
+        .target(name: "CDChanges", dependencies: ["CDBase", "CDModel", "CDStore",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore", "CDPredicate",
             .product(name: "GRDB", package: "GRDB.swift")]),
@@ -58,6 +64,7 @@ let package = Package(
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
+            "CDFinder", "CDChanges",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -81,6 +88,10 @@ let package = Package(
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDFinderTests", dependencies: ["CDFinder", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
