@@ -58,14 +58,14 @@ public enum Compatibility {
         let store = try StoreFacts.read(snapshot)
         let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL
         // A store given as the model has no mapping models beside it that belong to it.
-        let nearby = ModelFiles.canRead(modelURL) ? MappingModelReader.find(near: modelURL) : []
-        let mappings = try nearby.map(MappingModelReader.read(at:))
+        let nearby = ModelFiles.canRead(modelURL) ? MigrationMappingModelReader.find(near: modelURL) : []
+        let mappings = try nearby.map(MigrationMappingModelReader.read(at:))
         return analyse(store: store, versions: versions, current: current, mappings: mappings, options: options,
                        storePath: snapshot.files.main.path, modelPath: modelURL.path)
     }
 
     /// The analysis proper, on facts already read.
-    static func analyse(store: StoreFacts, versions: [ModelVersion], current: ModelVersion, mappings: [MappingModelInfo],
+    static func analyse(store: StoreFacts, versions: [ModelVersion], current: ModelVersion, mappings: [MigrationMappingModel],
                         options: MigrationOptions, storePath: String, modelPath: String) -> CompatibilityReport {
         // Versions can be identical (RestKit's VersionedModel 2 and 4): prefer the current one.
         let matches = versions.filter { VersionHashes.entityHashes(of: $0.model) == store.versionHashes }

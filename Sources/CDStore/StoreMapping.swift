@@ -4,6 +4,9 @@ import Foundation
 /// The exact SQLite layout Core Data gives a model: every table, column and index, in Core
 /// Data's order, with what each column is for (store-format.md §7, §11).
 ///
+/// "Mapping" here is the object-relational mapping of a model onto tables, not a migration
+/// mapping model (`NSMappingModel`): that one is ``MigrationMappingModel`` in CDDiagnostics.
+///
 /// Build one with ``predict(model:registry:options:)`` (rules only) or
 /// ``resolve(model:registry:schema:)`` (rules checked against a real store). Its JSON
 /// form is the `cdstore model --sql --json` contract: `{"tables":[{"name":…,"columns":[…],

@@ -113,7 +113,7 @@ import Testing
             ("recipes-migration/MappingModel.xcmappingmodel", "recipes-migration/Recipes.xcdatamodeld", "Recipes", "Recipes 2"),
         ]
         for (mapping, model, source, destination) in cases {
-            let info = try MappingModelReader.read(at: Corpus.url(mapping))
+            let info = try MigrationMappingModelReader.read(at: Corpus.url(mapping))
             let versions = try ModelFiles.versions(at: Corpus.url(model))
             #expect(info.sourceVersion(in: versions) == source, "\(mapping)")
             #expect(info.destinationVersion(in: versions) == destination, "\(mapping)")

@@ -26,7 +26,7 @@ import Testing
     }
 
     func analyse(_ store: StoreFacts, _ versions: [ModelVersion], current: ModelVersion,
-                 mappings: [MappingModelInfo] = [], options: MigrationOptions = .infer) -> CompatibilityReport {
+                 mappings: [MigrationMappingModel] = [], options: MigrationOptions = .infer) -> CompatibilityReport {
         Compatibility.analyse(store: store, versions: versions, current: current, mappings: mappings,
                               options: options, storePath: "store", modelPath: "model")
     }
@@ -160,7 +160,7 @@ import Testing
         let all = try versions(path)
         let two = try version(path, "CoreDataMigration_Example 2")
         let three = try version(path, "CoreDataMigration_Example 3")
-        let mapping = try MappingModelReader.read(at: Corpus.url("wibosco-migration/Migration2to3.xcmappingmodel"))
+        let mapping = try MigrationMappingModelReader.read(at: Corpus.url("wibosco-migration/Migration2to3.xcmappingmodel"))
         #expect(analyse(store(two), all, current: three, options: .none).expectedError == 134100)
         #expect(analyse(store(two), all, current: three, options: .migrate).expectedError == 134140)
         let mapped = analyse(store(two), all, current: three, mappings: [mapping], options: .migrate)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the compiled mapping model CompatibilityMappingTests reads (the corpus has none).
+"""Writes the compiled mapping model CompatibilityMigrationMappingTests reads (the corpus has none).
 
 Run once from this directory: python3 make-fixtures.py [path/to/shared/corpus]
 Wibosco2to3.cdm maps Post of wibosco-migration's version 2 to Post of version 3 and Color to the

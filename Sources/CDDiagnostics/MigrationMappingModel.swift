@@ -13,7 +13,7 @@ import FoundationXML
 /// XML store whose one `XDDEVMAPPINGMODEL` object holds the paths of both `.xcdatamodel`s; it
 /// also archives both models (`sourcemodeldata`, `destinationmodeldata`), but as Xcode's
 /// design-time `XDPMModel` class, which cdstore does not decode, so there the path names the version.
-public struct MappingModelInfo: Sendable, Equatable {
+public struct MigrationMappingModel: Sendable, Equatable {
     /// The `.cdm` file or `.xcmappingmodel` folder.
     public var path: String
     /// The version name in the source model's path (`Model2` for `…/Model2.xcdatamodel`), if recorded.
@@ -55,7 +55,7 @@ public struct MappingModelInfo: Sendable, Equatable {
 }
 
 /// Finds and reads mapping models (`.cdm`, `.xcmappingmodel`).
-public enum MappingModelReader {
+public enum MigrationMappingModelReader {
     /// Why a mapping model could not be read. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
         public let description: String
@@ -79,7 +79,7 @@ public enum MappingModelReader {
     }
 
     /// Reads a `.cdm` file or an `.xcmappingmodel` folder (or its `xcmapping.xml`).
-    public static func read(at url: URL) throws -> MappingModelInfo {
+    public static func read(at url: URL) throws -> MigrationMappingModel {
         if url.pathExtension == "cdm" {
             return try readCompiled(url)
         }
@@ -87,9 +87,9 @@ public enum MappingModelReader {
         guard let data = FileManager.default.contents(atPath: document.path) else {
             throw Failure(description: "\(document.path): no such file")
         }
-        let fields = try MappingDocumentFields.parse(data, path: document.path)
+        let fields = try MigrationMappingDocument.parse(data, path: document.path)
         let folder = url.lastPathComponent == "xcmapping.xml" ? url.deletingLastPathComponent() : url
-        return MappingModelInfo(
+        return MigrationMappingModel(
             path: folder.path,
             sourcePathVersion: fields.values["sourcemodelpath"].map(versionName(ofPath:)),
             destinationPathVersion: fields.values["destinationmodelpath"].map(versionName(ofPath:)))
@@ -103,7 +103,7 @@ public enum MappingModelReader {
 
     /// Every archived object with an entity name and version hash on either side is an entity
     /// mapping (an added entity has no source, a removed one no destination).
-    static func readCompiled(_ url: URL) throws -> MappingModelInfo {
+    static func readCompiled(_ url: URL) throws -> MigrationMappingModel {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw Failure(description: "\(url.path): no such file")
         }
@@ -113,7 +113,7 @@ public enum MappingModelReader {
         } catch {
             throw Failure(description: "\(url.path): not a compiled mapping model (\(error))")
         }
-        var info = MappingModelInfo(path: url.path)
+        var info = MigrationMappingModel(path: url.path)
         for object in archive.objects {
             if let name = archive.decode(object["NSSourceEntityName"]).text,
                let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes {
@@ -138,17 +138,17 @@ private extension ArchivedValue {
 
 /// The `<attribute name="…">value</attribute>` fields of the mapping-model object in an
 /// `xcmapping.xml` document (the first occurrence of each name wins: the model paths occur once).
-struct MappingDocumentFields {
+struct MigrationMappingDocument {
     var values: [String: String] = [:]
 
-    static func parse(_ data: Data, path: String) throws -> MappingDocumentFields {
+    static func parse(_ data: Data, path: String) throws -> MigrationMappingDocument {
         let delegate = Collector()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         guard parser.parse() else {
-            throw MappingModelReader.Failure(description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
+            throw MigrationMappingModelReader.Failure(description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
         }
-        return MappingDocumentFields(values: delegate.values)
+        return MigrationMappingDocument(values: delegate.values)
     }
 
     private final class Collector: NSObject, XMLParserDelegate {

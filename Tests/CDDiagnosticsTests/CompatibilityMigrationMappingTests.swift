@@ -7,12 +7,12 @@ import Testing
 
 /// Compiled mapping models (`.cdm`), which the corpus lacks: `Tests/Fixtures/mapping/Wibosco2to3.cdm`
 /// is built by its `make-fixtures.py` from the hashes Core Data wrote into wibosco's stores.
-@Suite(.temporaryDirectories) struct CompatibilityMappingTests {
+@Suite(.temporaryDirectories) struct CompatibilityMigrationMappingTests {
     static let cdm = Golden.fixtures.appendingPathComponent("mapping/Wibosco2to3.cdm")
     static let bundle = "wibosco-migration/CoreDataMigration_Example.xcdatamodeld"
 
     @Test func compiledMappingNamesItsVersionsByHash() throws {
-        let info = try MappingModelReader.read(at: Self.cdm)
+        let info = try MigrationMappingModelReader.read(at: Self.cdm)
         #expect(info.sourceHashes.keys.sorted() == ["Post"])
         #expect(info.destinationHashes.keys.sorted() == ["Color", "Post"])
         #expect(info.sourcePathVersion == nil)
@@ -42,7 +42,7 @@ import Testing
         try FileManager.default.copyItem(at: Corpus.url(Self.bundle), to: model)
         try Data("not an archive".utf8).write(to: folder.appendingPathComponent("Broken.cdm"))
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_2.sqlite").path
-        let error = try #require(throws: MappingModelReader.Failure.self) {
+        let error = try #require(throws: MigrationMappingModelReader.Failure.self) {
             try Compatibility.analyse(storePath: store, modelPath: model.path)
         }
         #expect(error.description.contains("Broken.cdm: not a compiled mapping model"))
