@@ -233,8 +233,9 @@ public enum CrossChecker {
                                                   arguments: StatementArguments(ents))
             let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL ORDER BY Z_PK LIMIT \(rowLimit)",
                                         arguments: StatementArguments(ents))
-            check.nullRows = rows.map { row in
-                let pk: Int64 = row[0], ent: Int = row[1]
+            // Rows whose Z_PK or Z_ENT is not an integer have no object ID to show.
+            check.nullRows = rows.compactMap { row in
+                guard let pk = StoredInteger(row, 0).value, let ent = StoredInteger(row, 1).value(in: EntityRegistry.entityNumbers) else { return nil }
                 return ObjectID(storeUUID: reader.storeUUID, entity: names[ent] ?? entity, ent: ent, pk: pk).uri
             }
         }
