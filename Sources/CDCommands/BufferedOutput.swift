@@ -1,4 +1,5 @@
 import CDRendering
+import CDStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ final class BufferedOutput {
         while offset < bytes.count {
             let written = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
             // A closed pipe (`| head`) ends the output quietly, as other tools do.
-            guard written > 0 else { exit(0) }
+            guard written > 0 else { PrivateCopyRegistry.exitAfterClosedOutput() }
             offset += written
         }
     }

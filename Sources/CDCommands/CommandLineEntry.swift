@@ -9,6 +9,8 @@ import Foundation
 /// status. The `cdstore` executable is only a call to this.
 public enum CommandLineEntry {
     public static func main() -> Never {
+        PrivateCopyRegistry.installSignalHandlers()
+        PrivateCopyRegistry.removeStaleCopies()
         // Problems with the user's input are one line on stderr and exit status 2; usage errors keep
         // ArgumentParser's own messages and exit codes.
         // `cdstore --version` is handled here: an ArgumentParser flag on the root command would also be

@@ -28,13 +28,13 @@ public final class StoreSnapshot: @unchecked Sendable {
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cdstore-\(UUID().uuidString)", isDirectory: true)
+        let directory = PrivateCopyRegistry.newCopyDirectory()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError("cannot create a temporary directory for the private copy: \(error.localizedDescription)")
         }
+        PrivateCopyRegistry.register(directory)
         copyDirectory = directory
         let copy = directory.appendingPathComponent("store.sqlite")
         do {
@@ -46,6 +46,7 @@ public final class StoreSnapshot: @unchecked Sendable {
             try Self.checkSignature(database, path: files.main.path)
         } catch {
             try? FileManager.default.removeItem(at: directory)
+            PrivateCopyRegistry.unregister(directory)
             if let storeError = error as? StoreError { throw storeError }
             throw Self.describe(error, path: files.main.path)
         }
@@ -54,6 +55,7 @@ public final class StoreSnapshot: @unchecked Sendable {
     deinit {
         try? database.close()
         try? FileManager.default.removeItem(at: copyDirectory)
+        PrivateCopyRegistry.unregister(copyDirectory)
     }
 
     /// Runs `body` with the read-only connection, turning SQLite failures into ``StoreError``.
