@@ -92,12 +92,18 @@ public enum PrivateCopyRegistry {
     public static func installSignalHandlers() {
         _ = slots
         atexit { PrivateCopyRegistry.removeAllFromDisk() }
+        // A parent may hand down a mask that blocks these (a test runner's worker thread does):
+        // a blocked SIGTERM would leave the process stuck on a full pipe.
+        var handled = sigset_t()
+        sigemptyset(&handled)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            sigaddset(&handled, signalNumber)
             signal(signalNumber) { received in
                 PrivateCopyRegistry.removeAllFromDisk()
                 _exit(128 + received)
             }
         }
+        sigprocmask(SIG_UNBLOCK, &handled, nil)
     }
 
     /// Ends the process because its output was closed (EPIPE): the copies go, the status is
