@@ -495,6 +495,7 @@ public enum ErrorDumpParser {
                     metadata.visibleHashBytes[name] = visibleBytes(of: printed)
                 }
             }
+            metadata.hashesComplete = metadata.listsEveryEntity && metadata.truncatedHashes.isEmpty
         }
         return metadata
     }

@@ -86,39 +86,17 @@ public struct DumpMetadata: Sendable, Codable {
     public var visibleHashBytes: [String: VisibleHashBytes] = [:]
     /// Whether the dump holds every entity's hash in full: the whole `NSStoreModelVersionHashes`
     /// dictionary and no hash cut short.
-    public var hashesComplete: Bool { listsEveryEntity && truncatedHashes.isEmpty }
+    public var hashesComplete = false
     /// Whether the dump holds the whole dictionary; when the paste is cut inside it, entities
     /// may be missing and only the listed ones can be compared.
     public var listsEveryEntity = false
 
     public init() {}
 
+    /// The visible bytes and the dictionary's completeness are working data for the cross-check,
+    /// not part of the JSON contract.
     private enum CodingKeys: String, CodingKey {
         case frameworkVersion, storeType, storeUUID, hashesVersion, versionIdentifiers, versionHashes, truncatedHashes, hashesComplete
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        _frameworkVersion = try container.decode(NullEncoded<Int>.self, forKey: .frameworkVersion)
-        _storeType = try container.decode(NullEncoded<String>.self, forKey: .storeType)
-        _storeUUID = try container.decode(NullEncoded<String>.self, forKey: .storeUUID)
-        _hashesVersion = try container.decode(NullEncoded<Int>.self, forKey: .hashesVersion)
-        _versionIdentifiers = try container.decode(NullEncoded<[String]>.self, forKey: .versionIdentifiers)
-        versionHashes = try container.decode([String: String].self, forKey: .versionHashes)
-        truncatedHashes = try container.decode([String].self, forKey: .truncatedHashes)
-        listsEveryEntity = try container.decode(Bool.self, forKey: .hashesComplete)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(_frameworkVersion, forKey: .frameworkVersion)
-        try container.encode(_storeType, forKey: .storeType)
-        try container.encode(_storeUUID, forKey: .storeUUID)
-        try container.encode(_hashesVersion, forKey: .hashesVersion)
-        try container.encode(_versionIdentifiers, forKey: .versionIdentifiers)
-        try container.encode(versionHashes, forKey: .versionHashes)
-        try container.encode(truncatedHashes, forKey: .truncatedHashes)
-        try container.encode(hashesComplete, forKey: .hashesComplete)
     }
 }
 

@@ -249,7 +249,7 @@ public enum StoreValidator {
                                                          message: "\(rows) row\(rows == 1 ? "" : "s") of the abstract entity \(entity.name), which Core Data never instantiates"))
             }
             if let max = entity.max, let largest = entity.maxPK, largest > max {
-                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest - max,
+                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest.subtractingReportingOverflow(max).partialValue,
                                                          message: "\(entity.name): Z_MAX is \(max) but the largest Z_PK in \(entity.table) is \(largest): the next insert would reuse a primary key"))
             }
         }

@@ -80,7 +80,7 @@ public struct EntityRegistry: Sendable {
             }
             guard let ent = checked(0, "Z_ENT", range: entityNumbers) else { continue }
             let superEnt = checked(2, "Z_SUPER", range: 0...entityNumbers.upperBound) ?? 0
-            let max = checked(3, "Z_MAX", range: Int64.min...Int64.max) ?? 0
+            let max = checked(3, "Z_MAX", range: 0...Int64.max) ?? 0
             entities.append(RegisteredEntity(ent: ent, name: name, superEnt: superEnt, max: max))
         }
         return EntityRegistry(entities: entities, problems: problems)

@@ -60,6 +60,14 @@ import Testing
         #expect(inspect.stdout.contains("Z_PRIMARYKEY.\(column) (entity GraphicNovel) holds text 'x', not an integer"))
     }
 
+    /// Found by scripts/fuzz.sh: the Z_MAX check subtracted a negative Z_MAX and overflowed.
+    @Test func negativeZMAXIsAFinding() throws {
+        let copy = try Self.damagedCopy("osxphotos-photosgraph-10.12.6/photosgraph.graphdb", "UPDATE Z_PRIMARYKEY SET Z_MAX = -9223372036854775808")
+        let validate = try CommandRunner.run(["validate", copy.path, "--json"])
+        #expect(validate.status == 1, "stderr: \(validate.stderr)")
+        #expect(try Self.integrity(validate).contains { $0["kind"] as? String == "outOfRange" && $0["key"] as? String == "Z_PRIMARYKEY.Z_MAX" })
+    }
+
     @Test func textInAForeignKeyIsShownAsFound() throws {
         let copy = try Self.damagedCopy("cdplus-samplemodel2/SampleModel2_V1.sqlite", "UPDATE ZPAGE SET ZBOOK = 'abc' WHERE Z_PK = 5")
         let validate = try CommandRunner.run(["validate", copy.path, "--json"])
