@@ -68,6 +68,17 @@ import Testing
         #expect(try Self.integrity(validate).contains { $0["kind"] as? String == "outOfRange" && $0["key"] as? String == "Z_PRIMARYKEY.Z_MAX" })
     }
 
+    /// Found by scripts/fuzz.sh: a date column holding Int64.max or infinity overflowed the date
+    /// arithmetic in every text format.
+    @Test(arguments: ["9223372036854775807", "-9e999"])
+    func absurdDateIsRendered(_ value: String) throws {
+        let copy = try Self.damagedCopy("cdplus-samplemodel2/SampleModel2_V1.sqlite", "UPDATE ZBOOK SET ZPUBLISHEDAT = \(value)")
+        for format in ["description", "json", "table", "csv"] {
+            let dump = try CommandRunner.run(["dump", copy.path, "Book", "--format", format])
+            #expect(dump.status == 0, "\(format): \(dump.stderr)")
+        }
+    }
+
     @Test func textInAForeignKeyIsShownAsFound() throws {
         let copy = try Self.damagedCopy("cdplus-samplemodel2/SampleModel2_V1.sqlite", "UPDATE ZPAGE SET ZBOOK = 'abc' WHERE Z_PK = 5")
         let validate = try CommandRunner.run(["validate", copy.path, "--json"])
