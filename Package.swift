@@ -93,7 +93,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDTestSupport",
+        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

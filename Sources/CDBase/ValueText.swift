@@ -65,8 +65,12 @@ public struct CivilTime: Sendable {
     }
 
     /// Core Data dates count seconds from 2001-01-01, which is 978,307,200 s after 1970-01-01.
+    /// A stored value beyond about 250 million years either way (or infinite) is damage: it is
+    /// held at that limit, so the arithmetic below cannot overflow and the date still shows
+    /// as absurd.
     @inlinable public init(secondsSince2001: Double) {
-        let unix = secondsSince2001 + 978_307_200
+        let limit = 8e15
+        let unix = secondsSince2001.isNaN ? 0 : min(max(secondsSince2001 + 978_307_200, -limit), limit)
         // `unix.rounded(.down)` by conversion, which is much cheaper than the libm call; the
         // same value, as a double beyond 2^53 is already whole.
         var total = Int64(unix)

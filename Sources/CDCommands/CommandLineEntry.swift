@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDBase
+import CDStore
 import Foundation
 
 /// The whole command line: parses the arguments, runs the command and gives its exit status.
@@ -8,6 +9,8 @@ import Foundation
 public enum CommandLineEntry {
     /// Runs `cdstore` with the process's arguments and streams, and exits with the status.
     public static func main() -> Never {
+        PrivateCopyRegistry.installSignalHandlers()
+        PrivateCopyRegistry.removeStaleCopies()
         exit(run(Array(CommandLine.arguments.dropFirst()), io: .process()))
     }
 
@@ -31,8 +34,9 @@ public enum CommandLineEntry {
             return 0
         } catch _ where io.output.isClosed {
             // Nobody reads the output any more (`| head`): the failed write stopped the command,
-            // whatever error it became on the way up. End quietly, as other tools do.
-            return 0
+            // whatever error it became on the way up. End quietly with 141 (128 + SIGPIPE), the
+            // status a shell reports for a process a closed pipe ended.
+            return 141
         } catch let error as UserFacingError {
             // Problems with the user's input: one line, then any lines that show where.
             let lines = ["cdstore: error: \(error.description)"] + error.details.map { "  " + $0 }

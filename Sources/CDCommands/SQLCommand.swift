@@ -45,12 +45,13 @@ struct SQLCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
+        // Raw SQL needs no model, so a store whose model cache is unreadable still answers it.
         if let raw {
-            try runRaw(raw, runner: runner)
+            try runRaw(raw, snapshot: snapshot)
             return
         }
+        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
         let request = try fetch.request()
         let statement = try runner.statement(for: request)
         let binds = statement.arguments.map(SQLTrace.bindText)
@@ -63,11 +64,11 @@ struct SQLCommand: ParsableCommand {
         }
     }
 
-    private func runRaw(_ sql: String, runner: FetchRunner) throws {
+    private func runRaw(_ sql: String, snapshot: StoreSnapshot) throws {
         let rowFormat: ValueRowRenderer.Format = [.json: .json, .ndjson: .ndjson, .csv: .csv][format] ?? .text
         var rows: ValueRowRenderer?
         let output = BufferedOutput(to: CommandIO.current.output)
-        try runner.raw(sql, arguments: fetch.arg, columns: { names in
+        try FetchRunner.raw(sql, arguments: fetch.arg, on: snapshot, columns: { names in
             let renderer = ValueRowRenderer(names: names, format: rowFormat)
             try output.write(renderer.header())
             rows = renderer

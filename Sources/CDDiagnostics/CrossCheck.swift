@@ -54,8 +54,13 @@ public struct ObjectCheck: Sendable, Codable {
 
 /// The version hashes of a 134100/134130 dump compared with a store and a model.
 public struct HashCheck: Sendable, Codable {
-    /// Whether the dump's full hashes equal the store's metadata hashes.
+    /// Whether the dump's hashes equal the store's metadata hashes: true only when every hash
+    /// was compared in full, false when any differs (in full or in its visible bytes), null
+    /// when nothing was compared or only the visible bytes of cut-short hashes agree.
     @NullEncoded public var dumpMatchesStore: Bool?
+    /// How far the comparison went: `full`, `visibleBytes` (some hashes are cut short and their
+    /// visible bytes agree), `cannotTell` (a cut-short hash shows no bytes), or null without one.
+    @NullEncoded public var comparison: String?
     /// Entities whose hash differs between the dump and the store, or that only one of them has.
     public var differingEntities: [String] = []
     public var versions: [VersionMatch] = []
@@ -234,8 +239,9 @@ public enum CrossChecker {
                                                   arguments: StatementArguments(ents))
             let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL ORDER BY Z_PK LIMIT \(rowLimit)",
                                         arguments: StatementArguments(ents))
-            check.nullRows = rows.map { row in
-                let pk: Int64 = row[0], ent: Int = row[1]
+            // Rows whose Z_PK or Z_ENT is not an integer have no object ID to show.
+            check.nullRows = rows.compactMap { row in
+                guard let pk = StoredInteger(row, 0).value, let ent = StoredInteger(row, 1).value(in: EntityRegistry.entityNumbers) else { return nil }
                 return ObjectID(storeUUID: reader.storeUUID, entity: names[ent] ?? entity, ent: ent, pk: pk).uri
             }
         }
@@ -258,40 +264,56 @@ public enum CrossChecker {
         return check
     }
 
+    /// Whether the dump's hash of `entity` agrees with `other` (lowercase hex): compared in full,
+    /// or by its visible bytes when the dump cut it short; nil when a cut-short hash shows nothing.
+    private static func hashAgrees(dump: DumpMetadata, entity: String, with other: String?) -> Bool? {
+        guard let other else { return false }
+        guard dump.truncatedHashes.contains(entity) else { return dump.versionHashes[entity] == other }
+        return dump.visibleHashBytes[entity]?.matches(other)
+    }
+
     static func compareHashes(dump: DumpMetadata?, store: [String: Data]?, versions: [ModelVersion], notes: inout [String]) -> HashCheck {
         var check = HashCheck()
         let dumpHashes = dump?.versionHashes ?? [:]
         let storeHex = store?.mapValues(\.hexString)
-        if let dump, !dump.hashesComplete, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
+        if let dump, !dump.listsEveryEntity, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
             notes.append("The paste is cut inside the entity hashes, so only the entities it lists are compared.")
         }
         if let storeHex, let dump, !dumpHashes.isEmpty || !dump.truncatedHashes.isEmpty {
             let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
-            let names = dump.hashesComplete ? listed.union(storeHex.keys) : listed
-            check.differingEntities = names.filter { name in
-                if dump.truncatedHashes.contains(name) { return storeHex[name] == nil }
-                return storeHex[name] != dumpHashes[name]
-            }.sorted()
-            check.dumpMatchesStore = check.differingEntities.isEmpty
-            notes.append(check.differingEntities.isEmpty
-                ? "The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities", grouping: false)))."
-                : "The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
+            let names = dump.listsEveryEntity ? listed.union(storeHex.keys) : listed
+            let verdicts = Dictionary(uniqueKeysWithValues: names.map { ($0, Self.hashAgrees(dump: dump, entity: $0, with: storeHex[$0])) })
+            check.differingEntities = verdicts.filter { $0.value == false }.keys.sorted()
+            let unknown = verdicts.filter { $0.value == nil }.keys.sorted()
+            if !check.differingEntities.isEmpty {
+                check.dumpMatchesStore = false
+                check.comparison = dump.truncatedHashes.isEmpty ? "full" : "visibleBytes"
+                notes.append("The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
+            } else if !unknown.isEmpty {
+                check.comparison = "cannotTell"
+                notes.append("The dump cuts the hashes of \(unknown.joined(separator: ", ")) to nothing visible, so cdstore cannot tell whether they are this store's.")
+            } else if !dump.truncatedHashes.isEmpty {
+                check.comparison = "visibleBytes"
+                notes.append("The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities", grouping: false))).")
+            } else {
+                check.dumpMatchesStore = true
+                check.comparison = "full"
+                notes.append("The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities", grouping: false))).")
+            }
         }
         for version in versions {
             let hashes = VersionHashes.entityHashes(of: version.model).mapValues(\.hexString)
             var match = VersionMatch(name: version.name, current: version.current)
             if !dumpHashes.isEmpty, let dump {
                 let listed = Set(dumpHashes.keys).union(dump.truncatedHashes)
-                let comparable = dump.hashesComplete ? listed.union(hashes.keys) : listed
-                match.matchesDump = comparable.allSatisfy { name in
-                    dump.truncatedHashes.contains(name) ? hashes[name] != nil : hashes[name] == dumpHashes[name]
-                }
+                let comparable = dump.listsEveryEntity ? listed.union(hashes.keys) : listed
+                match.matchesDump = comparable.allSatisfy { Self.hashAgrees(dump: dump, entity: $0, with: hashes[$0]) != false }
             }
             if let storeHex {
                 match.matchesStore = hashes == storeHex
                 match.differingEntities = Set(hashes.keys).union(storeHex.keys).filter { hashes[$0] != storeHex[$0] }.sorted()
             } else if let dump, !dumpHashes.isEmpty {
-                let names = dump.hashesComplete ? Set(hashes.keys).union(dumpHashes.keys) : Set(dumpHashes.keys)
+                let names = dump.listsEveryEntity ? Set(hashes.keys).union(dumpHashes.keys) : Set(dumpHashes.keys)
                 match.differingEntities = names.filter { hashes[$0] != dumpHashes[$0] }.sorted()
             }
             check.versions.append(match)

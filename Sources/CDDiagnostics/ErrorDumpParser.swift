@@ -483,7 +483,7 @@ public enum ErrorDumpParser {
             }.filter { !$0.isEmpty || body.contains("\"\"") }
         }
         if let hashes = dictionaryRange(of: "NSStoreModelVersionHashes", in: text) {
-            metadata.hashesComplete = hashes.upperBound < text.endIndex
+            metadata.listsEveryEntity = hashes.upperBound < text.endIndex
             for match in text[hashes].matches(of: #/"?([A-Za-z_][A-Za-z0-9_.]*)"?\s*=\s*(<[0-9a-fA-F \n]*>?|\{length[^}]*\}?)/#) {
                 let name = String(match.output.1)
                 let printed = String(match.output.2)
@@ -492,10 +492,24 @@ public enum ErrorDumpParser {
                     metadata.versionHashes[name] = hex
                 } else if !metadata.truncatedHashes.contains(name) {
                     metadata.truncatedHashes.append(name)
+                    metadata.visibleHashBytes[name] = visibleBytes(of: printed)
                 }
             }
+            metadata.hashesComplete = metadata.listsEveryEntity && metadata.truncatedHashes.isEmpty
         }
         return metadata
+    }
+
+    /// The prefix and suffix a cut-short hash shows (`bytes = 0x8a55fd4c 1c43d4e5 ... 7d6ad7b2 }`);
+    /// a paste cut inside the hash keeps the prefix alone.
+    static func visibleBytes(of printed: String) -> VisibleHashBytes {
+        guard let start = printed.range(of: "0x") else { return VisibleHashBytes(prefix: "", suffix: "") }
+        let rest = printed[start.upperBound...]
+        let cut = rest.range(of: "...") ?? rest.range(of: "…")
+        let head = rest[..<(cut?.lowerBound ?? rest.endIndex)]
+        let tail = cut.map { rest[$0.upperBound...] } ?? ""
+        func hex(_ text: Substring) -> String { text.prefix { $0.isHexDigit || $0 == " " || $0 == "\n" }.filter(\.isHexDigit).lowercased() }
+        return VisibleHashBytes(prefix: hex(head), suffix: cut == nil ? "" : hex(tail))
     }
 
     // MARK: - CloudKit

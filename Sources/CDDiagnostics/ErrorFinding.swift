@@ -82,11 +82,41 @@ public struct DumpMetadata: Sendable, Codable {
     /// Entities whose hash the dump cut short: recent OS versions print `{length = 32, bytes =
     /// 0x… ... … }` (errors.md §5.3), so the hash has to come from the store itself.
     public var truncatedHashes: [String] = []
-    /// Whether the dump holds the whole `NSStoreModelVersionHashes` dictionary; when the paste is
-    /// cut inside it, entities may be missing and only the listed ones can be compared.
+    /// What the cut-short hashes still show, by entity: only these bytes can be compared.
+    public var visibleHashBytes: [String: VisibleHashBytes] = [:]
+    /// Whether the dump holds every entity's hash in full: the whole `NSStoreModelVersionHashes`
+    /// dictionary and no hash cut short.
     public var hashesComplete = false
+    /// Whether the dump holds the whole dictionary; when the paste is cut inside it, entities
+    /// may be missing and only the listed ones can be compared.
+    public var listsEveryEntity = false
 
     public init() {}
+
+    /// The visible bytes and the dictionary's completeness are working data for the cross-check,
+    /// not part of the JSON contract.
+    private enum CodingKeys: String, CodingKey {
+        case frameworkVersion, storeType, storeUUID, hashesVersion, versionIdentifiers, versionHashes, truncatedHashes, hashesComplete
+    }
+}
+
+/// The bytes a cut-short hash still shows: `{length = 32, bytes = 0x1d6a9dbb … 56a4f5f8 }` keeps
+/// the first and the last few bytes, as lowercase hex.
+public struct VisibleHashBytes: Sendable, Equatable {
+    public var prefix: String
+    public var suffix: String
+
+    public init(prefix: String, suffix: String) {
+        self.prefix = prefix
+        self.suffix = suffix
+    }
+
+    /// Whether a full hash (lowercase hex) agrees with the visible bytes; nil when nothing is
+    /// visible, so nothing can be told.
+    public func matches(_ fullHex: String) -> Bool? {
+        guard !prefix.isEmpty || !suffix.isEmpty else { return nil }
+        return fullHex.hasPrefix(prefix) && fullHex.hasSuffix(suffix)
+    }
 }
 
 /// One CloudKit model rule a 134060 reports, with the `Entity: property` items it lists.

@@ -148,17 +148,26 @@ public enum StoreValidator {
         func uri(_ ent: Int, _ pk: Int64) -> String {
             "x-coredata://\(uuid)/\(mapping.entities.first { $0.number == ent }?.name ?? "Z_ENT \(ent)")/p\(pk)"
         }
+        for problem in reader.registry.problems {
+            report.integrity.append(IntegrityProblem(kind: problem.kind == .wrongType ? .wrongType : .outOfRange, entity: problem.entity,
+                                                     key: "\(problem.table).\(problem.column)", count: 1, message: problem.message))
+        }
         try snapshot.read { db in
             let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
             for table in mapping.tables where table.kind == .entity && tables.contains(table.name) {
                 let known = Set(table.entities.compactMap { mapping.entityNumber(of: $0) })
                 let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) GROUP BY Z_ENT")
                 for row in rows {
-                    let ent: Int? = row[0]
-                    let count: Int = row[1]
-                    guard let ent, known.contains(ent) else {
+                    let ent = StoredInteger(row, 0)
+                    let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
+                    if let problem = ent.problem {
+                        report.integrity.append(IntegrityProblem(kind: .wrongType, key: "\(table.name).Z_ENT", count: count,
+                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(problem), not an integer"))
+                        continue
+                    }
+                    guard let number = ent.value, known.contains(Int(clamping: number)) else {
                         report.integrity.append(IntegrityProblem(kind: .unknownEntity, key: table.name, count: count,
-                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(ent.map(String.init) ?? "NULL"), which is not an entity of this table"))
+                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(ent.value.map(String.init) ?? "NULL"), which is not an entity of this table"))
                         continue
                     }
                 }
@@ -166,14 +175,30 @@ public enum StoreValidator {
                     guard let entity = column.entity, let property = column.property,
                           case .relationship(let relationship)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }),
                           let destination = mapping.table(forEntity: relationship.destinationEntity), tables.contains(destination.name) else { continue }
-                    let dangling = try Row.fetchAll(db, sql: """
+                    let unmatched = try Row.fetchAll(db, sql: """
                         SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) a
                         WHERE a.\(column.name.quotedDatabaseIdentifier) IS NOT NULL
                         AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedDatabaseIdentifier))
                         ORDER BY a.Z_PK
                         """)
+                    // A key that is not an integer points nowhere too, but it is damage of another kind.
+                    func rowURI(_ row: Row) -> String {
+                        uri(StoredInteger(row, 0).value(in: EntityRegistry.entityNumbers) ?? 0, StoredInteger(row, 1).value ?? 0)
+                    }
+                    let (wrongType, dangling) = unmatched.reduce(into: ([(Row, String)](), [(Row, Int64)]())) { split, row in
+                        switch StoredInteger(row, 2) {
+                        case .integer(let key): split.1.append((row, key))
+                        case .wrongType(let description): split.0.append((row, description))
+                        case .null: break
+                        }
+                    }
+                    if !wrongType.isEmpty {
+                        report.integrity.append(IntegrityProblem(kind: .wrongType, entity: entity, key: property, count: wrongType.count,
+                                                                 examples: wrongType.prefix(exampleLimit).map { "\(rowURI($0.0)) → \($0.1)" },
+                                                                 message: "\(wrongType.count) \(entity).\(property) \(noun("key is", count: wrongType.count, "keys are")) not an integer (column \(table.name).\(column.name))"))
+                    }
                     guard !dangling.isEmpty else { continue }
-                    let examples = dangling.prefix(exampleLimit).map { row in "\(uri(row[0], row[1])) → Z_PK \(row[2] as Int64)" }
+                    let examples = dangling.prefix(exampleLimit).map { "\(rowURI($0.0)) → Z_PK \($0.1)" }
                     report.integrity.append(IntegrityProblem(kind: .danglingToOne, entity: entity, key: property, count: dangling.count, examples: examples,
                                                              message: "\(dangling.count) \(entity).\(property) \(noun("key", count: dangling.count)) point to no \(relationship.destinationEntity) row"))
                 }
@@ -210,7 +235,7 @@ public enum StoreValidator {
                                                          message: "\(plural(rows, "row", grouping: false)) of the abstract entity \(entity.name), which Core Data never instantiates"))
             }
             if let max = entity.max, let largest = entity.maxPK, largest > max {
-                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest - max,
+                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest.subtractingReportingOverflow(max).partialValue,
                                                          message: "\(entity.name): Z_MAX is \(max) but the largest Z_PK in \(entity.table) is \(largest): the next insert would reuse a primary key"))
             }
         }
@@ -221,6 +246,10 @@ public enum StoreValidator {
         if inspection.metadata.checksumMatches == false {
             report.integrity.append(IntegrityProblem(kind: .checksumMismatch, count: 1,
                                                      message: "NSStoreModelVersionChecksumKey does not match the entity hashes in the metadata"))
+        }
+        if let error = inspection.modelCache.error {
+            report.integrity.append(IntegrityProblem(kind: .unreadableModelCache, key: "Z_MODELCACHE", count: 1,
+                                                     message: "the model cache (Z_MODELCACHE) cannot be read: \(error)"))
         }
         if inspection.modelCache.hashesMatch == false {
             let names = inspection.modelCache.mismatches.map(\.entity)

@@ -80,6 +80,12 @@ public struct IntegrityProblem: Sendable, Codable, Equatable {
         case modelCacheMismatch
         /// SQLite's `PRAGMA integrity_check` reported a problem.
         case sqlite
+        /// Text, a blob or a fraction where Core Data stores an integer (`Z_ENT`, `Z_MAX`, a key).
+        case wrongType
+        /// An integer out of the range its column allows (an entity number of 2^40, say).
+        case outOfRange
+        /// The model cache (`Z_MODELCACHE`) is present but cannot be decoded.
+        case unreadableModelCache
     }
 
     public var kind: Kind

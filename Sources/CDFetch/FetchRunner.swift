@@ -108,10 +108,12 @@ public final class FetchRunner {
 extension FetchRunner {
     /// Runs one read-only SQL statement (pasted from an app's log, say) with Core Data's
     /// functions registered: `columns` gets the result's column names, then `row` each row.
-    /// A statement that would write is refused before it runs.
-    public func raw(_ sql: String, arguments: [String] = [], columns: ([String]) throws -> Void,
-                    row: ([ObjectValue]) throws -> Void) throws {
-        try reader.snapshot.read { db in
+    /// A statement that would write is refused before it runs. It needs no model, so it works on
+    /// a store whose model cache cannot be read.
+    public static func raw(_ sql: String, arguments: [String] = [], on snapshot: StoreSnapshot, columns: ([String]) throws -> Void,
+                           row: ([ObjectValue]) throws -> Void) throws {
+        snapshot.database.inDatabase { db in CoreDataSQLFunctions.register(in: db) }
+        try snapshot.read { db in
             let statement: Statement
             do {
                 statement = try db.makeStatement(sql: sql)
@@ -135,7 +137,7 @@ extension FetchRunner {
                 }
                 return outcome
             }
-            if let trace = reader.snapshot.trace {
+            if let trace = snapshot.trace {
                 try trace.fetch(sql: sql, arguments: bound, entity: "", in: db, rows: step)
             } else {
                 _ = try step()

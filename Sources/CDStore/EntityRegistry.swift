@@ -48,16 +48,42 @@ public enum ReservedRange: String, Sendable, Codable {
 public struct EntityRegistry: Sendable {
     /// Rows in `Z_ENT` order.
     public let entities: [RegisteredEntity]
+    /// Values of `Z_PRIMARYKEY` that could not be used as they are: a row whose `Z_ENT` is not a
+    /// plausible entity number is left out, a bad `Z_SUPER` or `Z_MAX` reads as 0.
+    public let problems: [StoredValueProblem]
 
-    public init(entities: [RegisteredEntity]) {
+    /// The entity numbers a store can hold: Core Data numbers entities from 1 and its reserved
+    /// ranges end well below the top of this range (store-format.md §4). Anything larger is
+    /// damage, and nothing may be sized by it.
+    public static let entityNumbers: ClosedRange<Int64> = 1...999_999
+
+    public init(entities: [RegisteredEntity], problems: [StoredValueProblem] = []) {
         self.entities = entities.sorted { $0.ent < $1.ent }
+        self.problems = problems
     }
 
     public static func read(_ db: Database) throws -> EntityRegistry {
         let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-        return EntityRegistry(entities: rows.map { row in
-            RegisteredEntity(ent: row[0] ?? 0, name: row[1] ?? "", superEnt: row[2] ?? 0, max: row[3] ?? 0)
-        })
+        var problems: [StoredValueProblem] = []
+        var entities: [RegisteredEntity] = []
+        for row in rows {
+            let name = String.fromDatabaseValue(row[1] as DatabaseValue) ?? ""
+            func checked(_ index: Int, _ column: String, range: ClosedRange<Int64>) -> Int? {
+                let stored = StoredInteger(row, index)
+                if let problem = stored.problem {
+                    problems.append(StoredValueProblem(kind: .wrongType, table: "Z_PRIMARYKEY", column: column, entity: name, pk: nil, value: problem))
+                } else if let value = stored.value, !range.contains(value) {
+                    problems.append(StoredValueProblem(kind: .outOfRange, table: "Z_PRIMARYKEY", column: column, entity: name, pk: nil, value: String(value)))
+                    return nil
+                }
+                return stored.value(in: range)
+            }
+            guard let ent = checked(0, "Z_ENT", range: entityNumbers) else { continue }
+            let superEnt = checked(2, "Z_SUPER", range: 0...entityNumbers.upperBound) ?? 0
+            let max = checked(3, "Z_MAX", range: 0...Int64.max) ?? 0
+            entities.append(RegisteredEntity(ent: ent, name: name, superEnt: superEnt, max: max))
+        }
+        return EntityRegistry(entities: entities, problems: problems)
     }
 
     public func entity(ent: Int) -> RegisteredEntity? { entities.first { $0.ent == ent } }

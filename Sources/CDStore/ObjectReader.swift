@@ -362,7 +362,10 @@ final class ToManyFetcher {
         var result: [ObjectID] = []
         let rows = try Row.fetchCursor(statement, arguments: [pk])
         while let row = try rows.next() {
-            result.append(reader.objectID(pk: row[0], ent: row[1] ?? 0, declared: relationship.destinationEntity))
+            // A member whose key is not an integer has no object ID; the validator reports it.
+            guard let memberPK = StoredInteger(row, 0).value else { continue }
+            let memberEnt = StoredInteger(row, 1).value(in: EntityRegistry.entityNumbers) ?? 0
+            result.append(reader.objectID(pk: memberPK, ent: memberEnt, declared: relationship.destinationEntity))
         }
         return result
     }

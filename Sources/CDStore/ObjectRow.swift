@@ -144,10 +144,17 @@ public struct ObjectRow: ~Copyable {
             return ValueDecoder.decode(Self.raw(row, Int(column)), type: type, allowsExternalStorage: external,
                                        externalData: context.externalData)
         case .toOne(let destination, let destinationEnt, let key, let entityType):
-            let target: Int64? = row[Int(key)]
-            guard let target else { return .null }
-            let targetEnt: Int = entityType.flatMap { row[Int($0)] } ?? destinationEnt
-            return .object(context.reader.objectID(pk: target, ent: targetEnt, declared: destination))
+            // A key or entity number of the wrong type is shown as found, never as an invented ID.
+            let target = StoredInteger(row, Int(key))
+            guard case .integer(let targetPK) = target else {
+                return target == .null ? .null : .unexpected(ValueDecoder.describe(Self.raw(row, Int(key))))
+            }
+            let storedEnt = entityType.map { StoredInteger(row, Int($0)) }
+            if let storedEnt, storedEnt.problem != nil {
+                return .unexpected(ValueDecoder.describe(Self.raw(row, Int(key))) + " (Z_ENT " + ValueDecoder.describe(Self.raw(row, Int(entityType ?? 0))) + ")")
+            }
+            let targetEnt = storedEnt?.value(in: EntityRegistry.entityNumbers) ?? destinationEnt
+            return .object(context.reader.objectID(pk: targetPK, ent: targetEnt, declared: destination))
         case .toMany(let box):
             let name = layout.names[index]
             if context.query.includes.contains(name) {

@@ -2,11 +2,23 @@ import Foundation
 
 /// The files that make up one store on disk (reference/store-format.md §2).
 public struct StoreFiles: Sendable {
-    /// The main database file, as the user named it (made absolute).
+    /// The main database file, as the user named it (made absolute); when that name is a
+    /// symbolic link, its target, beside which the sidecars are looked for.
     public let main: URL
 
     public init(path: String) {
-        main = URL(fileURLWithPath: path).standardizedFileURL
+        main = Self.followingLinks(URL(fileURLWithPath: path).standardizedFileURL)
+    }
+
+    /// Follows `url` while it is a symbolic link (up to 32 hops, against loops); a relative
+    /// target is relative to the link's folder.
+    private static func followingLinks(_ url: URL) -> URL {
+        var current = url
+        for _ in 0..<32 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path) else { break }
+            current = URL(fileURLWithPath: target, relativeTo: current.deletingLastPathComponent()).standardizedFileURL
+        }
+        return current
     }
 
     public var wal: URL { sidecar("-wal") }

@@ -33,6 +33,7 @@ public enum StoreInspector {
             let sqlite = try sqliteInfo(db, header: snapshot.header)
             let metadata = try StoreMetadata.read(db, path: path)
             let registry = try EntityRegistry.read(db)
+            warnings += registry.problems.map(\.message)
             var cacheInfo = StoreInspection.ModelCacheInfo(present: false, mismatches: [])
             var cachedModel: ManagedObjectModel?
             do {
@@ -150,8 +151,14 @@ public enum StoreInspector {
                 if subtree.count > 1 {
                     // Hierarchy tables have a Z_ENT index, so this stays an index scan.
                     for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) FROM \(quoted) GROUP BY Z_ENT") {
-                        let ent: Int = row[0] ?? -1
-                        rowsByEnt[ent, default: 0] += row[1] as Int? ?? 0
+                        let stored = StoredInteger(row, 0)
+                        let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
+                        if let problem = stored.problem {
+                            warnings.append("\(plural(count, "row", grouping: false)) of \(table) have Z_ENT \(problem), not an integer")
+                            continue
+                        }
+                        let ent = stored.value(in: EntityRegistry.entityNumbers) ?? -1
+                        rowsByEnt[ent, default: 0] += count
                     }
                 } else {
                     rowsByEnt[root.ent] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted)") ?? 0

@@ -28,13 +28,13 @@ public final class StoreSnapshot: @unchecked Sendable {
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cdstore-\(UUID().uuidString)", isDirectory: true)
+        let directory = PrivateCopyRegistry.newCopyDirectory()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError("cannot create a temporary directory for the private copy: \(error.localizedDescription)")
         }
+        PrivateCopyRegistry.register(directory)
         copyDirectory = directory
         let copy = directory.appendingPathComponent("store.sqlite")
         do {
@@ -43,9 +43,10 @@ public final class StoreSnapshot: @unchecked Sendable {
                 try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
             }
             database = try Self.open(copy: copy, hasJournal: FileManager.default.fileExists(atPath: files.journal.path), trace: trace)
-            try Self.checkSignature(database, path: files.main.path)
+            try Self.checkSignature(database, files: files, header: header)
         } catch {
             try? FileManager.default.removeItem(at: directory)
+            PrivateCopyRegistry.unregister(directory)
             if let storeError = error as? StoreError { throw storeError }
             throw Self.describe(error, path: files.main.path)
         }
@@ -54,6 +55,7 @@ public final class StoreSnapshot: @unchecked Sendable {
     deinit {
         try? database.close()
         try? FileManager.default.removeItem(at: copyDirectory)
+        PrivateCopyRegistry.unregister(copyDirectory)
     }
 
     /// Runs `body` with the read-only connection, turning SQLite failures into ``StoreError``.
@@ -116,11 +118,17 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// A Core Data store has both `Z_METADATA` and `Z_PRIMARYKEY` (store-format.md §1).
-    private static func checkSignature(_ database: DatabaseQueue, path: String) throws {
+    /// A WAL-mode main file copied without its `-wal` may hold no table at all: then the missing
+    /// `-wal` is the likely cause, not a file of another kind.
+    private static func checkSignature(_ database: DatabaseQueue, files: StoreFiles, header: SQLiteHeader) throws {
+        let path = files.main.path
         let tables = try database.read { db in
             try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         let missing = ["Z_METADATA", "Z_PRIMARYKEY"].filter { !tables.contains($0) }
+        if !missing.isEmpty, header.isWALMode, !FileManager.default.fileExists(atPath: files.wal.path) {
+            throw StoreError("\(path) is in WAL mode but has no \(files.wal.lastPathComponent) beside it, and it lacks the Core Data tables: the data is probably in the missing -wal file; copy the store together with its -wal and -shm files")
+        }
         if !missing.isEmpty {
             throw StoreError("\(path) is a SQLite database but not a Core Data store: missing table\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))")
         }

@@ -98,7 +98,7 @@ import Testing
         }
         let io = CommandIO(output: .fileDescriptor(descriptors[1]), error: .memory(), input: .data(Data()),
                            environment: [:], terminalColumns: nil)
-        #expect(CommandLineEntry.run(["dump", copy, "--format", "json"], io: io) == 0)
+        #expect(CommandLineEntry.run(["dump", copy, "--format", "json"], io: io) == 141)
         #expect(io.output.isClosed)
         #expect(io.error.text.isEmpty)
     }

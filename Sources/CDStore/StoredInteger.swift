@@ -1,0 +1,97 @@
+import CDBase
+import Foundation
+import GRDB
+
+/// A value read from a column that Core Data fills with integers (`Z_PK`, `Z_ENT`, `Z_MAX`, a
+/// to-one key), checked for its SQLite type instead of trusted.
+///
+/// GRDB's `row[index]` traps when a value cannot become the requested type, and its fast path
+/// turns text into `0` without a word; a damaged store would crash cdstore or make it invent an
+/// object ID. Reading through this type makes a wrong type a value the caller must handle.
+public enum StoredInteger: Sendable, Equatable {
+    case integer(Int64)
+    case null
+    /// Text, a blob or a fractional real where an integer belongs; `description` shows it.
+    case wrongType(description: String)
+
+    public init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let integer): self = .integer(integer)
+        case .double(let real):
+            if let whole = Int64(exactly: real) { self = .integer(whole) } else { self = .wrongType(description: "real \(real)") }
+        case .string(let text):
+            self = .wrongType(description: "text \(Self.quoted(text))")
+        case .blob(let data):
+            self = .wrongType(description: "blob of \(plural(data.count, "byte", grouping: false))")
+        }
+    }
+
+    /// Reads column `index` of `row`.
+    public init(_ row: Row, _ index: Int) {
+        self.init(row[index] as DatabaseValue)
+    }
+
+    /// The integer, or nil for NULL and for a wrong type.
+    public var value: Int64? {
+        if case .integer(let integer) = self { return integer }
+        return nil
+    }
+
+    /// The integer as an `Int` when it lies in `range`; nil otherwise.
+    public func value(in range: ClosedRange<Int64>) -> Int? {
+        guard let integer = value, range.contains(integer) else { return nil }
+        return Int(integer)
+    }
+
+    /// Text for a one-line warning about a value that is not a usable integer.
+    public var problem: String? {
+        if case .wrongType(let description) = self { return description }
+        return nil
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return "'" + shown.replacingOccurrences(of: "\n", with: "\\n") + "'"
+    }
+}
+
+/// A value of the store with the wrong SQLite type or out of range: what `validate` reports as
+/// an integrity finding and other commands as a one-line warning.
+public struct StoredValueProblem: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// Text, a blob or a fraction in an integer column.
+        case wrongType
+        /// An integer no store can hold there (an entity number of 2^40, say).
+        case outOfRange
+    }
+
+    public let kind: Kind
+    public let table: String
+    public let column: String
+    /// The entity the row belongs to, when known.
+    public let entity: String?
+    /// The row's `Z_PK`, when the table has one.
+    public let pk: Int64?
+    /// The value as found, for the message.
+    public let value: String
+
+    public init(kind: Kind, table: String, column: String, entity: String?, pk: Int64?, value: String) {
+        self.kind = kind
+        self.table = table
+        self.column = column
+        self.entity = entity
+        self.pk = pk
+        self.value = value
+    }
+
+    /// One line: where the value is and what is wrong with it.
+    public var message: String {
+        let row = [entity.map { "entity \($0)" }, pk.map { "Z_PK \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        let place = "\(table).\(column)" + (row.isEmpty ? "" : " (\(row))")
+        switch kind {
+        case .wrongType: return "\(place) holds \(value), not an integer"
+        case .outOfRange: return "\(place) holds \(value), out of range"
+        }
+    }
+}
