@@ -5,7 +5,7 @@ import Testing
 
 /// Damaged stores that SQLite opens fine: every value cdstore reads is checked for its type and
 /// range, so a wrong one is a finding or a warning, never a crash or an invented object ID.
-@Suite struct DamagedValueTests {
+@Suite(.temporaryDirectories) struct DamagedValueTests {
     /// A copy of `store` changed by `sql`, with the store's triggers dropped first (Core Data's
     /// triggers call functions plain SQLite does not have).
     static func damagedCopy(_ store: String, _ sql: String) throws -> URL {
@@ -116,7 +116,7 @@ import Testing
 }
 
 /// How a store is found and refused: links, and a WAL-mode file copied without its `-wal`.
-@Suite struct StoreLocationTests {
+@Suite(.temporaryDirectories) struct StoreLocationTests {
     @Test func symbolicLinkOpensItsTarget() throws {
         let copy = try Corpus.copyStore("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
         let folder = try TemporaryDirectory.make()
@@ -138,7 +138,7 @@ import Testing
 }
 
 /// `explain --store` with hashes the paste cut short compares only the bytes it shows.
-@Suite struct TruncatedHashTests {
+@Suite(.temporaryDirectories) struct TruncatedHashTests {
     static func dump(_ hash: String) -> String {
         """
         Error Domain=NSCocoaErrorDomain Code=134100 "The managed object model version used to open the persistent store is incompatible with the one that was used to create the persistent store." UserInfo={metadata={

@@ -83,7 +83,7 @@ import Testing
         #expect(try CommandRunner.run(["clean", "--help"], environment: ["COLUMNS": "60"]).stdout == narrow.stdout)
     }
 
-    /// A closed output ends the command quietly, with status 0, whatever the command was doing.
+    /// A closed output ends the command quietly, with status 141, whatever the command was doing.
     @Test func closedOutputEndsQuietly() throws {
         let copy = try Corpus.copyStore(ExecutableTests.bigStore).path
         var descriptors: [Int32] = [0, 0]

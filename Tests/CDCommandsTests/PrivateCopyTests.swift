@@ -4,7 +4,7 @@ import Testing
 
 /// The private copy (`$TMPDIR/cdstore-<pid>-<UUID>/`) is removed on every way out, and copies
 /// left by dead processes are removed at start-up. Each test gives the child its own TMPDIR.
-@Suite struct PrivateCopyTests {
+@Suite(.temporaryDirectories) struct PrivateCopyTests {
     /// A `cdstore` child with its own temporary directory and its output on a pipe.
     struct Child {
         let process = Process()

@@ -11,7 +11,7 @@ import Testing
 /// Seeded, so a failure is reproducible: `CDSTORE_FUZZ_SEED` picks the seed (random otherwise,
 /// and printed), `CDSTORE_FUZZ_CASES` the number of cases. `scripts/fuzz.sh N` runs this test
 /// for N cases and keeps the stores that crashed cdstore.
-@Suite struct StoreMutationFuzzTests {
+@Suite(.temporaryDirectories) struct StoreMutationFuzzTests {
     /// The stores mutated, with the model `compat` compares them to when the corpus has one.
     static let stores: [(path: String, model: String?)] = [
         ("cdplus-samplemodel3/SampleModel3_V1.sqlite", "cdplus-samplemodel3/SampleModel3.xcdatamodeld"),
