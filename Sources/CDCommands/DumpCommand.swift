@@ -85,18 +85,5 @@ struct DumpCommand: ParsableCommand {
     }
 
     /// Objects in the level-3 SQL debug log, as Core Data's description prints them.
-    static let describe: @Sendable (StoredObject) -> String = { object in
-        var renderer = DescriptionRenderer()
-        return renderer.render(object).trimmingCharacters(in: .newlines)
-    }
-}
-
-/// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
-enum Terminal {
-    static var width: Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-        return 120
-    }
+    static let describe = DescriptionRenderer.logDescription
 }

@@ -57,9 +57,8 @@ struct ExplainCommand: ParsableCommand {
     }
 
     private func explain(code: String) throws -> Explanation {
-        if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
-        if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
-        throw fail("unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))")
+        guard let explanation = Explanation.of(code: code) else { throw fail(Explanation.unknownCodeMessage(code)) }
+        return explanation
     }
 
     /// Reports a problem with the input on one line and exits with status 2.

@@ -1,18 +1,18 @@
 /// Left- or right-aligned plain-text columns, padded to the widest cell.
-struct TextTable {
-    enum Alignment { case left, right }
+package struct TextTable {
+    package enum Alignment { case left, right }
 
     var columns: [(title: String, alignment: Alignment)]
     var rows: [[String]] = []
 
-    init(_ columns: [(String, Alignment)]) {
+    package init(_ columns: [(String, Alignment)]) {
         self.columns = columns.map { (title: $0.0, alignment: $0.1) }
     }
 
-    mutating func add(_ row: [String]) { rows.append(row) }
+    package mutating func add(_ row: [String]) { rows.append(row) }
 
     /// The table with a header line, each line indented by `indent` spaces.
-    func render(indent: Int = 2) -> String {
+    package func render(indent: Int = 2) -> String {
         let all = [columns.map(\.title)] + rows
         let widths = columns.indices.map { index in all.map { $0[index].count }.max() ?? 0 }
         let pad = String(repeating: " ", count: indent)
@@ -36,7 +36,7 @@ extension String {
 }
 
 /// Thousands separators, as people read byte and row counts: 1,763,392.
-func grouped(_ value: Int) -> String {
+package func grouped(_ value: Int) -> String {
     let digits = String(value.magnitude)
     var result = ""
     for (index, character) in digits.enumerated() {

@@ -1,0 +1,5 @@
+import CDConsole
+import Testing
+
+@Suite struct CompletionTests {
+}
