@@ -74,7 +74,7 @@ public enum CompletionEngine {
         let text = before[start...]
         guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
             let typed = String(text)
-            let names = DotCommand.all.map(\.name).filter { $0.hasPrefix(typed) }
+            let names = matching(DotCommand.all.map(\.name), typed)
             let takesArguments = names.count == 1 && DotCommand.named(names[0])?.arguments.isEmpty == false
             return Completion(start: start, candidates: names, terminator: takesArguments ? " " : "")
         }
@@ -147,7 +147,7 @@ public enum CompletionEngine {
             return Completion(start: wordStart, candidates: matching(model.entities.map(\.name), word))
         }
         // An object ID: `Task/p3.li` offers Task's relationships.
-        if scan.isObjectReference, let dot = word.firstIndex(of: ".") {
+        if isObjectReference(before[start...]), let dot = word.firstIndex(of: ".") {
             let typed = String(word[word.index(after: dot)...])
             let names = model.lineage(of: entity).flatMap(\.relationships).map(\.name)
             return Completion(start: wordStart + word.distance(from: word.startIndex, to: dot) + 1,
@@ -173,6 +173,12 @@ public enum CompletionEngine {
             return Completion(start: wordStart, candidates: matching(["limit", "offset", "sort by", "where"], word))
         }
         return .none(at: before.count)
+    }
+
+    /// Whether the input starts with an object ID (`Task/p3`, `x-coredata://…/Task/p3`).
+    private static func isObjectReference(_ text: ArraySlice<Character>) -> Bool {
+        let first = String(text.prefix { $0 != " " })
+        return ObjectReference.parse(String(first.split(separator: ".", maxSplits: 1).first ?? "")) != nil
     }
 
     /// Key paths through relationships: `author.na` → `author.name`; `words` adds the
@@ -262,18 +268,15 @@ private struct Scan {
            model.entity(named: reference.entity) != nil {
             return reference.entity
         }
-        var name = String(text.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
-        if name == "cdq", text.count > 4 {
-            name = String(text.dropFirst(4).drop { $0 == "'" || $0 == "\"" || $0 == ":" }
+        let characters = Array(whole)
+        var name = String(characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        let typedPastTheName = characters.count > name.count
+        if name == "cdq", characters.count > 4 {
+            name = String(characters.dropFirst(4).drop { $0 == "'" || $0 == "\"" || $0 == ":" }
                 .prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }
-        guard !name.isEmpty, text.count > name.count || text.contains("(") else { return nil }
+        guard !name.isEmpty, typedPastTheName else { return nil }
         return model.entity(named: name) != nil ? name : nil
-    }
-
-    var isObjectReference: Bool {
-        let first = String(text.prefix { $0 != " " && $0 != "." })
-        return ObjectReference.parse(first) != nil
     }
 
     /// `Task.` with nothing else before the word: the first method of the chain.

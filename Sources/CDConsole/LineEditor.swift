@@ -27,7 +27,9 @@ final class LineEditor {
     /// Set by the character reader when Ctrl-C ended a read.
     fileprivate var interruptedLine: String?
 
-    fileprivate nonisolated(unsafe) static var active: LineEditor?
+    /// Weak: the editor's completion closure holds the interpreter and its snapshot, which must
+    /// be released when the console ends.
+    fileprivate nonisolated(unsafe) static weak var active: LineEditor?
 
     /// `complete` receives the line and the cursor (in characters).
     init(program: String, prompt: String, historyPath: String?, complete: @escaping (String, Int) -> Completion) {

@@ -66,8 +66,11 @@ struct ObjectReference: Equatable {
         let destination = description.destinationEntity
         if let inverseName = description.inverseName,
            let inverse = Self.relationship(inverseName, of: destination, in: model) {
-            let comparison = Comparison(.keyPath([.key(inverseName)]), .equal, .constant(.string(uri)),
-                                        quantifier: inverse.isToMany ? .any : .direct)
+            // A to-one compares with the object's URI (bound as its Z_PK); the members of a
+            // to-many are compared by key, which is what a URI stands for.
+            let comparison = inverse.isToMany
+                ? Comparison(.keyPath([.key(inverseName)]), .equal, .constant(.integer(primaryKey)), quantifier: .any)
+                : Comparison(.keyPath([.key(inverseName)]), .equal, .constant(.string(uri)))
             return FetchRequest(entity: destination, predicate: .comparison(comparison))
         }
         var targets: [ObjectID] = []
