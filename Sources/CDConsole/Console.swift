@@ -62,7 +62,8 @@ public enum Console {
                 interactive(interpreter, output: output)
             } else {
                 var number = 0
-                while let line = Swift.readLine(strippingNewline: true) {
+                var input = InputLines(descriptor: STDIN_FILENO)
+                while let line = input.next() {
                     number += 1
                     guard script.run(line, location: "near line \(number)") else { break }
                 }
@@ -125,6 +126,41 @@ public enum Console {
             case .end:
                 output.line("")
                 return
+            }
+        }
+    }
+
+    /// Lines of a script on a descriptor. Unlike `readLine`, a read interrupted by SIGTERM or
+    /// SIGHUP ends the input, so the session can end while it waits for the next line.
+    private struct InputLines {
+        let descriptor: Int32
+        private var pending: [UInt8] = []
+        private var ended = false
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        mutating func next() -> String? {
+            while true {
+                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    var line = Array(pending[..<newline])
+                    pending.removeSubrange(...newline)
+                    if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                    return String(decoding: line, as: UTF8.self)
+                }
+                if ended || ConsoleSignals.terminationSignal != nil {
+                    guard !pending.isEmpty, ConsoleSignals.terminationSignal == nil else { return nil }
+                    defer { pending.removeAll() }
+                    return String(decoding: pending, as: UTF8.self)
+                }
+                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+                let count = read(descriptor, &chunk, chunk.count)
+                if count > 0 {
+                    pending.append(contentsOf: chunk[..<count])
+                } else if count == 0 || errno != EINTR {
+                    ended = true
+                }
             }
         }
     }

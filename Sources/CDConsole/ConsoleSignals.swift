@@ -50,6 +50,12 @@ enum ConsoleSignals {
             sigaction(signal, &action, &old)
             previous[signal] = old
         }
+        // A parent may hand down a mask that blocks them (some process launchers do); the
+        // console's Ctrl-C and clean exit depend on receiving them.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&handled, signal) }
+        sigprocmask(SIG_UNBLOCK, &handled, nil)
         // A closed output pipe is a write error the writer reports, not a reason to die.
         var ignore = sigaction()
         #if canImport(Darwin)
