@@ -19,8 +19,9 @@ import Testing
     @Test(arguments: DotCommand.all.map(\.name))
     func manPageDocumentsTheDotCommand(_ name: String) throws {
         let command = try #require(DotCommand.named(name))
-        #expect(Self.manText.contains(command.name + (command.arguments.isEmpty ? "" : " " + command.arguments)),
-                "man/cdstore.1 lacks the usage of \(name)")
+        // The usage is set as `.BI ".name " "ARGUMENTS"`: name and arguments in two quoted words.
+        let usage = command.arguments.isEmpty ? ".B " + command.name : ".BI \"" + command.name + " \" \"" + command.arguments + "\""
+        #expect(Self.manText.contains(usage), "man/cdstore.1 lacks the usage of \(name): \(usage)")
         #expect(Self.manText.contains(command.help), "man/cdstore.1 lacks the help of \(name): \(command.help)")
     }
 

@@ -13,12 +13,20 @@ import Testing
         let store: URL
 
         init() throws {
-            home = try TemporaryDirectory.make()
+            // Not a cdstore-tests-* folder: the tmux socket must outlive any sweep of those
+            // while the test runs, or the server could not be reached to kill it.
+            home = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-console-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             store = home.appendingPathComponent("Articles.sqlite")
             try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/Articles.sqlite"), to: store)
         }
 
+        /// The process group of the pane's shell, killed at the end so the server, left without
+        /// sessions, exits even if `kill-server` cannot reach it.
+        private var paneProcess: pid_t?
+
         deinit {
+            if let paneProcess { kill(-paneProcess, SIGKILL) }
             _ = try? tmux(["kill-server"])
             try? FileManager.default.removeItem(at: home)
         }
@@ -33,30 +41,28 @@ import Testing
             } else {
                 try tmux(["respawn-pane", "-k", command])
             }
+            paneProcess = pid_t(try tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
             try waitFor("Articles>")
         }
 
+        /// Runs a tmux command and returns what it printed. tmux is started with posix_spawn and
+        /// waited for with waitpid: the server it forks keeps the client's descriptors, and
+        /// Foundation's Process was seen never to report such a client's exit.
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
-            // The server's socket lives in the test's own folder, not in a shared /tmp/tmux-UID.
-            process.environment = ProcessInfo.processInfo.environment.merging(["TMUX_TMPDIR": home.path]) { _, new in new }
-            // A file, not a pipe: the tmux server inherits the client's descriptors and would
-            // keep a pipe open forever.
             let capture = home.appendingPathComponent("tmux-\(UUID().uuidString).out")
-            _ = FileManager.default.createFile(atPath: capture.path, contents: nil)
-            let output = try FileHandle(forWritingTo: capture)
             defer { try? FileManager.default.removeItem(at: capture) }
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            try output.close()
-            guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-            return try String(contentsOf: capture, encoding: .utf8)
+            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            // The server's socket lives in the test's own folder, not in a shared /tmp/tmux-UID.
+            let script = "TMUX_TMPDIR='\(home.path)' exec tmux -L \(socket) -f /dev/null \(quoted) </dev/null >'\(capture.path)' 2>/dev/null"
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+            defer { argv.forEach { free($0) } }
+            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            guard status == 0 else { throw CocoaError(.executableLoad) }
+            return (try? String(contentsOf: capture, encoding: .utf8)) ?? ""
         }
 
         func send(_ keys: String...) throws {
@@ -117,7 +123,7 @@ import Testing
         try terminal.type("Article.where(:")
         try terminal.send("Tab")
         try terminal.waitFor("author        body          published_at  title")
-        try terminal.send("C-d")
+        try terminal.send("C-u", "C-d")
         try terminal.waitFor("EXIT=0")
     }
 
@@ -132,13 +138,16 @@ import Testing
         try terminal.waitFor("EXIT=0")
         #expect(FileManager.default.fileExists(atPath: terminal.home.path + "/state/cdstore/history"))
         try terminal.startConsole()
-        try terminal.send("Up")
-        try terminal.waitFor("Articles> Author.where(:name).begins_with('T').count")
-        // Ctrl-R searches the history too.
-        try terminal.send("C-u", "C-r")
+        // Ctrl-R searches the history of the earlier session.
+        try terminal.send("C-r")
         try terminal.type("begins")
         try terminal.waitFor("begins_with('T').count")
-        try terminal.send("C-g", "C-u", "C-d")
+        try terminal.send("C-g", "C-u")
+        try terminal.send("Up")
+        try terminal.waitFor("Articles> Author.where(:name).begins_with('T').count")
+        try terminal.send("Enter")
+        try terminal.waitFor("begins_with('T').count\n1")
+        try terminal.send("C-d")
         try terminal.waitFor("EXIT=0")
     }
 
