@@ -30,16 +30,7 @@ bench_build
 cp -- "$cdstore" "$tmp_dir/cdstore"
 cdstore=$tmp_dir/cdstore
 
-if [[ ${BENCH_FRESH_STORES:-0} == 1 ]]; then
-    log "Rebuilding the stores (BENCH_FRESH_STORES=1)"
-    bench_create_stores
-elif bench_stores_reusable; then
-    log "Reusing the stores already in ${work#"$repo_root"/}"
-    echo "$reuse_note"
-else
-    log "Stores in ${work#"$repo_root"/} not reusable: $reuse_note"
-    bench_create_stores
-fi
+bench_prepare_stores
 bench_check_stores
 
 # --------------------------------------------------------------------------
@@ -49,18 +40,18 @@ bench_check_stores
 # adds one dot-command that touches nothing. "count" runs one query, for scale.
 # `inspect --no-counts` opens the store the same way, for comparison.
 # --------------------------------------------------------------------------
-labels=(posts books)
-declare -A store_of=([posts]=$post_db [books]=$book_db)
-declare -A entity_of=([posts]=Post [books]=Book)
-for label in "${labels[@]}"; do
-    db=${store_of[$label]}
+time_console() {
+    local label=$1 db=$2 entity=$3
     log "Timing $label (${db#"$repo_root"/})"
     time_cases "$label" \
         start-up "$(q "$cdstore") console $(q "$db") </dev/null >/dev/null" \
         help "$(q "$cdstore") console $(q "$db") -c .help >/dev/null" \
-        count "$(q "$cdstore") console $(q "$db") -c $(q "${entity_of[$label]}.count") >/dev/null" \
+        count "$(q "$cdstore") console $(q "$db") -c $(q "$entity.count") >/dev/null" \
         inspect-no-counts "$(q "$cdstore") inspect $(q "$db") --no-counts >/dev/null"
-done
+}
+labels=(posts books)
+time_console posts "$post_db" Post
+time_console books "$book_db" Book
 
 log "Summary ($(nproc) cores, sqlite3 $(sqlite3 --version | cut -d' ' -f1), mean of $runs runs after $warmup warmup)"
 {

@@ -36,20 +36,8 @@ enum ConsoleSignals {
         signalInterruptPending = 0
         signalTermination = 0
         signalConnection = nil
-        for signal in [SIGINT, SIGTERM, SIGHUP] {
-            var action = sigaction()
-            #if canImport(Darwin)
-            action.__sigaction_u.__sa_handler = consoleSignalHandler
-            #else
-            action.__sigaction_handler.sa_handler = consoleSignalHandler
-            #endif
-            sigemptyset(&action.sa_mask)
-            // No SA_RESTART: a read at the prompt returns EINTR so the editor sees the signal.
-            action.sa_flags = 0
-            var old = sigaction()
-            sigaction(signal, &action, &old)
-            previous[signal] = old
-        }
+        // No SA_RESTART: a read at the prompt returns EINTR so the editor sees the signal.
+        for signal in [SIGINT, SIGTERM, SIGHUP] { handle(signal, with: consoleSignalHandler) }
         // A parent may hand down a mask that blocks them (some process launchers do); the
         // console's Ctrl-C and clean exit depend on receiving them.
         var handled = sigset_t()
@@ -57,15 +45,22 @@ enum ConsoleSignals {
         for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&handled, signal) }
         sigprocmask(SIG_UNBLOCK, &handled, nil)
         // A closed output pipe is a write error the writer reports, not a reason to die.
-        var ignore = sigaction()
+        handle(SIGPIPE, with: SIG_IGN)
+    }
+
+    /// Installs `handler` for `signal` and remembers the action it replaces.
+    private static func handle(_ signal: Int32, with handler: (@convention(c) (Int32) -> Void)?) {
+        var action = sigaction()
         #if canImport(Darwin)
-        ignore.__sigaction_u.__sa_handler = SIG_IGN
+        action.__sigaction_u.__sa_handler = handler
         #else
-        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        action.__sigaction_handler.sa_handler = handler
         #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
         var old = sigaction()
-        sigaction(SIGPIPE, &ignore, &old)
-        previous[SIGPIPE] = old
+        sigaction(signal, &action, &old)
+        previous[signal] = old
     }
 
     static func restore() {
