@@ -57,14 +57,25 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        /// The system libedit (`<histedit.h>`): line editing, history and completion for the console.
+        /// Debian's libedit-dev installs a pkg-config file; macOS ships the library and header.
+        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
+                       providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         /// The object renderers: the output formats of `dump` and `query`.
         .target(name: "CDRendering", dependencies: ["CDBase", "CDArchive", "CDStore",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        /// The interactive console: one session on one private snapshot, dot-commands and queries,
+        /// completion from the model in memory, libedit line editing, and script mode.
+        .target(name: "CDConsole", dependencies: [
+            "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDDiagnostics", "CEditLine",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-            "CDFinder", "CDChanges",
+            "CDFinder", "CDChanges", "CDConsole",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -93,6 +104,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]

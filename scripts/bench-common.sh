@@ -281,6 +281,22 @@ bench_stores_reusable() {
     reuse_note="row counts as BENCH_ROWS=$rows gives them (${reuse_note%, }), Z_MAX consistent"
 }
 
+# bench_prepare_stores: reuses the stores in Benchmarks/work when their row
+# counts fit (bench_stores_reusable), else rebuilds them; BENCH_FRESH_STORES=1
+# always rebuilds.
+bench_prepare_stores() {
+    if [[ ${BENCH_FRESH_STORES:-0} == 1 ]]; then
+        log "Rebuilding the stores (BENCH_FRESH_STORES=1)"
+        bench_create_stores
+    elif bench_stores_reusable; then
+        log "Reusing the stores already in ${work#"$repo_root"/}"
+        echo "$reuse_note"
+    else
+        log "Stores in ${work#"$repo_root"/} not reusable: $reuse_note"
+        bench_create_stores
+    fi
+}
+
 # bench_check_stores: quick_check, the row counts, a clean `cdstore inspect`,
 # and the file sizes.
 bench_check_stores() {

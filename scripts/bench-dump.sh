@@ -43,16 +43,7 @@ echo "timing a copy of it built from $revision"
 # --------------------------------------------------------------------------
 # Stores: reuse Benchmarks/work when its row counts are the expected ones.
 # --------------------------------------------------------------------------
-if [[ ${BENCH_FRESH_STORES:-0} == 1 ]]; then
-    log "Rebuilding the stores (BENCH_FRESH_STORES=1)"
-    bench_create_stores
-elif bench_stores_reusable; then
-    log "Reusing the stores already in ${work#"$repo_root"/}"
-    echo "$reuse_note"
-else
-    log "Stores in ${work#"$repo_root"/} not reusable: $reuse_note"
-    bench_create_stores
-fi
+bench_prepare_stores
 bench_check_stores
 
 # --------------------------------------------------------------------------

@@ -13,6 +13,6 @@ struct CDStoreCommand: ParsableCommand {
             clean change it, after backing it up. `cdstore --version` shows the version.
             """,
         subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
-                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, CreateCommand.self,
+                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,
                       ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self])
 }

@@ -151,3 +151,13 @@ public struct CommandInput: Sendable {
     /// Everything up to the end of the input.
     func readToEnd() -> Data { readAll() }
 }
+
+extension CommandIO {
+    /// The width tables and expanded records are laid out to: `COLUMNS`, the terminal's width, or
+    /// 120 when the output is not a terminal (values of 20 or less are ignored).
+    var layoutWidth: Int {
+        if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        if let columns = terminalColumns, columns > 20 { return columns }
+        return 120
+    }
+}

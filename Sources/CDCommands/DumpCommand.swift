@@ -86,18 +86,5 @@ struct DumpCommand: ParsableCommand {
     }
 
     /// Objects in the level-3 SQL debug log, as Core Data's description prints them.
-    static let describe: @Sendable (StoredObject) -> String = { object in
-        var renderer = DescriptionRenderer()
-        return renderer.render(object).trimmingCharacters(in: .newlines)
-    }
-}
-
-/// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
-enum Terminal {
-    static var width: Int {
-        let io = CommandIO.current
-        if let columns = io.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
-        if let columns = io.terminalColumns, columns > 20 { return columns }
-        return 120
-    }
+    static let describe = DescriptionRenderer.logDescription
 }

@@ -58,9 +58,8 @@ struct ExplainCommand: ParsableCommand {
     }
 
     private func explain(code: String) throws -> Explanation {
-        if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
-        if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
-        throw ExplainInputError(message: "unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))")
+        guard let explanation = Explanation.of(code: code) else { throw ExplainInputError(message: Explanation.unknownCodeMessage(code)) }
+        return explanation
     }
 }
 

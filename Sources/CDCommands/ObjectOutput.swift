@@ -4,9 +4,7 @@ import CDStore
 
 /// The output options `dump` and `query` share.
 struct ObjectOutputOptions: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case description, line, table, expanded, json, ndjson, csv
-    }
+    typealias Format = ObjectFormat
 
     @Option(name: .long, help: "Output format: description, line, table, expanded, json, ndjson or csv.")
     var format: Format = .expanded
@@ -30,37 +28,21 @@ struct ObjectOutputOptions: ParsableArguments {
     }
 
     /// The text formats show a to-many relationship's size; the others leave it a fault.
-    var countsToMany: Bool { format != .description && format != .json && format != .ndjson }
+    var countsToMany: Bool { format.countsToMany }
 
     func makeRenderer() -> any ObjectRenderer {
-        let plain = PlainValues(binary: binary, null: null)
-        if let template { return LineRenderer(template: template, values: plain) }
-        switch format {
-        case .description: return DescriptionRenderer()
-        case .line: return LineRenderer(values: plain)
-        case .table: return TableRenderer(values: plain, terminalWidth: Terminal.width)
-        case .expanded: return ExpandedRenderer(values: plain)
-        case .json: return JSONRenderer(values: JSONValues(binary: binary))
-        case .ndjson: return NDJSONRenderer(values: JSONValues(binary: binary))
-        case .csv: return CSVRenderer(values: plain)
-        }
+        format.renderer(template: template, binary: binary, null: null, terminalWidth: CommandIO.current.layoutWidth)
     }
 
     /// Value rows (counts, distinct values, aggregates) in the nearest format.
     func valueRenderer(names: [String]) -> ValueRowRenderer {
-        let rowFormat: ValueRowRenderer.Format
-        switch format {
-        case .json: rowFormat = .json
-        case .ndjson: rowFormat = .ndjson
-        case .csv: rowFormat = .csv
-        default: rowFormat = .text
-        }
-        return ValueRowRenderer(names: names, format: rowFormat, plain: PlainValues(binary: binary, null: null),
-                                json: JSONValues(binary: binary))
+        ValueRowRenderer(names: names, format: format.valueRowFormat, plain: PlainValues(binary: binary, null: null),
+                         json: JSONValues(binary: binary))
     }
 }
 
 extension BinaryMode: ExpressibleByArgument {}
+extension ObjectFormat: ExpressibleByArgument {}
 
 /// Streams objects into a renderer and the command's output, section by section.
 final class ObjectPrinter {

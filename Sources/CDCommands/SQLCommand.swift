@@ -54,11 +54,11 @@ struct SQLCommand: ParsableCommand {
         let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
         let request = try fetch.request()
         let statement = try runner.statement(for: request)
-        let binds = statement.arguments.map(SQLTrace.bindText)
         switch format {
         case .text:
-            Output.print(([statement.sql] + binds.enumerated().map { "bind[\($0.offset)] = \($0.element)" }).joined(separator: "\n"))
+            Output.print(statement.text)
         case .json, .ndjson, .csv:
+            let binds = statement.arguments.map(SQLTrace.bindText)
             let arguments = binds.map(JSONValues.string).joined(separator: ",")
             Output.print("{\"entity\":\(JSONValues.string(statement.entity)),\"sql\":\(JSONValues.string(statement.sql)),\"arguments\":[\(arguments)]}")
         }

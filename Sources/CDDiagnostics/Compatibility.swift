@@ -54,7 +54,13 @@ public enum Compatibility {
                                options: MigrationOptions = .infer, trace: SQLTrace? = nil) throws -> CompatibilityReport {
         let versions = try ModelSource.versions(at: modelPath, trace: trace)
         let current = try ModelSource.chooseVersion(versions, named: versionName, path: modelPath)
-        let snapshot = try StoreSnapshot(path: storePath, trace: trace)
+        return try analyse(snapshot: try StoreSnapshot(path: storePath, trace: trace), versions: versions, current: current,
+                           modelPath: modelPath, options: options)
+    }
+
+    /// The same on a snapshot already open (the console's), with the model's versions loaded.
+    public static func analyse(snapshot: StoreSnapshot, versions: [ModelVersion], current: ModelVersion,
+                               modelPath: String, options: MigrationOptions = .infer) throws -> CompatibilityReport {
         let store = try StoreFacts.read(snapshot)
         let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL
         // A store given as the model has no mapping models beside it that belong to it.

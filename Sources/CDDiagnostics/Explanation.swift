@@ -30,6 +30,19 @@ public struct Explanation: Sendable, Codable {
     /// What `--store`/`--model` found (`null` without them).
     @NullEncoded public var crossCheck: CrossCheck?
 
+    /// The explanation of a code or constant name (1570, 134100, SQLITE_BUSY, an extended SQLite
+    /// code), or `nil` when the catalogue does not know it.
+    public static func of(code: String) -> Explanation? {
+        if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
+        if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
+        return nil
+    }
+
+    /// What to say about a code the catalogue does not know.
+    public static func unknownCodeMessage(_ code: String) -> String {
+        "unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))"
+    }
+
     /// The explanation of a bare code.
     public init(entry: CatalogueEntry) {
         code = entry.code

@@ -1,6 +1,7 @@
 import CDBase
 import CDModel
 import CDPredicate
+import CDStore
 import GRDB
 
 /// A fetch request translated into one SQL statement, written the way Core Data writes it
@@ -27,6 +28,13 @@ public struct FetchStatement: Sendable, Equatable {
     /// For value fetches: a name per selected value (key path, or `sum(price)`) and the
     /// attribute type that decodes it (`nil`: shown as SQLite gives it).
     public var valueColumns: [(name: String, type: AttributeType?)]
+
+    /// The statement and its bound values as `cdstore sql` prints them: the SQL, then
+    /// `bind[i] = value` lines in the SQL debug log's notation.
+    public var text: String {
+        ([sql] + arguments.map(SQLTrace.bindText).enumerated().map { "bind[\($0.offset)] = \($0.element)" })
+            .joined(separator: "\n")
+    }
 
     public static func == (lhs: FetchStatement, rhs: FetchStatement) -> Bool {
         lhs.kind == rhs.kind && lhs.entity == rhs.entity && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments

@@ -32,33 +32,38 @@ public enum ModelText {
             lines.append("  version identifiers: " + model.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", "))
         }
         if model.usedWithCloudKit { lines.append("  used with CloudKit") }
-        for entity in model.entities {
-            var header = "  \(entity.name)"
-            if let parent = entity.parentName { header += " : \(parent)" }
-            var notes: [String] = []
-            if entity.isAbstract { notes.append("abstract") }
-            if entity.className != "NSManagedObject" && entity.className != entity.name { notes.append("class \(entity.className)") }
-            if let id = entity.renamingIdentifier { notes.append("renaming ID \(id)") }
-            if let modifier = entity.versionHashModifier { notes.append("hash modifier \(modifier)") }
-            if !notes.isEmpty { header += " (" + notes.joined(separator: ", ") + ")" }
-            lines.append(header)
-            for property in entity.properties { lines.append("    " + describe(property)) }
-            for constraint in entity.uniquenessConstraints {
-                lines.append("    unique (" + constraint.joined(separator: ", ") + ")")
-            }
-            for index in entity.fetchIndexes {
-                let elements = index.elements.map { $0.property + ($0.ascending ? "" : " desc") + ($0.type == "Binary" ? "" : " \($0.type)") }
-                lines.append("    index \(index.name) (" + elements.joined(separator: ", ") + ")")
-            }
-            for index in entity.compoundIndexes {
-                lines.append("    compound index (" + index.joined(separator: ", ") + ")")
-            }
-        }
+        for entity in model.entities { lines.append(render(entity: entity)) }
         for template in model.fetchRequestTemplates {
             lines.append("  fetch request \(template.name): \(template.entityName)" + (template.predicate.map { " where \($0)" } ?? ""))
         }
         for configuration in model.configurations {
             lines.append("  configuration \(configuration.name): " + (configuration.entities.isEmpty ? "(empty)" : configuration.entities.joined(separator: ", ")))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One entity as `model` lists it: its header, properties, constraints and indexes.
+    public static func render(entity: EntityDescription) -> String {
+        var lines: [String] = []
+        var header = "  \(entity.name)"
+        if let parent = entity.parentName { header += " : \(parent)" }
+        var notes: [String] = []
+        if entity.isAbstract { notes.append("abstract") }
+        if entity.className != "NSManagedObject" && entity.className != entity.name { notes.append("class \(entity.className)") }
+        if let id = entity.renamingIdentifier { notes.append("renaming ID \(id)") }
+        if let modifier = entity.versionHashModifier { notes.append("hash modifier \(modifier)") }
+        if !notes.isEmpty { header += " (" + notes.joined(separator: ", ") + ")" }
+        lines.append(header)
+        for property in entity.properties { lines.append("    " + describe(property)) }
+        for constraint in entity.uniquenessConstraints {
+            lines.append("    unique (" + constraint.joined(separator: ", ") + ")")
+        }
+        for index in entity.fetchIndexes {
+            let elements = index.elements.map { $0.property + ($0.ascending ? "" : " desc") + ($0.type == "Binary" ? "" : " \($0.type)") }
+            lines.append("    index \(index.name) (" + elements.joined(separator: ", ") + ")")
+        }
+        for index in entity.compoundIndexes {
+            lines.append("    compound index (" + index.joined(separator: ", ") + ")")
         }
         return lines.joined(separator: "\n")
     }

@@ -68,6 +68,13 @@ public struct DescriptionRenderer: ObjectRenderer {
         0xD << 60 | (UInt64(truncatingIfNeeded: id.pk) << 18 | UInt64(id.ent & 0x3FFFF)) & 0x0FFF_FFFF_FFFF_FFFF
     }
 
+    /// An object as the level-3 SQL debug log lists it: its description without line breaks
+    /// around it.
+    public static let logDescription: @Sendable (StoredObject) -> String = { object in
+        var renderer = DescriptionRenderer()
+        return renderer.render(object).trimmingCharacters(in: .newlines)
+    }
+
     static func idText(_ id: ObjectID) -> String {
         "0x" + String(objectIDValue(id), radix: 16) + " <\(id.uri)>"
     }

@@ -17,8 +17,11 @@ import GRDB
 /// ``fetch(sql:arguments:entity:in:rows:)`` so they can report binds and rows, and the hook keeps
 /// quiet while they run.
 public final class SQLTrace: @unchecked Sendable {
-    /// 1 to 4; 0 logs nothing.
-    public let level: Int
+    /// 1 to 4; 0 logs nothing. The console changes it between statements (`.trace`), so a
+    /// snapshot keeps one trace whose hook is installed once.
+    public var level: Int {
+        didSet { level = max(0, min(level, 4)) }
+    }
     private let write: @Sendable (String) -> Void
     /// Set while a fetch logs itself, so the connection hook does not log its statements again.
     private var quiet = false
@@ -43,11 +46,10 @@ public final class SQLTrace: @unchecked Sendable {
         String(format: "%.4f", duration)
     }
 
-    /// Installs the hook that logs every statement run on `db` (level 1 and up).
+    /// Installs the hook that logs every statement run on `db` while the level is 1 and up.
     public func attach(to db: Database) {
-        guard level > 0 else { return }
         db.trace(options: .profile) { [self] event in
-            guard !quiet, case let .profile(statement, duration) = event else { return }
+            guard !quiet, level > 0, case let .profile(statement, duration) = event else { return }
             sql(statement.sql)
             annotation("sql execution time: \(Self.seconds(duration))s")
         }

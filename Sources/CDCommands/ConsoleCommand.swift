@@ -1,0 +1,36 @@
+import ArgumentParser
+import CDConsole
+
+struct ConsoleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "console",
+        abstract: "Explore a store interactively: queries, dot-commands, completion from the model, history.",
+        discussion: """
+            The session works on one private read-only snapshot of the store, taken at start and \
+            again by .reload, and removed on exit. Type queries as cdstore query takes them, or \
+            dot-commands (.help lists them). ~/.cdstorerc (or --init) holds dot-commands run first. \
+            When standard input is not a terminal, commands are read line by line and results print \
+            without prompts; the exit status is 1 if any command failed.
+            """)
+
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    var model: String?
+
+    @Option(name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"))
+    var initFile: String?
+
+    @Option(name: .customShort("c"), help: ArgumentHelp("Run this command and exit; repeatable.", valueName: "command"))
+    var commands: [String] = []
+
+    @Flag(name: .long, help: "Stop at the first command that fails.")
+    var bail = false
+
+    func run() throws {
+        let status = try Console.run(ConsoleOptions(storePath: store, modelPath: model, initFile: initFile,
+                                                    commands: commands, bail: bail))
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,90 @@
+import CDRendering
+import Foundation
+
+/// Where console text goes: a file descriptor (standard output, standard error, a `.output`
+/// file) or memory, for tests. Text is collected and written in large pieces; ``flush()`` runs
+/// after every command so results and errors appear in the order they happened.
+public final class ConsoleWriter {
+    private enum Target {
+        case descriptor(Int32, closesOnFinish: Bool)
+        case memory
+    }
+
+    private var target: Target
+    private var pending: [UInt8] = []
+    /// Everything written to a memory writer.
+    public private(set) var captured = ""
+    /// Set when a write failed (a closed pipe): later text is dropped instead of failing again.
+    public private(set) var isBroken = false
+    private static let chunk = 64 * 1024
+
+    private init(target: Target) {
+        self.target = target
+    }
+
+    /// A writer on `descriptor`; `closesOnFinish` closes it in ``finish()`` (a `.output` file).
+    public convenience init(descriptor: Int32, closesOnFinish: Bool = false) {
+        self.init(target: .descriptor(descriptor, closesOnFinish: closesOnFinish))
+    }
+
+    /// A writer that keeps its text in ``captured``.
+    public static func memory() -> ConsoleWriter {
+        ConsoleWriter(target: .memory)
+    }
+
+    /// Whether the text reaches a terminal (row caps and prompts depend on it).
+    public var isTerminal: Bool {
+        if case .descriptor(let descriptor, _) = target { return isatty(descriptor) == 1 }
+        return false
+    }
+
+    /// The width of the terminal the text reaches, or 120.
+    public var width: Int {
+        if case .descriptor(let descriptor, _) = target { return Terminal.width(of: descriptor) }
+        return 120
+    }
+
+    public func write(_ text: String) {
+        pending.append(contentsOf: text.utf8)
+        if pending.count >= Self.chunk { flush() }
+    }
+
+    /// `text` and a line break, unless it already ends with one.
+    public func line(_ text: String) {
+        write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+
+    public func flush() {
+        guard !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        switch target {
+        case .memory:
+            captured += String(decoding: pending, as: UTF8.self)
+        case .descriptor(let descriptor, _):
+            guard !isBroken else { return }
+            pending.withUnsafeBytes { bytes in
+                guard var next = bytes.baseAddress else { return }
+                var remaining = bytes.count
+                while remaining > 0 {
+                    let written = Foundation.write(descriptor, next, remaining)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else {
+                        isBroken = true
+                        return
+                    }
+                    next += written
+                    remaining -= written
+                }
+            }
+        }
+    }
+
+    /// Flushes, and closes a file opened for `.output`.
+    public func finish() {
+        flush()
+        if case .descriptor(let descriptor, true) = target {
+            close(descriptor)
+            target = .memory
+        }
+    }
+}

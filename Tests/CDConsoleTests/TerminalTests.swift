@@ -1,0 +1,191 @@
+import CDTestSupport
+import Foundation
+import Testing
+
+/// The console on a real pseudo-terminal, driven through tmux: completion, history across
+/// sessions, Ctrl-C during a query, Ctrl-D. Each test has its own tmux server (`-L`), always
+/// killed at the end.
+@Suite(.serialized) struct TerminalTests {
+    /// One tmux server running one console session on a private copy of a sample store.
+    final class Terminal {
+        let socket = "cdstore-console-\(UUID().uuidString.prefix(8))"
+        let home: URL
+        let store: URL
+        /// tmux's socket folder: short and directly under /tmp, because a Unix socket path is
+        /// limited to about 100 bytes and the tests' own temporary folders are nested deeper.
+        let socketFolder: URL
+
+        init() throws {
+            // Not a cdstore-tests-* folder: the tmux socket must outlive any sweep of those
+            // while the test runs, or the server could not be reached to kill it.
+            home = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-console-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            store = home.appendingPathComponent("Articles.sqlite")
+            socketFolder = URL(fileURLWithPath: "/tmp/\(socket)")
+            try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/Articles.sqlite"), to: store)
+        }
+
+        /// The process group of the pane's shell, killed at the end so the server, left without
+        /// sessions, exits even if `kill-server` cannot reach it.
+        private var paneProcess: pid_t?
+
+        deinit {
+            if let paneProcess { kill(-paneProcess, SIGKILL) }
+            _ = try? tmux(["kill-server"])
+            try? FileManager.default.removeItem(at: home)
+            try? FileManager.default.removeItem(at: socketFolder)
+        }
+
+        /// Starts a console; when it exits the pane prints `EXIT=<status>` and stays open.
+        func startConsole() throws {
+            let executable = try #require(CommandRunner.executable)
+            let command = "env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
+                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60"
+            if (try? tmux(["has-session"])) == nil {
+                try tmux(["new-session", "-d", "-x", "120", "-y", "40", command])
+            } else {
+                try tmux(["respawn-pane", "-k", command])
+            }
+            paneProcess = pid_t(try tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+            try waitFor("Articles>")
+        }
+
+        /// Runs a tmux command and returns what it printed. tmux is started with posix_spawn and
+        /// waited for with waitpid: the server it forks keeps the client's descriptors, and
+        /// Foundation's Process was seen never to report such a client's exit.
+        @discardableResult
+        func tmux(_ arguments: [String]) throws -> String {
+            let capture = home.appendingPathComponent("tmux-\(UUID().uuidString).out")
+            defer { try? FileManager.default.removeItem(at: capture) }
+            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            // The server's socket lives in the test's own short folder, not in a shared /tmp/tmux-UID.
+            let script = "TMUX_TMPDIR='\(socketFolder.path)' exec tmux -L \(socket) -f /dev/null \(quoted) </dev/null >'\(capture.path)' 2>/dev/null"
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+            defer { argv.forEach { free($0) } }
+            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            guard status == 0 else { throw CocoaError(.executableLoad) }
+            return (try? String(contentsOf: capture, encoding: .utf8)) ?? ""
+        }
+
+        func send(_ keys: String...) throws {
+            try tmux(["send-keys"] + keys)
+        }
+
+        /// Types `text` literally (no key names).
+        func type(_ text: String) throws {
+            try tmux(["send-keys", "-l", text])
+        }
+
+        func screen() throws -> String {
+            try tmux(["capture-pane", "-p"])
+        }
+
+        /// Waits until the screen shows `text`; fails the test with the screen otherwise.
+        func waitFor(_ text: String, seconds: Double = 20) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            var last = ""
+            while Date() < deadline {
+                last = try screen()
+                if last.contains(text) { return }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Issue.record("the screen never showed \"\(text)\":\n\(last)")
+            throw CocoaError(.userCancelled)
+        }
+
+        /// The line the cursor is on.
+        func currentLine() throws -> String {
+            let lines = try screen().split(separator: "\n", omittingEmptySubsequences: false)
+            let row = Int(try tmux(["display-message", "-p", "#{cursor_y}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            return row < lines.count ? String(lines[row]) : ""
+        }
+    }
+
+    static let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+        || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")
+        || FileManager.default.isExecutableFile(atPath: "/opt/homebrew/bin/tmux")
+
+    @Test func tabCompletesEntitiesAttributesAndKeyPaths() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let terminal = try Terminal()
+        try terminal.startConsole()
+        try terminal.type("Art")
+        try terminal.send("Tab")
+        try terminal.waitFor("Articles> Article")
+        try terminal.type(".where(:ti")
+        try terminal.send("Tab")
+        try terminal.waitFor("Articles> Article.where(:title")
+        try terminal.type(").contains('bridge').count")
+        try terminal.send("Enter")
+        try terminal.waitFor("Article.where(:title).contains('bridge').count\n1")
+        try terminal.type("Article where author.na")
+        try terminal.send("Tab")
+        try terminal.waitFor("Articles> Article where author.name")
+        try terminal.send("C-u")
+        try terminal.type("Article.where(:")
+        try terminal.send("Tab")
+        try terminal.waitFor("author        body          published_at  title")
+        try terminal.send("C-u", "C-d")
+        try terminal.waitFor("EXIT=0")
+    }
+
+    @Test func historySurvivesTheSession() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let terminal = try Terminal()
+        try terminal.startConsole()
+        try terminal.type("Author.where(:name).begins_with('T').count")
+        try terminal.send("Enter")
+        try terminal.waitFor("begins_with('T').count\n1")
+        try terminal.send("C-d")
+        try terminal.waitFor("EXIT=0")
+        #expect(FileManager.default.fileExists(atPath: terminal.home.path + "/state/cdstore/history"))
+        try terminal.startConsole()
+        // Ctrl-R searches the history of the earlier session.
+        try terminal.send("C-r")
+        try terminal.type("begins")
+        try terminal.waitFor("begins_with('T').count")
+        try terminal.send("C-g", "C-u")
+        try terminal.send("Up")
+        try terminal.waitFor("Articles> Author.where(:name).begins_with('T').count")
+        try terminal.send("Enter")
+        try terminal.waitFor("begins_with('T').count\n1")
+        try terminal.send("C-d")
+        try terminal.waitFor("EXIT=0")
+    }
+
+    @Test func ctrlCInterruptsAQueryAndCtrlDExits() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let terminal = try Terminal()
+        try terminal.startConsole()
+        // A query that never ends on its own.
+        try terminal.type(".raw WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n")
+        try terminal.send("Enter")
+        Thread.sleep(forTimeInterval: 0.5)
+        try terminal.send("C-c")
+        try terminal.waitFor("Interrupted.")
+        try terminal.type("Author.count")
+        try terminal.send("Enter")
+        try terminal.waitFor("Author.count\n4")
+        // Ctrl-C at an empty prompt warns once; Ctrl-D leaves, and the snapshot is gone.
+        try terminal.send("C-c")
+        try terminal.waitFor("Ctrl-C again")
+        try terminal.send("C-d")
+        try terminal.waitFor("EXIT=0")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: terminal.home.path).filter { $0.hasPrefix("cdstore-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func twoCtrlCsAtAnEmptyPromptExit() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let terminal = try Terminal()
+        try terminal.startConsole()
+        try terminal.send("C-c")
+        try terminal.waitFor("Ctrl-C again")
+        try terminal.send("C-c")
+        try terminal.waitFor("EXIT=0")
+    }
+}
