@@ -7,6 +7,12 @@ public enum MappingText {
             let verdict = note.held.map { $0 ? "held" : "did not hold; the store's names are used" } ?? "predicted"
             lines.append("-- \(note.rule.rawValue)\(note.table.map { " (\($0))" } ?? ""): \(note.detail) [\(verdict)]")
         }
+        for table in mapping.tables {
+            for alternative in table.alternatives {
+                lines.append("-- instead of \(table.name), Core Data may create:")
+                lines += ([alternative.createStatement] + alternative.indexes.map(\.createStatement)).map { "--   \($0);" }
+            }
+        }
         if !lines.isEmpty { lines.append("") }
         return lines.joined(separator: "\n") + mapping.createScript
     }

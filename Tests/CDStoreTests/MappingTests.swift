@@ -30,10 +30,10 @@ struct MappedStore {
         try #require(try load(store), "\(store) has no model cache")
     }
 
-    /// Rules only: the registry's numbers and the framework's uniqueness style, no schema.
+    /// Rules only: the registry's numbers and the framework version's rules, no schema.
     var predicted: StoreMapping {
         StoreMapping.predict(model: model, registry: registry,
-                             options: MappingOptions(uniqueness: frameworkVersion.map(UniquenessStyle.init) ?? .index))
+                             options: frameworkVersion.map { MappingOptions(frameworkVersion: $0) } ?? MappingOptions())
     }
 
     var resolved: StoreMapping { StoreMapping.resolve(model: model, registry: registry, schema: schema) }
