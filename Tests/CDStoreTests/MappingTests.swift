@@ -400,7 +400,7 @@ enum MappingCorpus {
         let object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(mapping)) as? [String: Any])
         let tables = try #require(object["tables"] as? [[String: Any]])
         let account = try #require(tables.first { $0["name"] as? String == "ZACCOUNT" })
-        #expect(Set(account.keys) == ["name", "kind", "entities", "columns", "primaryKey", "indexes", "sql"])
+        #expect(Set(account.keys) == ["name", "kind", "entities", "columns", "primaryKey", "indexes", "alternatives", "sql"])
         let columns = try #require(account["columns"] as? [[String: Any]])
         #expect(columns.allSatisfy {
             Set($0.keys) == ["name", "type", "role", "unique", "entity", "property", "destination", "renamedFrom"]
