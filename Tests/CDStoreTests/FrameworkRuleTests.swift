@@ -122,6 +122,18 @@ import Testing
         let tables = try #require(json?["tables"] as? [[String: Any]])
         let encoded = try #require(tables.first { $0["name"] as? String == join.name }?["alternatives"] as? [[String: Any]])
         #expect(encoded.first?["name"] as? String == "Z_1TRUSTEDCLIENTS")
+
+        // A store that holds the other candidate settles it.
+        let other = try #require(join.alternatives.first)
+        let schemaTables = mapping.tables.map { $0.name == join.name ? other : $0 }
+        let schema = StoreSchema(
+            tables: schemaTables.map { StoreSchema.Table(name: $0.name, sql: $0.createStatement, columns: $0.columns.map { StoreSchema.Column(name: $0.name, type: $0.type) }) },
+            indexes: schemaTables.flatMap(\.indexes).map { StoreSchema.Index(name: $0.name, table: $0.table, sql: $0.createStatement) },
+            triggers: [])
+        let resolved = StoreMapping.resolve(model: model, registry: nil, schema: schema)
+        #expect(resolved.tables.filter { $0.kind == .manyToMany }.map(\.name) == ["Z_1TRUSTEDCLIENTS"])
+        #expect(resolved.tables.allSatisfy { $0.alternatives.isEmpty })
+        #expect(resolved.compare(with: schema).matchesExactly)
     }
 
     /// An R-tree fetch index in XML becomes a `Z_RT_` virtual table with bounds per element.

@@ -131,6 +131,18 @@ enum MappingCorpus {
         #expect(mapped.statements.filter(ours.contains) == ours)
     }
 
+    /// Every R-tree table of the corpus (Photos from 10.15 on, from the location attribute
+    /// `boundedByRect`) is in the resolved mapping with the store's statement; SQLite's own
+    /// `_node`, `_parent` and `_rowid` tables stay outside.
+    @Test(arguments: MappingCorpus.cached)
+    func rtreeTablesAreMapped(_ store: String) throws {
+        let mapped = try MappedStore.require(store)
+        let rtrees = mapped.schema.tables.filter { $0.sql?.hasPrefix("CREATE VIRTUAL TABLE") == true && $0.name.hasPrefix("Z_RT_") }
+        let ours = mapped.resolved.tables.filter { $0.kind == .rtree }
+        #expect(ours.map(\.createStatement) == rtrees.compactMap(\.sql))
+        #expect(ours.isEmpty == !store.hasPrefix("osxphotos-photos-"))
+    }
+
     /// §4: numbering the model's entities without `Z_PRIMARYKEY` gives its numbers.
     @Test(arguments: MappingCorpus.cached)
     func computedNumbersEqualPrimaryKeyTable(_ store: String) throws {
@@ -353,6 +365,19 @@ enum MappingCorpus {
     private func accounts() throws -> (StoreMapping, StoreSchema) {
         let mapped = try MappedStore.require("plaso-accounts3/Accounts3.sqlite")
         return (mapped.resolved, mapped.schema)
+    }
+
+    /// Photos' ordered album↔asset join table carries two more indexes, named `RADAR_…` after
+    /// the app's bug numbers; no other ordered many-to-many table has them, so they are the
+    /// app's, and R-tree triggers are named for what they are.
+    @Test func photosOwnIndexesAndRTreeTriggers() throws {
+        let mapped = try MappedStore.require("osxphotos-photos-14.6.0/Photos.sqlite")
+        let differences = mapped.resolved.compare(with: mapped.schema).differences
+        let radar = differences.filter { $0.name?.hasPrefix("RADAR_") == true }
+        #expect(radar.map(\.name) == ["RADAR_22158684_INDEX", "RADAR_10322662_INDEX"])
+        #expect(radar.allSatisfy { $0.severity == .foreign && $0.detail.hasPrefix("the app's own index") })
+        let triggers = differences.filter { $0.kind == .trigger && $0.name?.hasPrefix("Z_RT_") == true }
+        #expect(triggers.count == 3 && triggers.allSatisfy { $0.detail.hasPrefix("trigger filling an R-tree table") })
     }
 
     @Test func foreignObjectsAreReportedNotFailed() throws {
