@@ -149,9 +149,11 @@ public struct MappedTable: Sendable, Codable, Equatable {
     /// which: a join table of two relationships of one entity that are each other's inverse is
     /// named after either of them (§7.6). Empty when the table is certain.
     public var alternatives: [MappedTable]
+    /// CREATE TRIGGER statements Core Data adds with the table (those filling an R-tree).
+    public var triggers: [String]
 
     public init(name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
-                primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = []) {
+                primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = [], triggers: [String] = []) {
         self.name = name
         self.kind = kind
         self.entities = entities
@@ -159,6 +161,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
         self.primaryKey = primaryKey
         self.indexes = indexes
         self.alternatives = alternatives
+        self.triggers = triggers
     }
 
     public func column(named name: String) -> MappedColumn? {
@@ -166,7 +169,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, kind, entities, columns, primaryKey, indexes, alternatives, sql
+        case name, kind, entities, columns, primaryKey, indexes, alternatives, triggers, sql
     }
 
     public init(from decoder: Decoder) throws {
@@ -178,6 +181,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
         primaryKey = try container.decode([String].self, forKey: .primaryKey)
         indexes = try container.decode([MappedIndex].self, forKey: .indexes)
         alternatives = try container.decode([MappedTable].self, forKey: .alternatives)
+        triggers = try container.decode([String].self, forKey: .triggers)
     }
 
     /// Encodes the stored fields plus `sql`, the CREATE TABLE statement.
@@ -190,6 +194,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
         try container.encode(primaryKey, forKey: .primaryKey)
         try container.encode(indexes, forKey: .indexes)
         try container.encode(alternatives, forKey: .alternatives)
+        try container.encode(triggers, forKey: .triggers)
         try container.encode(createStatement, forKey: .sql)
     }
 }

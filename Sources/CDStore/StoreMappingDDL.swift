@@ -89,7 +89,7 @@ extension StoreMapping {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
         let bookkeeping = tables.filter { $0.kind == .bookkeeping }
         let history = tables.filter { $0.kind == .history }
-        let framework = tables.filter { $0.kind == .rtree }.map(\.createStatement)
+        let framework = tables.filter { $0.kind == .rtree }.flatMap { [$0.createStatement] + $0.triggers }
             + bookkeeping.map(\.createStatement)
             + history.map(\.createStatement)
             + history.flatMap(\.indexes).map(\.createStatement)

@@ -12,22 +12,33 @@ public struct MappingOptions: Sendable, Equatable {
     public var uniqueness: UniquenessStyle
     /// How indexed attributes and legacy compound indexes are written; see ``LegacyIndexStyle``.
     public var legacyIndexes: LegacyIndexStyle
+    /// Whether R-tree tables come with the triggers that fill them (``rtreeTriggerVersions``).
+    public var rtreeTriggers: Bool
 
     public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
-                uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes) {
+                uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
+                rtreeTriggers: Bool = false) {
         self.history = history
         self.includesModelCache = includesModelCache
         self.uniqueness = uniqueness
         self.legacyIndexes = legacyIndexes
+        self.rtreeTriggers = rtreeTriggers
     }
 
     /// Everything the framework version that writes the store decides: the model cache, the
-    /// uniqueness style and the legacy index style.
+    /// uniqueness and legacy index styles, the R-tree triggers.
     public init(frameworkVersion: Int, history: HistoryOption = .asRegistered) {
         self.init(history: history, includesModelCache: frameworkVersion >= Self.firstModelCacheVersion,
                   uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
-                  legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion))
+                  legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
+                  rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion))
     }
+
+    /// The framework versions that fill an R-tree table by `_INSERT`, `_UPDATE` and `_DELETE`
+    /// triggers: every Photos store of 977 (10.15.4) to 1347 (14.6) has them, the one of 1447
+    /// (15.4.1) has the R-tree table without them. No R-tree is seen before 977; where between
+    /// 1348 and 1446 the triggers went is **uncertain** (the last version seen with them is used).
+    public static let rtreeTriggerVersions = 0...1347
 
     /// The first framework version that writes `Z_MODELCACHE`.
     ///
@@ -245,7 +256,7 @@ struct MappingBuilder {
             guard let table = tables.first(where: { $0.name == name }) else { continue }
             for member in hierarchy(of: root.name) {
                 guard let entity = model.entity(named: member) else { continue }
-                tables += rtreeTables(of: entity, table: table)
+                tables += rtreeTables(of: entity, table: table, triggers: options.rtreeTriggers)
             }
         }
         tables += bookkeepingTables(includesModelCache: options.includesModelCache)
@@ -682,9 +693,9 @@ struct MappingBuilder {
     /// `Z_RT_Asset_boundedByRect (Z_PK INTEGER PRIMARY KEY, ZLATITUDE_MIN FLOAT, …)`. No model
     /// in the corpus has a fetch index of R-tree elements (every archived element has type 0);
     /// such an index is mapped the same way under the index's name, which is **uncertain**.
-    /// Frameworks 977 to 1347 also add `_INSERT`, `_UPDATE` and `_DELETE` triggers on the
-    /// entity table that fill the R-tree, and 1447 does not; they are not generated.
-    private mutating func rtreeTables(of entity: EntityDescription, table: MappedTable) -> [MappedTable] {
+    /// With `triggers` (``MappingOptions/rtreeTriggerVersions``), the `_INSERT`, `_UPDATE` and
+    /// `_DELETE` triggers on the entity table that fill the R-tree with each row's values.
+    private mutating func rtreeTables(of entity: EntityDescription, table: MappedTable, triggers: Bool) -> [MappedTable] {
         var sources: [(name: String, properties: [String])] = []
         for attribute in entity.attributes {
             guard let components = attribute.common.userInfo["_NSLocationAttributeDerivedComponents"] else { continue }
@@ -711,13 +722,32 @@ struct MappingBuilder {
                                                 entity: key.entity, property: key.property))
                 }
             }
-            result.append(MappedTable(name: name, kind: .rtree, entities: [entity.name], columns: columns, primaryKey: ["Z_PK"]))
+            var rtree = MappedTable(name: name, kind: .rtree, entities: [entity.name], columns: columns, primaryKey: ["Z_PK"])
+            if triggers { rtree.triggers = Self.rtreeTriggers(rtree, on: table.name, values: keys.compactMap { $0?.name }) }
+            result.append(rtree)
         }
         if !result.isEmpty {
             notes.append(MappingResolution(rule: .rtreeIndex, held: nil, table: table.name,
-                detail: "R-tree tables \(result.map(\.name).joined(separator: ", ")); the triggers frameworks 977 to 1347 add to fill them are not generated"))
+                detail: "R-tree tables \(result.map(\.name).joined(separator: ", ")) "
+                    + (triggers ? "with the triggers that fill them (frameworks up to 1347)" : "without triggers (framework 1447 writes none)")))
         }
         return result
+    }
+
+    /// Core Data's text, spacing included: each value goes in as both bounds, and the first
+    /// two are parted by ` ,` (`NEW.ZLATITUDE ,NEW.ZLATITUDE, NEW.ZLONGITUDE, NEW.ZLONGITUDE`).
+    /// Only two-value R-trees have been seen, so the spacing of others is **uncertain**.
+    private static func rtreeTriggers(_ rtree: MappedTable, on table: String, values: [String]) -> [String] {
+        let columns = rtree.columns.map(\.name).joined(separator: ", ")
+        let entries = values.flatMap { ["NEW.\($0)", "NEW.\($0)"] }
+        let bounds = "NEW.Z_PK, " + entries.prefix(1).joined() + " ," + entries.dropFirst().joined(separator: ", ")
+        let insert = "INTO \(rtree.name) (\(columns)) VALUES (\(bounds)) ;"
+        let row = "AFTER %@ ON \(table) FOR EACH ROW BEGIN"
+        return [
+            "CREATE TRIGGER \(rtree.name)_INSERT \(row.replacingOccurrences(of: "%@", with: "INSERT")) INSERT OR REPLACE \(insert) END",
+            "CREATE TRIGGER \(rtree.name)_UPDATE \(row.replacingOccurrences(of: "%@", with: "UPDATE")) DELETE FROM \(rtree.name) WHERE Z_PK = NEW.Z_PK ; INSERT \(insert) END",
+            "CREATE TRIGGER \(rtree.name)_DELETE \(row.replacingOccurrences(of: "%@", with: "DELETE")) DELETE FROM \(rtree.name) WHERE Z_PK = OLD.Z_PK ; END",
+        ]
     }
 
     /// The attribute or to-one key column of `property` as `entity` sees it (own or inherited).

@@ -15,7 +15,8 @@ extension StoreMapping {
         let history: HistoryLayout? = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
             : schema.table(named: "ATRANSACTION") != nil ? .legacy : nil
         var options = MappingOptions(history: history.map(HistoryOption.layout) ?? HistoryOption.none,
-                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil)
+                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil,
+                                     rtreeTriggers: schema.triggers.contains { $0.name.hasPrefix("Z_RT_") })
         var mapping = predict(model: model, registry: registry, options: options)
         options.legacyIndexes = .plainIndexes
         let plain = predict(model: model, registry: registry, options: options)
