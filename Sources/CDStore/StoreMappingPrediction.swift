@@ -446,12 +446,21 @@ struct MappingBuilder {
 
     /// One join table per many-to-many pair (§7.6).
     ///
-    /// Each to-many of a pair gets a name unique among the many-to-many relationships with the
-    /// same destination entity, numbered in `Z_ENT` order (Photos `Z_3REPRESENTATIVEASSETS1`
-    /// for `Suggestion.representativeAssets` after `Memory.representativeAssets`). The table is
-    /// named after the relationship of the entity with the lower `Z_ENT`; for a reflexive pair
-    /// in one entity, after the name that sorts first. Both are **uncertain**: migrations keep
+    /// Each to-many of a pair gets a key-column name unique among the many-to-many relationships
+    /// with the same destination entity, numbered in `Z_ENT` order (Photos
+    /// `Z_3REPRESENTATIVEASSETS1` for `Suggestion.representativeAssets` after
+    /// `Memory.representativeAssets`, in two different tables). The table is named after the
+    /// relationship of the entity with the lower `Z_ENT`. Both are **uncertain**: migrations keep
     /// historical choices, which ``StoreMapping/resolve(model:registry:schema:)`` adopts.
+    ///
+    /// A pair of inverse relationships in one entity is named after either, by an order no model
+    /// source records: real stores of one app hold `Z_13TRUSTEDCLIENTS` in some model versions
+    /// and `Z_14TRUSTEDBYCLIENTS` in others, with the same framework and XML property order. The
+    /// corpus cannot say whether a compiled model's or a cache's property order decides it: its
+    /// only reflexive tables (Photos `Z_…MERGECANDIDATES`, `Z_…INVALIDMERGECANDIDATES`,
+    /// `Z_…MERGECANDIDATESWITHCONFIDENCE`) are of self-inverse relationships, whose one name is
+    /// certain. So the name that sorts first is used and the other is listed in
+    /// ``MappedTable/alternatives``.
     private mutating func joinTables(ordered: [EntityDescription]) -> [JoinTable] {
         var stems: [String: String] = [:]
         var takenPerDestination: [String: Set<String>] = [:]
