@@ -64,7 +64,8 @@ struct ModelCommand: ParsableCommand {
             let mapping = try ModelSource.mapping(at: path, versionName: versionName,
                                                   frameworkVersion: frameworkVersion ?? FrameworkFeatures.defaultVersion,
                                                   frameworkVersionGiven: frameworkVersion != nil, trace: sqlDebug.trace)
-            Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping))
+            let indexesAfterEachTable = frameworkVersion.map { FrameworkFeatures(version: $0).createsIndexesAfterEachTable } ?? false
+            Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping, indexesAfterEachTable: indexesAfterEachTable))
             return
         }
         var versions = try ModelSource.versions(at: path, trace: sqlDebug.trace)

@@ -127,6 +127,10 @@ import Testing
         #expect(old.stdout.contains(" ZNUMBERPLATE VARCHAR UNIQUE") && !old.stdout.contains("Z_Car_UNIQUE_numberPlate"))
         let oldest = CommandRunner.runInProcess(["model", "--sql", model, "--version", "SampleModel2", "--framework-version", "519"])
         #expect(!oldest.stdout.contains("Z_MODELCACHE"))
+        // Before 754 each table's indexes follow it.
+        let lines = oldest.stdout.split(separator: "\n")
+        let car = try #require(lines.firstIndex { $0.hasPrefix("CREATE TABLE ZCAR ") })
+        #expect(lines[car + 1].hasPrefix("CREATE INDEX ZCAR_"))
         let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V1.sqlite")
         let refused = CommandRunner.runInProcess(["model", "--sql", store.path, "--framework-version", "754"])
         #expect(refused.status != 0)
