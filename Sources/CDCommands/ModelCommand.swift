@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDMaintenance
 import CDModel
 import CDStore
 
@@ -41,6 +42,9 @@ struct ModelCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: text, json or xcdatamodel (an editable contents XML of one version).")
     var format: Format = .text
 
+    @Option(name: .long, help: ArgumentHelp("With --sql on a model file, the NSPersistenceFrameworkVersion whose rules apply (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
+    var frameworkVersion: Int?
+
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     func validate() throws {
@@ -51,13 +55,17 @@ struct ModelCommand: ParsableCommand {
             throw ValidationError("choose one of --hashes, --sql and --lint")
         }
         if cloudkit && !lint { throw ValidationError("--cloudkit goes with --lint") }
+        if frameworkVersion != nil && !sql { throw ValidationError("--framework-version goes with --sql") }
     }
 
     func run() throws {
         let asJSON = json || format == .json
         if sql {
-            let mapping = try ModelSource.mapping(at: path, versionName: versionName, trace: sqlDebug.trace)
-            Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping))
+            let mapping = try ModelSource.mapping(at: path, versionName: versionName,
+                                                  frameworkVersion: frameworkVersion ?? FrameworkFeatures.defaultVersion,
+                                                  frameworkVersionGiven: frameworkVersion != nil, trace: sqlDebug.trace)
+            let indexesAfterEachTable = frameworkVersion.map { FrameworkFeatures(version: $0).createsIndexesAfterEachTable } ?? false
+            Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping, indexesAfterEachTable: indexesAfterEachTable))
             return
         }
         var versions = try ModelSource.versions(at: path, trace: sqlDebug.trace)

@@ -15,8 +15,9 @@ public struct FrameworkFeatures: Sendable, Equatable {
         self.version = version
     }
 
-    /// `Z_MODELCACHE` exists from framework 754 on (§3; absent up to 519, first version uncertain).
-    public var writesModelCache: Bool { version >= 754 }
+    /// `Z_MODELCACHE` exists from framework 640 on (§3; absent up to 519, first version
+    /// uncertain; see ``MappingOptions/firstModelCacheVersion``).
+    public var writesModelCache: Bool { version >= MappingOptions.firstModelCacheVersion }
     /// `NSStoreModelVersionHashesDigest` from 973 on (§5; absent at 866).
     public var writesHashesDigest: Bool { version >= 973 }
     /// `NSStoreModelVersionChecksumKey` from 1344 on (§5; absent at 1244, first version uncertain).
@@ -26,4 +27,7 @@ public struct FrameworkFeatures: Sendable, Equatable {
     public var createsIndexesAfterEachTable: Bool { version < 754 }
     /// One-property uniqueness constraints as column constraints (851) or indexes (866 on).
     public var uniqueness: UniquenessStyle { UniquenessStyle(frameworkVersion: version) }
+    /// The tables, columns and indexes options of this version (model cache, uniqueness and
+    /// legacy index styles), without persistent history.
+    public var mappingOptions: MappingOptions { MappingOptions(frameworkVersion: version, history: .none) }
 }

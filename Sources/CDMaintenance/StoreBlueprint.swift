@@ -20,9 +20,7 @@ public struct StoreBlueprint: Sendable {
     /// observed (store-format.md §4), no persistent history.
     public static func fresh(model: ManagedObjectModel, frameworkVersion: Int = FrameworkFeatures.defaultVersion) -> StoreBlueprint {
         let features = FrameworkFeatures(version: frameworkVersion)
-        let options = MappingOptions(history: .none, includesModelCache: features.writesModelCache,
-                                     uniqueness: features.uniqueness)
-        return StoreBlueprint(model: model, mapping: StoreMapping.predict(model: model, options: options),
+        return StoreBlueprint(model: model, mapping: StoreMapping.predict(model: model, options: features.mappingOptions),
                               features: features, reservedEntities: [], additionalMetadata: [])
     }
 
@@ -42,8 +40,13 @@ public struct StoreBlueprint: Sendable {
             return fresh(model: model, frameworkVersion: features.version)
         }
         var mapping = StoreMapping.resolve(model: model, registry: registry, schema: schema)
-        if !features.writesModelCache {
-            mapping.tables.removeAll { $0.name == "Z_MODELCACHE" }
+        // The old store's framework may differ from the one written (`--framework-version`):
+        // the model cache follows the new one.
+        mapping.tables.removeAll { $0.name == "Z_MODELCACHE" }
+        if features.writesModelCache,
+           let cache = StoreMapping.predict(model: model, options: features.mappingOptions).table(named: "Z_MODELCACHE"),
+           let metadataTable = mapping.tables.firstIndex(where: { $0.name == "Z_METADATA" }) {
+            mapping.tables.insert(cache, at: metadataTable + 1)
         }
         let ancillary = metadata.otherEntries.filter { $0.key == "_NSStoreAncillaryModelVersionHashesMetadataKey" }
         let hasHistory = mapping.tables.contains { $0.kind == .history }

@@ -348,6 +348,12 @@ public struct FetchIndex: Sendable, Codable, Equatable {
         self.elements = elements
         self.partialIndexPredicate = partialIndexPredicate
     }
+
+    /// Whether the index is an R-tree (its elements have type `RTree`), which the SQL store
+    /// keeps in a `Z_RT_` virtual table instead of an index.
+    public var isRTree: Bool {
+        elements.contains { $0.type == "RTree" }
+    }
 }
 
 /// One element of a fetch index: a property (or expression) and its order.

@@ -54,7 +54,7 @@ public enum XMLModelReader {
             FetchIndex(name: index.attributes["name"] ?? "", elements: index.children("fetchIndexElement").map { element in
                 FetchIndexElement(property: element.attributes["property"] ?? element.attributes["expression"] ?? "",
                                   ascending: element.attributes["order"] != "descending",
-                                  type: element.attributes["type"] ?? "Binary")
+                                  type: element.attributes["type"]?.lowercased() == "rtree" ? "RTree" : "Binary")
             })
         }
         var properties: [PropertyDescription] = []

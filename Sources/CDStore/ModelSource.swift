@@ -34,13 +34,19 @@ public enum ModelSource {
     ///
     /// For a store, its cached model is mapped and uncertain rules are resolved against the
     /// store's own `sqlite_master`; for model files the mapping is predicted, with entity numbers
-    /// in the order observed in real stores. `versionName` picks a version; the current one is
-    /// used by default.
-    public static func mapping(at path: String, versionName: String? = nil, trace: SQLTrace? = nil) throws -> StoreMapping {
+    /// in the order observed in real stores and the rules of `frameworkVersion` (model cache,
+    /// uniqueness and legacy index styles; no persistent history). `versionName` picks a
+    /// version; the current one is used by default. `frameworkVersionGiven` refuses a store,
+    /// whose own schema settles what the version would.
+    public static func mapping(at path: String, versionName: String? = nil, frameworkVersion: Int,
+                               frameworkVersionGiven: Bool = false, trace: SQLTrace? = nil) throws -> StoreMapping {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue, !ModelFiles.canRead(url) {
+            if frameworkVersionGiven {
+                throw StoreError("\(url.path) is a store: its mapping follows its own schema; --framework-version applies to model files")
+            }
             if let versionName, versionName != "cache" {
                 throw StoreError("\(url.path) is a store; its only version is \"cache\", not \"\(versionName)\"")
             }
@@ -51,7 +57,7 @@ public enum ModelSource {
             return mapping
         }
         let version = try version(at: path, named: versionName)
-        return StoreMapping.predict(model: version.model)
+        return StoreMapping.predict(model: version.model, options: MappingOptions(frameworkVersion: frameworkVersion, history: .none))
     }
 
     /// The version named `name` of the model at `path`, or else its only or current one.

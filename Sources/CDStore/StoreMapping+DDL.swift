@@ -35,6 +35,11 @@ extension MappedTable {
             return text
         }
         switch kind {
+        case .rtree:
+            let bounds = columns.map { column in
+                SQLIdentifier.render(column.name) + " " + column.type + (column.role == .primaryKey ? " PRIMARY KEY" : "")
+            }
+            return "CREATE VIRTUAL TABLE \(name) USING RTREE (\(bounds.joined(separator: ", ")))"
         case .bookkeeping:
             return "CREATE TABLE \(name) (\(definitions.joined(separator: ", ")))"
         case .manyToMany:
@@ -84,7 +89,8 @@ extension StoreMapping {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
         let bookkeeping = tables.filter { $0.kind == .bookkeeping }
         let history = tables.filter { $0.kind == .history }
-        let framework = bookkeeping.map(\.createStatement)
+        let framework = tables.filter { $0.kind == .rtree }.flatMap { [$0.createStatement] + $0.triggers }
+            + bookkeeping.map(\.createStatement)
             + history.map(\.createStatement)
             + history.flatMap(\.indexes).map(\.createStatement)
         if indexesAfterEachTable {

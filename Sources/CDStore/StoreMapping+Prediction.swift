@@ -5,16 +5,73 @@ import Foundation
 public struct MappingOptions: Sendable, Equatable {
     /// The persistent-history tables to include (§11).
     public var history: HistoryOption
-    /// Whether to include `Z_MODELCACHE` (absent from stores written before framework 754, §3).
+    /// Whether to include `Z_MODELCACHE` (absent from stores written before framework 640, §3;
+    /// see ``firstModelCacheVersion``).
     public var includesModelCache: Bool
     /// How uniqueness constraints are written; see ``UniquenessStyle``.
     public var uniqueness: UniquenessStyle
+    /// How indexed attributes and legacy compound indexes are written; see ``LegacyIndexStyle``.
+    public var legacyIndexes: LegacyIndexStyle
+    /// Whether R-tree tables come with the triggers that fill them (``rtreeTriggerVersions``).
+    public var rtreeTriggers: Bool
 
     public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
-                uniqueness: UniquenessStyle = .index) {
+                uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
+                rtreeTriggers: Bool = false) {
         self.history = history
         self.includesModelCache = includesModelCache
         self.uniqueness = uniqueness
+        self.legacyIndexes = legacyIndexes
+        self.rtreeTriggers = rtreeTriggers
+    }
+
+    /// Everything the framework version that writes the store decides: the model cache, the
+    /// uniqueness and legacy index styles, the R-tree triggers.
+    public init(frameworkVersion: Int, history: HistoryOption = .asRegistered) {
+        self.init(history: history, includesModelCache: frameworkVersion >= Self.firstModelCacheVersion,
+                  uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
+                  legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
+                  rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion))
+    }
+
+    /// The framework versions that fill an R-tree table by `_INSERT`, `_UPDATE` and `_DELETE`
+    /// triggers: every Photos store of 977 (10.15.4) to 1347 (14.6) has them, the one of 1447
+    /// (15.4.1) has the R-tree table without them. No R-tree is seen before 977; where between
+    /// 1348 and 1446 the triggers went is **uncertain** (the last version seen with them is used).
+    public static let rtreeTriggerVersions = 0...1347
+
+    /// The first framework version that writes `Z_MODELCACHE`.
+    ///
+    /// Evidence (store-format.md §3): no cache in stores of 230, 241, 419, 481 (corpus) and 519
+    /// (iOS 8.0); a cache in real stores of 640, 641 and 752 (reported, not in the corpus) and
+    /// in every corpus store from 754 on. 640 is iOS 9.0 / OS X 10.11, the first release after
+    /// 519 whose version is known, so the cache came with it or with an unseen build between
+    /// 520 and 639 (**uncertain**); the lowest version seen with a cache is used.
+    public static let firstModelCacheVersion = 640
+}
+
+/// How Core Data writes an attribute marked "indexed" and a legacy compound index
+/// (`<compoundIndexes>`, `NSCompoundIndexes`) of an entity that declares no fetch indexes.
+///
+/// Up to framework 754 (photosgraph 10.12.6 in the corpus, and real stores of one app) they
+/// are plain indexes: `ZNOTE_ZTITLE_INDEX ON ZNOTE (ZTITLE)` and, for a compound index, the
+/// table and the columns joined by `_` without `_INDEX`: `ZNOTE_ZISARCHIVED_ZMODIFIEDDATE`.
+/// From 865 on (the same app's later stores) both are fetch indexes named after the entity
+/// and the properties: `Z_Note_title ON ZNOTE (ZTITLE COLLATE BINARY ASC)`. No store written
+/// between 755 and 864 by a model without fetch indexes has been seen, so the switch lies
+/// somewhere there (**uncertain**): the corpus stores of 847 (wibosco) have no indexes and those
+/// of 851 (knowledgeC 10.13) a model that declares fetch indexes, which then replace the legacy
+/// flags in every framework version. 865, the lowest version seen with the new form, is used.
+public enum LegacyIndexStyle: String, Sendable, Codable {
+    case plainIndexes
+    case fetchIndexes
+
+    /// The first framework version seen writing legacy indexes as fetch indexes.
+    public static let firstFetchIndexVersion = 865
+
+    /// The style of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
+    public init(frameworkVersion: Int) {
+        self = frameworkVersion < Self.firstFetchIndexVersion ? .plainIndexes : .fetchIndexes
     }
 }
 
@@ -190,9 +247,17 @@ struct MappingBuilder {
             columns += (pending[name] ?? []).sorted { $0.0 < $1.0 }.map(\.1)
             var table = MappedTable(name: name, kind: .entity, entities: members, columns: columns, primaryKey: ["Z_PK"])
             if options.uniqueness == .columnConstraint { markUniqueColumns(of: &table, members: members) }
-            table.indexes = indexes(of: table, members: members, uniqueness: options.uniqueness)
+            table.indexes = indexes(of: table, members: members, options: options)
             tables.append(table)
             tables += joins.filter { join in members.contains(join.owner) }.map(\.table)
+        }
+        for root in roots {
+            let name = "Z" + root.name.uppercased()
+            guard let table = tables.first(where: { $0.name == name }) else { continue }
+            for member in hierarchy(of: root.name) {
+                guard let entity = model.entity(named: member) else { continue }
+                tables += rtreeTables(of: entity, table: table, triggers: options.rtreeTriggers)
+            }
         }
         tables += bookkeepingTables(includesModelCache: options.includesModelCache)
         tables += historyTables(options: options)
@@ -381,12 +446,21 @@ struct MappingBuilder {
 
     /// One join table per many-to-many pair (§7.6).
     ///
-    /// Each to-many of a pair gets a name unique among the many-to-many relationships with the
-    /// same destination entity, numbered in `Z_ENT` order (Photos `Z_3REPRESENTATIVEASSETS1`
-    /// for `Suggestion.representativeAssets` after `Memory.representativeAssets`). The table is
-    /// named after the relationship of the entity with the lower `Z_ENT`; for a reflexive pair
-    /// in one entity, after the name that sorts first. Both are **uncertain**: migrations keep
+    /// Each to-many of a pair gets a key-column name unique among the many-to-many relationships
+    /// with the same destination entity, numbered in `Z_ENT` order (Photos
+    /// `Z_3REPRESENTATIVEASSETS1` for `Suggestion.representativeAssets` after
+    /// `Memory.representativeAssets`, in two different tables). The table is named after the
+    /// relationship of the entity with the lower `Z_ENT`. Both are **uncertain**: migrations keep
     /// historical choices, which ``StoreMapping/resolve(model:registry:schema:)`` adopts.
+    ///
+    /// A pair of inverse relationships in one entity is named after either, by an order no model
+    /// source records: real stores of one app hold `Z_13TRUSTEDCLIENTS` in some model versions
+    /// and `Z_14TRUSTEDBYCLIENTS` in others, with the same framework and XML property order. The
+    /// corpus cannot say whether a compiled model's or a cache's property order decides it: its
+    /// only reflexive tables (Photos `Z_…MERGECANDIDATES`, `Z_…INVALIDMERGECANDIDATES`,
+    /// `Z_…MERGECANDIDATESWITHCONFIDENCE`) are of self-inverse relationships, whose one name is
+    /// certain. So the name that sorts first is used and the other is listed in
+    /// ``MappedTable/alternatives``.
     private mutating func joinTables(ordered: [EntityDescription]) -> [JoinTable] {
         var stems: [String: String] = [:]
         var takenPerDestination: [String: Set<String>] = [:]
@@ -410,6 +484,7 @@ struct MappingBuilder {
         }
         var result: [JoinTable] = []
         var done: Set<String> = []
+        var tableNames: Set<String> = []
         for (entity, relationship, inverse) in pairs {
             let inverseOwner = declaringEntity(of: inverse.name, from: relationship.inverseEntity ?? relationship.destinationEntity)
             let mine = entity.name + "." + relationship.name
@@ -422,7 +497,14 @@ struct MappingBuilder {
             let mySide = JoinSide(entity: entity.name, relationship: relationship, stem: stems[mine] ?? "")
             let theirSide = JoinSide(entity: inverseOwner, relationship: inverse, stem: stems[theirs] ?? "")
             let (named, other) = mineNames ? (mySide, theirSide) : (theirSide, mySide)
-            result.append(JoinTable(owner: named.entity, table: makeJoinTable(named: named, other: other, selfInverse: selfInverse)))
+            var table = makeJoinTable(named: named, other: other, selfInverse: selfInverse, taken: &tableNames)
+            if !selfInverse && entity.name == inverseOwner {
+                var unused = tableNames
+                table.alternatives = [makeJoinTable(named: other, other: named, selfInverse: false, taken: &unused)]
+                notes.append(MappingResolution(rule: .joinTableNaming, held: nil, table: table.name,
+                    detail: "\(entity.name).\(relationship.name) and \(inverse.name) are inverses in one entity: Core Data names the table after either (\(table.name) or \(table.alternatives[0].name)) by an order the model does not record; \(table.name) is a guess"))
+            }
+            result.append(JoinTable(owner: named.entity, table: table))
         }
         return result.sorted { $0.owner == $1.owner ? $0.table.name < $1.table.name : number($0.owner) < number($1.owner) }
     }
@@ -437,7 +519,11 @@ struct MappingBuilder {
     /// `Z_<n><REL>`, named by `named` (declared by entity n), with `Z_<n><INVERSE>` (keys of n,
     /// named after the other side) and `Z_<m><REL>` (keys of REL's destination m). A
     /// self-inverse relationship pairs its column with `REFLEXIVE`.
-    private func makeJoinTable(named: JoinSide, other: JoinSide, selfInverse: Bool) -> MappedTable {
+    ///
+    /// The table's name takes a collision number only when another join table already has that
+    /// exact name: `Message.users` and `Reaction.users` give `Z_16USERS` and `Z_20USERS`, though
+    /// their `Z_<m>USERS` key columns are numbered apart (§7.2).
+    private func makeJoinTable(named: JoinSide, other: JoinSide, selfInverse: Bool, taken: inout Set<String>) -> MappedTable {
         func key(_ side: JoinSide) -> MappedColumn {
             MappedColumn(name: "Z_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
                          role: .joinKey, entity: side.entity, property: side.relationship.name,
@@ -456,7 +542,14 @@ struct MappingBuilder {
             if other.relationship.isOrdered { columns.append(order(other)) }
         }
         if named.relationship.isOrdered { columns.append(order(named)) }
-        let name = "Z_\(number(named.entity))" + named.stem
+        let stem = "Z_\(number(named.entity))" + named.relationship.name.uppercased()
+        var name = stem
+        var suffix = 1
+        while taken.contains(name) {
+            name = stem + String(suffix)
+            suffix += 1
+        }
+        taken.insert(name)
         var table = MappedTable(name: name, kind: .manyToMany, columns: columns,
                                 primaryKey: [columns[0].name, columns[1].name])
         table.indexes = [Self.joinIndex(table: name, first: columns[0].name, second: columns[1].name)]
@@ -482,7 +575,7 @@ struct MappingBuilder {
 
     /// Key indexes in column order, the `Z_ENT` index, then per entity its fetch indexes and
     /// uniqueness constraints: the order Core Data creates them in (§7.7).
-    private mutating func indexes(of table: MappedTable, members: [String], uniqueness: UniquenessStyle) -> [MappedIndex] {
+    private mutating func indexes(of table: MappedTable, members: [String], options: MappingOptions) -> [MappedIndex] {
         var result: [MappedIndex] = []
         for column in table.columns where column.role == .toOneKey || column.role == .toManyKeyWithoutInverse {
             result.append(MappedIndex(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
@@ -494,7 +587,10 @@ struct MappingBuilder {
         for member in members {
             guard let entity = model.entity(named: member) else { continue }
             if entity.fetchIndexes.isEmpty {
-                result += indexedAttributes(of: entity, table: table)
+                for index in legacyIndexes(of: entity, table: table, style: options.legacyIndexes)
+                where !result.contains(where: { $0.name == index.name }) {
+                    result.append(index)
+                }
             }
             for fetchIndex in entity.fetchIndexes {
                 // A model can list one name twice (PGCurationCache `Moment.identifier`); Core
@@ -505,7 +601,7 @@ struct MappingBuilder {
                 }
             }
             for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                if uniqueness == .columnConstraint && constraint.count == 1 { continue }
+                if options.uniqueness == .columnConstraint && constraint.count == 1 { continue }
                 let columns = constraint.compactMap { column(ofProperty: $0, entity: member, in: table)?.name }
                 guard columns.count == constraint.count else {
                     notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
@@ -520,14 +616,32 @@ struct MappingBuilder {
         return result
     }
 
-    /// Legacy "indexed" attributes of a model that has no fetch indexes. Models compiled by
-    /// current Xcode turn these flags into fetch indexes, which take their place.
-    private func indexedAttributes(of entity: EntityDescription, table: MappedTable) -> [MappedIndex] {
-        entity.attributes.filter { $0.common.isIndexed && !$0.common.isTransient }.compactMap { attribute in
-            guard let column = column(ofProperty: attribute.name, entity: entity.name, in: table) else { return nil }
-            return MappedIndex(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                               kind: .indexedAttribute, columns: [column.name])
+    /// Indexed attributes, then legacy compound indexes, of an entity without fetch indexes, in
+    /// the framework's ``LegacyIndexStyle``. An entity that declares fetch indexes gets only those
+    /// (knowledgeC 851 and 866 keep both in their caches and create only the fetch indexes).
+    private func legacyIndexes(of entity: EntityDescription, table: MappedTable, style: LegacyIndexStyle) -> [MappedIndex] {
+        var groups: [[String]] = entity.attributes.filter { $0.common.isIndexed && !$0.common.isTransient }.map { [$0.name] }
+        groups += entity.compoundIndexes.filter { !$0.isEmpty }
+        return groups.compactMap { properties in
+            let columns = properties.compactMap { column(ofProperty: $0, entity: entity.name, in: table)?.name }
+            guard columns.count == properties.count else { return nil }
+            switch style {
+            case .fetchIndexes:
+                return MappedIndex(name: "Z_\(entity.name)_" + properties.joined(separator: "_"), table: table.name,
+                                   kind: .fetchIndex, columns: columns, order: columns.map { _ in "ASC" }, entity: entity.name)
+            case .plainIndexes where properties.count == 1 && isAttribute(properties[0], of: entity):
+                return MappedIndex(name: "\(table.name)_\(columns[0])_INDEX", table: table.name,
+                                   kind: .indexedAttribute, columns: columns)
+            case .plainIndexes:
+                return MappedIndex(name: ([table.name] + columns).joined(separator: "_"), table: table.name,
+                                   kind: .compoundIndex, columns: columns)
+            }
         }
+    }
+
+    /// Whether `name` is one of `entity`'s own indexed attributes (not a compound index of one).
+    private func isAttribute(_ name: String, of entity: EntityDescription) -> Bool {
+        entity.attributes.contains { $0.name == name && $0.common.isIndexed }
     }
 
     /// `Z_<Entity>_<name>`, each element `COLLATE BINARY ASC|DESC`.
@@ -538,12 +652,8 @@ struct MappingBuilder {
     private mutating func fetchIndex(_ fetchIndex: FetchIndex, of entity: EntityDescription, table: MappedTable) -> MappedIndex? {
         var columns: [String] = []
         var foreignKeys = 0
+        guard !fetchIndex.isRTree else { return nil }
         for element in fetchIndex.elements {
-            if element.type != "Binary" {
-                notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
-                    detail: "R-tree fetch index \(entity.name).\(fetchIndex.name) (a Z_RT_ virtual table) is not mapped"))
-                return nil
-            }
             if let expression = element.expression {
                 switch expression {
                 case "SELF": columns.append("Z_PK")
@@ -579,6 +689,74 @@ struct MappingBuilder {
         return MappedIndex(name: "Z_\(entity.name)_\(fetchIndex.name)", table: table.name, kind: .fetchIndex,
                            columns: columns, order: fetchIndex.elements.map { $0.ascending ? "ASC" : "DESC" },
                            whereClause: whereClause, entity: entity.name)
+    }
+
+    // MARK: R-tree indexes
+
+    /// `Z_RT_<Entity>_<name>`: an SQLite R-tree with `<COLUMN>_MIN` and `<COLUMN>_MAX` per
+    /// indexed value, keyed by `Z_PK`.
+    ///
+    /// Seen in every Photos store from 10.15 on (977 to 1447), from a transient location
+    /// attribute whose user info `_NSLocationAttributeDerivedComponents` names its latitude and
+    /// longitude attributes (`latitude, longitude`, or an array of the two in 10.15.4):
+    /// `Z_RT_Asset_boundedByRect (Z_PK INTEGER PRIMARY KEY, ZLATITUDE_MIN FLOAT, …)`. No model
+    /// in the corpus has a fetch index of R-tree elements (every archived element has type 0);
+    /// such an index is mapped the same way under the index's name, which is **uncertain**.
+    /// With `triggers` (``MappingOptions/rtreeTriggerVersions``), the `_INSERT`, `_UPDATE` and
+    /// `_DELETE` triggers on the entity table that fill the R-tree with each row's values.
+    private mutating func rtreeTables(of entity: EntityDescription, table: MappedTable, triggers: Bool) -> [MappedTable] {
+        var sources: [(name: String, properties: [String])] = []
+        for attribute in entity.attributes {
+            guard let components = attribute.common.userInfo["_NSLocationAttributeDerivedComponents"] else { continue }
+            let names = components.split(whereSeparator: { ",()\n\"".contains($0) })
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            sources.append((attribute.name, names))
+        }
+        for fetchIndex in entity.fetchIndexes where fetchIndex.isRTree {
+            sources.append((fetchIndex.name, fetchIndex.elements.map(\.property)))
+        }
+        var result: [MappedTable] = []
+        for source in sources {
+            let name = "Z_RT_\(entity.name)_\(source.name)"
+            let keys = source.properties.map { column(ofProperty: $0, entity: entity.name, in: table) }
+            guard !keys.isEmpty, keys.allSatisfy({ $0 != nil }) else {
+                notes.append(MappingResolution(rule: .rtreeIndex, held: nil, table: name,
+                    detail: "R-tree \(entity.name).\(source.name) names \(source.properties), not all of which have a column; not mapped"))
+                continue
+            }
+            var columns = [MappedColumn(name: "Z_PK", type: "INTEGER", role: .primaryKey)]
+            for key in keys.compactMap({ $0 }) {
+                for bound in ["_MIN", "_MAX"] {
+                    columns.append(MappedColumn(name: key.name + bound, type: "FLOAT", role: .rtreeBound,
+                                                entity: key.entity, property: key.property))
+                }
+            }
+            var rtree = MappedTable(name: name, kind: .rtree, entities: [entity.name], columns: columns, primaryKey: ["Z_PK"])
+            if triggers { rtree.triggers = Self.rtreeTriggers(rtree, on: table.name, values: keys.compactMap { $0?.name }) }
+            result.append(rtree)
+        }
+        if !result.isEmpty {
+            notes.append(MappingResolution(rule: .rtreeIndex, held: nil, table: table.name,
+                detail: "R-tree tables \(result.map(\.name).joined(separator: ", ")) "
+                    + (triggers ? "with the triggers that fill them (frameworks up to 1347)" : "without triggers (framework 1447 writes none)")))
+        }
+        return result
+    }
+
+    /// Core Data's text, spacing included: each value goes in as both bounds, and the first
+    /// two are parted by ` ,` (`NEW.ZLATITUDE ,NEW.ZLATITUDE, NEW.ZLONGITUDE, NEW.ZLONGITUDE`).
+    /// Only two-value R-trees have been seen, so the spacing of others is **uncertain**.
+    private static func rtreeTriggers(_ rtree: MappedTable, on table: String, values: [String]) -> [String] {
+        let columns = rtree.columns.map(\.name).joined(separator: ", ")
+        let entries = values.flatMap { ["NEW.\($0)", "NEW.\($0)"] }
+        let bounds = "NEW.Z_PK, " + entries.prefix(1).joined() + " ," + entries.dropFirst().joined(separator: ", ")
+        let insert = "INTO \(rtree.name) (\(columns)) VALUES (\(bounds)) ;"
+        let row = "AFTER %@ ON \(table) FOR EACH ROW BEGIN"
+        return [
+            "CREATE TRIGGER \(rtree.name)_INSERT \(row.replacingOccurrences(of: "%@", with: "INSERT")) INSERT OR REPLACE \(insert) END",
+            "CREATE TRIGGER \(rtree.name)_UPDATE \(row.replacingOccurrences(of: "%@", with: "UPDATE")) DELETE FROM \(rtree.name) WHERE Z_PK = NEW.Z_PK ; INSERT \(insert) END",
+            "CREATE TRIGGER \(rtree.name)_DELETE \(row.replacingOccurrences(of: "%@", with: "DELETE")) DELETE FROM \(rtree.name) WHERE Z_PK = OLD.Z_PK ; END",
+        ]
     }
 
     /// The attribute or to-one key column of `property` as `entity` sees it (own or inherited).

@@ -9,19 +9,32 @@ extension StoreMapping {
     /// Settled against the store: which relationship names a join table and the suffixes of its
     /// columns (migrations keep names chosen under earlier entity numbers), the column order of
     /// tables a migration reshaped, and the options the model cannot say (history tables,
-    /// `Z_MODELCACHE`, the uniqueness style). Everything else stays as predicted, so
+    /// `Z_MODELCACHE`, the uniqueness and legacy index styles). Everything else stays as predicted, so
     /// ``compare(with:)`` still reports what does not match.
     public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema) -> StoreMapping {
         let history: HistoryLayout? = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
             : schema.table(named: "ATRANSACTION") != nil ? .legacy : nil
         var options = MappingOptions(history: history.map(HistoryOption.layout) ?? HistoryOption.none,
-                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil)
+                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil,
+                                     rtreeTriggers: schema.triggers.contains { $0.name.hasPrefix("Z_RT_") })
         var mapping = predict(model: model, registry: registry, options: options)
+        options.legacyIndexes = .plainIndexes
+        let plain = predict(model: model, registry: registry, options: options)
+        let plainIndexes = plain.indexCount(in: schema) > mapping.indexCount(in: schema)
+        if plainIndexes {
+            mapping = plain
+        } else {
+            options.legacyIndexes = .fetchIndexes
+        }
         if mapping.usesUniqueColumns(in: schema) {
             options.uniqueness = .columnConstraint
             mapping = predict(model: model, registry: registry, options: options)
             mapping.resolutions.append(MappingResolution(rule: .uniquenessStyle, held: false,
                 detail: "the store declares one-property uniqueness constraints as UNIQUE columns (framework before 866)"))
+        }
+        if plainIndexes {
+            mapping.resolutions.append(MappingResolution(rule: .legacyIndexStyle, held: nil,
+                detail: "indexed attributes and compound indexes are plain indexes, as frameworks before \(LegacyIndexStyle.firstFetchIndexVersion) write them"))
         }
         if let layout = history {
             mapping.resolutions.append(MappingResolution(rule: .historyLayout, held: true,
@@ -34,12 +47,17 @@ extension StoreMapping {
     }
 
     /// The resolved mapping of the store open in `db`, from its model cache and `Z_PRIMARYKEY`;
-    /// `nil` when the store has no model cache (framework before 754).
+    /// `nil` when the store has no model cache (framework before 640).
     public static func read(_ db: Database, path: String) throws -> StoreMapping? {
         guard let cache = try ModelCache.read(db, path: path) else { return nil }
         let registry = try EntityRegistry.read(db)
         let schema = try StoreSchema.read(db)
         return resolve(model: cache.model, registry: registry, schema: schema)
+    }
+
+    /// How many of the mapping's indexes the store has, by name.
+    private func indexCount(in schema: StoreSchema) -> Int {
+        tables.flatMap(\.indexes).filter { schema.index(named: $0.name) != nil }.count
     }
 
     /// Whether a predicted one-property uniqueness index is absent because the store wrote the
@@ -61,6 +79,7 @@ extension StoreMapping {
     mutating func resolveJoinTables(against schema: StoreSchema) {
         let joinIndexes = tables.indices.filter { tables[$0].kind == .manyToMany }
         let exact = joinIndexes.filter { Self.sameColumns(tables[$0], schema.table(named: tables[$0].name)) }
+        for index in exact { tables[index].alternatives = [] }
         var claimed = Set(exact.map { tables[$0].name })
         var moved: [String] = []
         for index in joinIndexes where !exact.contains(index) {

@@ -135,6 +135,9 @@ public struct MappedTable: Sendable, Codable, Equatable {
         case bookkeeping
         /// `ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`: persistent history (§11).
         case history
+        /// `Z_RT_<Entity>_<name>`: an SQLite R-tree virtual table of a location attribute or an
+        /// R-tree fetch index (SQLite adds its `_node`, `_parent` and `_rowid` tables).
+        case rtree
     }
 
     public var name: String
@@ -145,15 +148,23 @@ public struct MappedTable: Sendable, Codable, Equatable {
     /// `Z_PK` for entity tables; both key columns for a join table.
     public var primaryKey: [String]
     public var indexes: [MappedIndex]
+    /// The other tables Core Data may create instead of this one, when the model does not say
+    /// which: a join table of two relationships of one entity that are each other's inverse is
+    /// named after either of them (§7.6). Empty when the table is certain.
+    public var alternatives: [MappedTable]
+    /// CREATE TRIGGER statements Core Data adds with the table (those filling an R-tree).
+    public var triggers: [String]
 
     public init(name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
-                primaryKey: [String], indexes: [MappedIndex] = []) {
+                primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = [], triggers: [String] = []) {
         self.name = name
         self.kind = kind
         self.entities = entities
         self.columns = columns
         self.primaryKey = primaryKey
         self.indexes = indexes
+        self.alternatives = alternatives
+        self.triggers = triggers
     }
 
     public func column(named name: String) -> MappedColumn? {
@@ -161,7 +172,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, kind, entities, columns, primaryKey, indexes, sql
+        case name, kind, entities, columns, primaryKey, indexes, alternatives, triggers, sql
     }
 
     public init(from decoder: Decoder) throws {
@@ -172,6 +183,8 @@ public struct MappedTable: Sendable, Codable, Equatable {
         columns = try container.decode([MappedColumn].self, forKey: .columns)
         primaryKey = try container.decode([String].self, forKey: .primaryKey)
         indexes = try container.decode([MappedIndex].self, forKey: .indexes)
+        alternatives = try container.decode([MappedTable].self, forKey: .alternatives)
+        triggers = try container.decode([String].self, forKey: .triggers)
     }
 
     /// Encodes the stored fields plus `sql`, the CREATE TABLE statement.
@@ -183,6 +196,8 @@ public struct MappedTable: Sendable, Codable, Equatable {
         try container.encode(columns, forKey: .columns)
         try container.encode(primaryKey, forKey: .primaryKey)
         try container.encode(indexes, forKey: .indexes)
+        try container.encode(alternatives, forKey: .alternatives)
+        try container.encode(triggers, forKey: .triggers)
         try container.encode(createStatement, forKey: .sql)
     }
 }
@@ -212,6 +227,8 @@ public enum ColumnRole: String, Sendable, Codable {
     case joinOrder
     /// A column of a framework table (history, bookkeeping).
     case framework
+    /// `<COLUMN>_MIN` or `<COLUMN>_MAX` of an R-tree table: the bounds of one indexed value.
+    case rtreeBound
 }
 
 /// One column of a mapped table.
@@ -251,8 +268,11 @@ public enum IndexKind: String, Sendable, Codable {
     case foreignKey
     /// `<TABLE>_Z_ENT_INDEX` in a table with sub-entities.
     case entityType
-    /// `<TABLE>_<COLUMN>_INDEX` for an attribute marked indexed in a model without fetch indexes.
+    /// `<TABLE>_<COLUMN>_INDEX` for an attribute marked indexed in a model without fetch indexes
+    /// (frameworks before 865, ``LegacyIndexStyle``).
     case indexedAttribute
+    /// `<TABLE>_<COL1>_<COL2>…` for a legacy compound index (frameworks before 865).
+    case compoundIndex
     /// `Z_<Entity>_<name>` from the model's fetch indexes.
     case fetchIndex
     /// `Z_<Entity>_UNIQUE_<p>_<q>` from a uniqueness constraint.
@@ -352,6 +372,10 @@ public struct MappingResolution: Sendable, Codable, Equatable {
         case historyLayout
         /// Uniqueness constraints as indexes or as `UNIQUE` columns (``UniquenessStyle``).
         case uniquenessStyle
+        /// Indexed attributes and compound indexes as plain or fetch indexes (``LegacyIndexStyle``).
+        case legacyIndexStyle
+        /// R-tree virtual tables of location attributes and R-tree fetch indexes.
+        case rtreeIndex
         /// Something the model has that the mapping does not turn into SQL.
         case notMapped
     }

@@ -114,6 +114,31 @@ import Testing
         #expect(tables.contains { $0["name"] as? String == "Z_PRIMARYKEY" })
     }
 
+    /// A model file is mapped by the rules of `--framework-version` (default the newest): 754
+    /// writes one-property uniqueness on the column, 519 has no model cache. A store's own
+    /// schema decides, so the option is refused there.
+    @Test func frameworkVersionChoosesTheRules() throws {
+        let model = Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path
+        let newest = CommandRunner.runInProcess(["model", "--sql", model, "--version", "SampleModel2"])
+        #expect(newest.stdout.contains("CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC);\n"))
+        #expect(newest.stdout.contains("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);\n"))
+        let old = CommandRunner.runInProcess(["model", "--sql", model, "--version", "SampleModel2", "--framework-version", "754"])
+        #expect(old.status == 0, "stderr: \(old.stderr)")
+        #expect(old.stdout.contains(" ZNUMBERPLATE VARCHAR UNIQUE") && !old.stdout.contains("Z_Car_UNIQUE_numberPlate"))
+        let oldest = CommandRunner.runInProcess(["model", "--sql", model, "--version", "SampleModel2", "--framework-version", "519"])
+        #expect(!oldest.stdout.contains("Z_MODELCACHE"))
+        // Before 754 each table's indexes follow it.
+        let lines = oldest.stdout.split(separator: "\n")
+        let car = try #require(lines.firstIndex { $0.hasPrefix("CREATE TABLE ZCAR ") })
+        #expect(lines[car + 1].hasPrefix("CREATE INDEX ZCAR_"))
+        let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V1.sqlite")
+        let refused = CommandRunner.runInProcess(["model", "--sql", store.path, "--framework-version", "754"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--framework-version applies to model files"))
+        let misplaced = CommandRunner.runInProcess(["model", model, "--framework-version", "754"])
+        #expect(misplaced.stderr.contains("--framework-version goes with --sql"))
+    }
+
     @Test func optionsExcludeEachOther() throws {
         let result = CommandRunner.runInProcess(["model", "x", "--sql", "--hashes"])
         #expect(result.status == 64)

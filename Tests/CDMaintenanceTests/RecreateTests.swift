@@ -105,6 +105,18 @@ import Testing
         #expect(new.hashesDigest == nil)
     }
 
+    /// Recreating with a framework version that writes a model cache adds one, even when the
+    /// old store (481) had none; one before 640 leaves it out.
+    @Test func recreatedModelCacheFollowsTheFrameworkVersion() throws {
+        let model = try #require(try ModelFiles.versions(at: Corpus.url("failedbankcd-seed/FailedBankCD.xcdatamodeld")).first?.model)
+        for (version, cache) in [(641, true), (639, false)] {
+            let store = try Corpus.copyStore(Stores.walAndShm)
+            let report = try StoreReset.recreate(path: store.path, model: model, frameworkVersion: version, options: .init(backup: false))
+            #expect((report.recreated?.modelCacheBytes != nil) == cache, "\(version)")
+            #expect(try metadata(store).frameworkVersion == version)
+        }
+    }
+
     /// Another model (here a later version) lays the store out afresh for that model.
     @Test func anotherModelVersion() throws {
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_1.sqlite")

@@ -75,14 +75,20 @@ import Testing
     }
 
     /// Old framework versions leave out what they did not write yet (store-format.md §3, §5).
+    /// The model cache starts at 640 (``MappingOptions/firstModelCacheVersion``): 519 and
+    /// earlier write none, real stores of 640, 641 and 752 have one.
     @Test func frameworkVersionDecidesOptionalParts() throws {
         let model = try #require(try ModelFiles.versions(at: Corpus.repositoryRoot.appendingPathComponent("Samples/schemas/ToDo")).last?.model)
         let directory = try TemporaryDirectory.make()
-        for (version, cache, digest, checksum) in [(641, false, false, false), (866, true, false, false),
+        for (version, cache, digest, checksum) in [(519, false, false, false), (639, false, false, false),
+                                                   (640, true, false, false), (641, true, false, false),
+                                                   (752, true, false, false), (866, true, false, false),
                                                    (1244, true, true, false), (1344, true, true, true)] {
             let path = directory.appendingPathComponent("v\(version).sqlite").path
             let summary = try StoreCreator.create(.fresh(model: model, frameworkVersion: version), at: path)
-            #expect((summary.modelCacheBytes != nil) == cache)
+            #expect((summary.modelCacheBytes != nil) == cache, "\(version)")
+            let hasTable = try StoreSnapshot(path: path).read { db in try db.tableExists("Z_MODELCACHE") }
+            #expect(hasTable == cache, "\(version)")
             let metadata = try StoreSnapshot(path: path).read { db in try StoreMetadata.read(db, path: path) }
             #expect(metadata.frameworkVersion == version)
             #expect((metadata.hashesDigest != nil) == digest, "\(version)")

@@ -30,10 +30,10 @@ struct MappedStore {
         try #require(try load(store), "\(store) has no model cache")
     }
 
-    /// Rules only: the registry's numbers and the framework's uniqueness style, no schema.
+    /// Rules only: the registry's numbers and the framework version's rules, no schema.
     var predicted: StoreMapping {
         StoreMapping.predict(model: model, registry: registry,
-                             options: MappingOptions(uniqueness: frameworkVersion.map(UniquenessStyle.init) ?? .index))
+                             options: frameworkVersion.map { MappingOptions(frameworkVersion: $0) } ?? MappingOptions())
     }
 
     var resolved: StoreMapping { StoreMapping.resolve(model: model, registry: registry, schema: schema) }
@@ -129,6 +129,23 @@ enum MappingCorpus {
         let mapped = try MappedStore.require(store)
         let ours = mapped.resolved.createStatements
         #expect(mapped.statements.filter(ours.contains) == ours)
+    }
+
+    /// Every R-tree table of the corpus (Photos from 10.15 on, from the location attribute
+    /// `boundedByRect`) is in the resolved mapping with the store's statement; SQLite's own
+    /// `_node`, `_parent` and `_rowid` tables stay outside.
+    @Test(arguments: MappingCorpus.cached)
+    func rtreeTablesAreMapped(_ store: String) throws {
+        let mapped = try MappedStore.require(store)
+        let rtrees = mapped.schema.tables.filter { $0.sql?.hasPrefix("CREATE VIRTUAL TABLE") == true && $0.name.hasPrefix("Z_RT_") }
+        let ours = mapped.resolved.tables.filter { $0.kind == .rtree }
+        #expect(ours.map(\.createStatement) == rtrees.compactMap(\.sql))
+        #expect(ours.isEmpty == !store.hasPrefix("osxphotos-photos-"))
+        let storeTriggers = mapped.schema.triggers.filter { $0.name.hasPrefix("Z_RT_") }.compactMap(\.sql)
+        #expect(ours.flatMap(\.triggers) == storeTriggers)
+        if let version = mapped.frameworkVersion {
+            #expect(mapped.predicted.tables.filter { $0.kind == .rtree }.flatMap(\.triggers) == storeTriggers, "\(version)")
+        }
     }
 
     /// §4: numbering the model's entities without `Z_PRIMARYKEY` gives its numbers.
@@ -355,6 +372,18 @@ enum MappingCorpus {
         return (mapped.resolved, mapped.schema)
     }
 
+    /// Photos' ordered album↔asset join table carries two more indexes, named `RADAR_…` after
+    /// the app's bug numbers; no other ordered many-to-many table has them, so they are the
+    /// app's; the R-tree triggers are the mapping's own.
+    @Test func photosOwnIndexesAndRTreeTriggers() throws {
+        let mapped = try MappedStore.require("osxphotos-photos-14.6.0/Photos.sqlite")
+        let differences = mapped.resolved.compare(with: mapped.schema).differences
+        let radar = differences.filter { $0.name?.hasPrefix("RADAR_") == true }
+        #expect(radar.map(\.name) == ["RADAR_22158684_INDEX", "RADAR_10322662_INDEX"])
+        #expect(radar.allSatisfy { $0.severity == .foreign && $0.detail.hasPrefix("the app's own index") })
+        #expect(!differences.contains { $0.kind == .trigger && $0.name?.hasPrefix("Z_RT_") == true })
+    }
+
     @Test func foreignObjectsAreReportedNotFailed() throws {
         let (mapping, schema) = try accounts()
         var changed = schema
@@ -400,7 +429,7 @@ enum MappingCorpus {
         let object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(mapping)) as? [String: Any])
         let tables = try #require(object["tables"] as? [[String: Any]])
         let account = try #require(tables.first { $0["name"] as? String == "ZACCOUNT" })
-        #expect(Set(account.keys) == ["name", "kind", "entities", "columns", "primaryKey", "indexes", "sql"])
+        #expect(Set(account.keys) == ["name", "kind", "entities", "columns", "primaryKey", "indexes", "alternatives", "triggers", "sql"])
         let columns = try #require(account["columns"] as? [[String: Any]])
         #expect(columns.allSatisfy {
             Set($0.keys) == ["name", "type", "role", "unique", "entity", "property", "destination", "renamedFrom"]

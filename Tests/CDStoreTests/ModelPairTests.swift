@@ -109,3 +109,47 @@ import Testing
         #expect(VersionHashes.entityHashes(of: source.model)["Rom"]?.hexString == expected?["Rom"])
     }
 }
+
+/// Every model/store pair of the corpus: the schema predicted from the model file alone, with
+/// the store's framework version and no store at hand, is the store's `sqlite_master`.
+@Suite(.temporaryDirectories, .tags(.corpusWide)) struct ModelPairPredictionCorpusWideTests {
+    /// Reads the store's schema and framework version from a private copy, and predicts the
+    /// mapping of the version that wrote it from its model file.
+    private func prediction(for store: String) throws -> (mapping: StoreMapping, schema: StoreSchema, frameworkVersion: Int) {
+        let expected = try #require(ModelPairTests.expectedVersions[store])
+        let copy = try Corpus.copyStore(store)
+        let snapshot = try StoreSnapshot(path: copy.path)
+        let (schema, metadata) = try snapshot.read { db in (try StoreSchema.read(db), try StoreMetadata.read(db, path: copy.path)) }
+        let frameworkVersion = try #require(metadata.frameworkVersion)
+        let version = try #require(try ModelFiles.versions(at: Corpus.url(expected.model)).first { $0.name == expected.version })
+        let mapping = StoreMapping.predict(model: version.model, options: MappingOptions(frameworkVersion: frameworkVersion, history: .none))
+        return (mapping, schema, frameworkVersion)
+    }
+
+    /// Differences no rule explains. Framework 241 (Recipes) orders `ZRECIPE`'s string columns
+    /// `ZPREPTIME, ZNAME, ZINSTRUCTIONS, ZOVERVIEW`, by no order of their names (probably the
+    /// enumeration order of the compiled model's property dictionary, which the model file does
+    /// not record); every later store sorts them by name (§7.3).
+    static let knownDifferences: [String: Set<String>] = [
+        "apple-recipes/Recipes.sqlite": ["columnOrder ZRECIPE"],
+        "recipes-migration/Recipes.sqlite": ["columnOrder ZRECIPE"],
+    ]
+
+    @Test func everyPairIsCovered() {
+        #expect(ModelPairTests.discoveredPairs.count == 16)
+    }
+
+    /// Tables, columns, indexes and statement text; a store migrated in place may keep indexes
+    /// of earlier versions, which the comparison explains.
+    @Test(arguments: ModelPairTests.discoveredPairs)
+    func modelFileAlonePredictsTheStore(_ store: String) throws {
+        let (mapping, schema, _) = try prediction(for: store)
+        let comparison = mapping.compare(with: schema)
+        let failures = Set(comparison.failures.map { "\($0.kind) \($0.name ?? $0.table)" })
+        #expect(failures == Self.knownDifferences[store] ?? [],
+                "\(comparison.failures.map { "\($0.kind) \($0.name ?? $0.table): \($0.expected ?? "") | \($0.actual ?? "")" })")
+        if !schema.showsMigrationHistory && Self.knownDifferences[store] == nil {
+            #expect(comparison.matchesExactly, "\(comparison.differences.filter { $0.severity != .foreign })")
+        }
+    }
+}
