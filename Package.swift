@@ -6,7 +6,10 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "cdstore", targets: ["CDStoreTool"]),
-        .library(name: "CDStore", targets: ["CDStore"]),
+        /// The library for reading stores from other Swift code: models, archives, predicates and
+        /// safe read-only access to a store. Every other module uses `package` access: it serves
+        /// this package's commands and is not promised as API.
+        .library(name: "CDStore", targets: ["CDBase", "CDPredicate", "CDArchive", "CDModel", "CDStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

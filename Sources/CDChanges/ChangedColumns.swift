@@ -23,13 +23,13 @@ import Foundation
 /// k-th attribute marked "preserve after deletion", sorted by name, in every entity checked
 /// (GenericAlbum: 0 `cloudDeleteState` = 0, 1 `cloudGUID` = NULL, 2 `uuid` = a UUID;
 /// InternalResource: 0 `cloudDeleteAssetUUIDWithResourceType` = `<UUID>-@-0`, 1 `cloudDeleteState`).
-public struct ChangedColumns: Sendable {
+package struct ChangedColumns: Sendable {
     /// Properties in bit order.
-    public let properties: [String]
+    package let properties: [String]
     /// Attributes kept after deletion, in tombstone-column order.
-    public let tombstoneAttributes: [String]
+    package let tombstoneAttributes: [String]
 
-    public init(model: ManagedObjectModel, entity: String) {
+    package init(model: ManagedObjectModel, entity: String) {
         let all = model.allProperties(of: entity)
         var attributes: [String] = []
         var toOne: [String] = []
@@ -51,7 +51,7 @@ public struct ChangedColumns: Sendable {
     }
 
     /// The set bits of `mask`, lowest first.
-    public static func bits(_ mask: Data) -> [Int] {
+    package static func bits(_ mask: Data) -> [Int] {
         var result: [Int] = []
         for (index, byte) in mask.enumerated() {
             for bit in 0..<8 where byte & (1 << bit) != 0 { result.append(index * 8 + bit) }
@@ -61,7 +61,7 @@ public struct ChangedColumns: Sendable {
 
     /// The property names of `mask`'s bits, or nil when the mask does not fit this entity
     /// (wrong length or a bit past its last property): it was written under another model.
-    public func names(_ mask: Data) -> [String]? {
+    package func names(_ mask: Data) -> [String]? {
         guard mask.count == (properties.count + 7) / 8 else { return nil }
         var names: [String] = []
         for bit in Self.bits(mask) {

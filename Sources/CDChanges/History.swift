@@ -5,58 +5,58 @@ import Foundation
 import GRDB
 
 /// What a change did to its object (`ACHANGE.ZCHANGETYPE`: 0, 1, 2).
-public enum ChangeType: String, Sendable, Codable, CaseIterable {
+package enum ChangeType: String, Sendable, Codable, CaseIterable {
     case insert, update, delete
 }
 
 /// One row of `ACHANGE`: one object inserted, updated or deleted by a transaction.
-public struct HistoryChange: Sendable, Codable, Equatable {
+package struct HistoryChange: Sendable, Codable, Equatable {
     /// `ACHANGE.Z_PK`.
-    public var id: Int64
-    public var type: ChangeType
+    package var id: Int64
+    package var type: ChangeType
     /// The concrete entity's name, or `entity <Z_ENT>` when the store no longer registers it.
-    public var entity: String
-    public var objectID: String
+    package var entity: String
+    package var objectID: String
     /// Updates: the changed properties decoded from `ZCOLUMNS` (see ``ChangedColumns`` for how
     /// sure that is); nil when the mask does not fit the store's model.
-    public var updatedProperties: [String]?
+    package var updatedProperties: [String]?
     /// Updates: the set bits of `ZCOLUMNS`, lowest first.
-    public var updatedColumnBits: [Int]?
+    package var updatedColumnBits: [Int]?
     /// Deletes: the values kept in `ZTOMBSTONE<n>`, by attribute name (non-NULL ones).
-    public var tombstone: [String: String]?
+    package var tombstone: [String: String]?
 }
 
 /// One row of `ATRANSACTION` with its changes.
-public struct HistoryTransaction: Sendable, Codable, Equatable {
+package struct HistoryTransaction: Sendable, Codable, Equatable {
     /// `ATRANSACTION.Z_PK`, the transaction number `--since` takes.
-    public var id: Int64
+    package var id: Int64
     /// Seconds since 2001 (`ZTIMESTAMP`).
-    public var timestamp: Double?
+    package var timestamp: Double?
     /// `timestamp` in ISO 8601 (UTC).
-    public var date: String?
-    public var author: String?
-    public var bundleID: String?
-    public var processID: String?
-    public var contextName: String?
-    public var changes: [HistoryChange]
+    package var date: String?
+    package var author: String?
+    package var bundleID: String?
+    package var processID: String?
+    package var contextName: String?
+    package var changes: [HistoryChange]
 
     /// How many changes of `type` the transaction holds.
-    public func count(_ type: ChangeType) -> Int { changes.filter { $0.type == type }.count }
+    package func count(_ type: ChangeType) -> Int { changes.filter { $0.type == type }.count }
 }
 
 /// Which transactions and changes to read.
-public struct HistoryFilter: Sendable {
+package struct HistoryFilter: Sendable {
     /// Only transactions after this one (by number).
-    public var afterTransaction: Int64?
+    package var afterTransaction: Int64?
     /// Only transactions at or after this time (seconds since 2001).
-    public var since: Double?
+    package var since: Double?
     /// Only transactions whose author is exactly this.
-    public var author: String?
+    package var author: String?
     /// Only changes of this entity or its sub-entities; transactions left without changes are
     /// dropped.
-    public var entity: String?
+    package var entity: String?
 
-    public init(afterTransaction: Int64? = nil, since: Double? = nil, author: String? = nil, entity: String? = nil) {
+    package init(afterTransaction: Int64? = nil, since: Double? = nil, author: String? = nil, entity: String? = nil) {
         self.afterTransaction = afterTransaction
         self.since = since
         self.author = author
@@ -66,8 +66,8 @@ public struct HistoryFilter: Sendable {
 
 /// Reads persistent history (store-format.md §11): `ATRANSACTION`, its strings interned in
 /// `ATRANSACTIONSTRING` (current layout) or inline (framework 851 and older), and `ACHANGE`.
-public struct HistoryReader {
-    public let snapshot: StoreSnapshot
+package struct HistoryReader {
+    package let snapshot: StoreSnapshot
     let registry: EntityRegistry
     let storeUUID: String
     let model: ManagedObjectModel?
@@ -75,7 +75,7 @@ public struct HistoryReader {
 
     /// Fails with a clear message when the store keeps no history. Without a model cache the
     /// changes are still listed, only without property names.
-    public init(snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws {
+    package init(snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws {
         self.snapshot = snapshot
         let path = snapshot.files.main.path
         let (registry, metadata, cache, hasHistory) = try snapshot.read { db in
@@ -95,12 +95,12 @@ public struct HistoryReader {
     }
 
     /// Whether the store has `ATRANSACTION`, without failing when it has not.
-    public static func hasHistory(_ db: Database) throws -> Bool {
+    package static func hasHistory(_ db: Database) throws -> Bool {
         try db.tableExists("ATRANSACTION") && db.tableExists("ACHANGE")
     }
 
     /// The transactions `filter` selects, oldest first, each with its changes in order.
-    public func transactions(_ filter: HistoryFilter = HistoryFilter()) throws -> [HistoryTransaction] {
+    package func transactions(_ filter: HistoryFilter = HistoryFilter()) throws -> [HistoryTransaction] {
         if let entity = filter.entity, registry.entity(named: entity) == nil {
             let names = registry.entities.filter { $0.reservedRange == nil }.map(\.name)
             throw StoreError("unknown entity \"\(entity)\"; entities: \(names.joined(separator: ", "))")

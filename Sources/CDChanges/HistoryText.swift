@@ -3,11 +3,11 @@ import Foundation
 
 /// The text form of persistent history: per transaction a summary line (number, time, who,
 /// what), then one line per change.
-public enum HistoryText {
+package enum HistoryText {
     /// Said once under any output that names updated properties.
-    public static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS by a bit layout that is not confirmed (bit k = k-th property: attributes, to-one, then to-many relationships, each by name); --json keeps the raw bits."
+    package static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS by a bit layout that is not confirmed (bit k = k-th property: attributes, to-one, then to-many relationships, each by name); --json keeps the raw bits."
 
-    public static func render(_ transactions: [HistoryTransaction]) -> String {
+    package static func render(_ transactions: [HistoryTransaction]) -> String {
         var lines: [String] = []
         for transaction in transactions {
             lines.append(summary(transaction))
@@ -21,7 +21,7 @@ public enum HistoryText {
     }
 
     /// `Transaction 12  2023-05-01T10:22:33.123Z  author … — 1 insert, 2 updates, 0 deletes`.
-    public static func summary(_ transaction: HistoryTransaction) -> String {
+    package static func summary(_ transaction: HistoryTransaction) -> String {
         var parts = ["Transaction \(transaction.id)", transaction.date ?? "no timestamp"]
         let fields: [(String, String?)] = [("author", transaction.author), ("bundle", transaction.bundleID),
                                            ("process", transaction.processID), ("context", transaction.contextName)]
@@ -34,7 +34,7 @@ public enum HistoryText {
     }
 
     /// `update  Note  x-coredata://…/Note/p3  title, body`.
-    public static func line(_ change: HistoryChange) -> String {
+    package static func line(_ change: HistoryChange) -> String {
         var text = "\(change.type.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change.entity)  \(change.objectID)"
         if change.type == .update {
             if let names = change.updatedProperties {

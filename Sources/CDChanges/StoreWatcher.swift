@@ -4,31 +4,31 @@ import Foundation
 import GRDB
 
 /// One object's change as `watch` reports it.
-public struct WatchedChange: Sendable {
-    public var type: ChangeType
-    public var id: ObjectID
+package struct WatchedChange: Sendable {
+    package var type: ChangeType
+    package var id: ObjectID
     /// Inserts: the new object. Deletes: the object as it was, when the previous snapshot had it.
-    public var object: StoredObject?
+    package var object: StoredObject?
     /// Updates: each changed property with its value before and after.
-    public var changes: [PropertyChange]
+    package var changes: [PropertyChange]
     /// Said instead of values when they cannot be told (an object changed by several commits
     /// between two polls shows its whole change at the first of them).
-    public var note: String?
+    package var note: String?
 }
 
 /// A property's value before and after an update; nil where the object did not exist.
-public struct PropertyChange: Sendable {
-    public var name: String
-    public var old: ObjectValue?
-    public var new: ObjectValue?
+package struct PropertyChange: Sendable {
+    package var name: String
+    package var old: ObjectValue?
+    package var new: ObjectValue?
 }
 
 /// The changes of one commit: a persistent-history transaction, or everything that changed
 /// between two snapshots of a store without history.
-public struct WatchedCommit: Sendable {
+package struct WatchedCommit: Sendable {
     /// The history transaction; nil when the commit was found by comparing snapshots.
-    public var transaction: HistoryTransaction?
-    public var changes: [WatchedChange]
+    package var transaction: HistoryTransaction?
+    package var changes: [WatchedChange]
 }
 
 /// Follows a store while an app writes to it, poll by poll.
@@ -45,8 +45,8 @@ public struct WatchedCommit: Sendable {
 /// between the previous and the new snapshot: Core Data bumps `Z_OPT` on every save of a row.
 /// The previous snapshot is kept until the next change, to read old values from; of the rest
 /// only the `(Z_PK, Z_OPT)` pairs are kept in memory.
-public final class StoreWatcher {
-    public let path: String
+package final class StoreWatcher {
+    package let path: String
     private var previous: ObjectReader
     private var previousSignature: [FileSignature?]
     private var watchedEnts: Set<Int>
@@ -55,7 +55,7 @@ public final class StoreWatcher {
 
     /// Takes the first snapshot. `entities` limits the watch to those entities and their
     /// sub-entities; empty watches every entity of the model.
-    public init(path: String, entities: [String] = []) throws {
+    package init(path: String, entities: [String] = []) throws {
         self.path = path
         previousSignature = FileSignature.of(StoreFiles(path: path))
         previous = try ObjectReader(snapshot: StoreSnapshot(path: path))
@@ -68,10 +68,10 @@ public final class StoreWatcher {
     }
 
     /// Whether changes come from persistent history.
-    public var usesHistory: Bool { lastTransaction != nil }
+    package var usesHistory: Bool { lastTransaction != nil }
 
     /// The commits since the last poll, oldest first; empty when the files have not moved.
-    public func poll() throws -> [WatchedCommit] {
+    package func poll() throws -> [WatchedCommit] {
         let signature = FileSignature.of(StoreFiles(path: path))
         guard signature != previousSignature else { return [] }
         let current = try ObjectReader(snapshot: StoreSnapshot(path: path))

@@ -11,19 +11,19 @@ import Darwin
 /// `cdstore` runs with the process's own (``process()``); tests and the console run commands
 /// in-process with memory streams (``memory(input:environment:)``). A run binds its IO to
 /// ``current`` for its task, so runs in parallel never mix their output.
-public struct CommandIO: Sendable {
+package struct CommandIO: Sendable {
     /// Reports, rows, help text.
-    public var output: CommandOutput
+    package var output: CommandOutput
     /// Error messages and the SQL debug log.
-    public var error: CommandOutput
+    package var error: CommandOutput
     /// What `explain -` reads a pasted error dump from.
-    public var input: CommandInput
+    package var input: CommandInput
     /// The variables the commands read (`CDSTORE_SQL_DEBUG`, `COLUMNS`).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The width of the terminal standard output goes to, in columns; nil when it is not a terminal.
-    public var terminalColumns: Int?
+    package var terminalColumns: Int?
 
-    public init(output: CommandOutput, error: CommandOutput, input: CommandInput,
+    package init(output: CommandOutput, error: CommandOutput, input: CommandInput,
                 environment: [String: String], terminalColumns: Int?) {
         self.output = output
         self.error = error
@@ -33,7 +33,7 @@ public struct CommandIO: Sendable {
     }
 
     /// The process's standard output, error and input, its environment and terminal.
-    public static func process() -> CommandIO {
+    package static func process() -> CommandIO {
         var size = winsize()
         let isTerminal = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         return CommandIO(output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
@@ -43,7 +43,7 @@ public struct CommandIO: Sendable {
 
     /// Memory streams, for running a command in-process: the environment is exactly
     /// `environment` (nothing of the process's), and the output is not a terminal.
-    public static func memory(input: Data = Data(), environment: [String: String] = [:]) -> CommandIO {
+    package static func memory(input: Data = Data(), environment: [String: String] = [:]) -> CommandIO {
         CommandIO(output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil)
     }
 
@@ -57,7 +57,7 @@ public struct CommandIO: Sendable {
 ///
 /// A failed write to a descriptor (`cdstore dump … | head`: the reader has gone) closes the
 /// stream: later writes are dropped, and the command line ends the run quietly.
-public final class CommandOutput: @unchecked Sendable {
+package final class CommandOutput: @unchecked Sendable {
     /// Thrown by a write to a closed stream, to stop a command whose output nobody reads.
     struct Closed: Error {}
 
@@ -77,23 +77,23 @@ public final class CommandOutput: @unchecked Sendable {
     }
 
     /// Writes straight to `descriptor`, without buffering.
-    public static func fileDescriptor(_ descriptor: Int32) -> CommandOutput {
+    package static func fileDescriptor(_ descriptor: Int32) -> CommandOutput {
         CommandOutput(.fileDescriptor(descriptor))
     }
 
     /// Collects what is written; read it with ``data`` or ``text``.
-    public static func memory() -> CommandOutput {
+    package static func memory() -> CommandOutput {
         CommandOutput(.memory)
     }
 
     /// Everything written so far, for a memory stream; empty for a file descriptor.
-    public var data: Data { locked { collected } }
+    package var data: Data { locked { collected } }
 
     /// ``data`` as UTF-8 text.
-    public var text: String { String(decoding: data, as: UTF8.self) }
+    package var text: String { String(decoding: data, as: UTF8.self) }
 
     /// True once a write failed because the reader has gone.
-    public var isClosed: Bool { locked { closed } }
+    package var isClosed: Bool { locked { closed } }
 
     /// Writes `bytes` whole, or throws ``Closed`` when the stream is (or becomes) closed.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -133,18 +133,18 @@ public final class CommandOutput: @unchecked Sendable {
 }
 
 /// A command's standard input: the process's, read when a command asks, or fixed bytes.
-public struct CommandInput: Sendable {
+package struct CommandInput: Sendable {
     private let readAll: @Sendable () -> Data
 
     /// Reads `descriptor` to its end when asked (and not before: most commands never read it).
-    public static func fileDescriptor(_ descriptor: Int32) -> CommandInput {
+    package static func fileDescriptor(_ descriptor: Int32) -> CommandInput {
         CommandInput(readAll: {
             FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
         })
     }
 
     /// `data` as the whole input.
-    public static func data(_ data: Data) -> CommandInput {
+    package static func data(_ data: Data) -> CommandInput {
         CommandInput(readAll: { data })
     }
 

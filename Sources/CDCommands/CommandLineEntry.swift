@@ -6,9 +6,9 @@ import Foundation
 /// The whole command line: parses the arguments, runs the command and gives its exit status.
 /// The `cdstore` executable is only a call to ``main()``; tests and the console call
 /// ``run(_:io:)`` in-process.
-public enum CommandLineEntry {
+package enum CommandLineEntry {
     /// Runs `cdstore` with the process's arguments and streams, and exits with the status.
-    public static func main() -> Never {
+    package static func main() -> Never {
         PrivateCopyRegistry.installSignalHandlers()
         PrivateCopyRegistry.removeStaleCopies()
         exit(run(Array(CommandLine.arguments.dropFirst()), io: .process()))
@@ -17,7 +17,7 @@ public enum CommandLineEntry {
     /// Runs one command line (`arguments` without the program name) with `io`, and returns the
     /// exit status. Everything the command writes goes to `io`, even when other runs go on in
     /// parallel.
-    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
+    package static func run(_ arguments: [String], io: CommandIO) -> Int32 {
         CommandIO.$current.withValue(io) { execute(arguments, io: io) }
     }
 

@@ -4,13 +4,13 @@ import Foundation
 
 /// What Tab offers: the candidates that replace the text from `start` (a character offset in
 /// the line) to the cursor.
-public struct Completion: Equatable, Sendable {
-    public var start: Int
-    public var candidates: [String]
+package struct Completion: Equatable, Sendable {
+    package var start: Int
+    package var candidates: [String]
     /// Added after the only candidate: a space after a dot-command that takes arguments.
-    public var terminator: String
+    package var terminator: String
 
-    public init(start: Int, candidates: [String], terminator: String = "") {
+    package init(start: Int, candidates: [String], terminator: String = "") {
         self.start = start
         self.candidates = candidates
         self.terminator = terminator
@@ -19,7 +19,7 @@ public struct Completion: Equatable, Sendable {
     static func none(at cursor: Int) -> Completion { Completion(start: cursor, candidates: []) }
 
     /// The longest text every candidate starts with.
-    public var commonPrefix: String {
+    package var commonPrefix: String {
         guard var prefix = candidates.first else { return "" }
         for candidate in candidates.dropFirst() {
             while !candidate.hasPrefix(prefix) { prefix.removeLast() }
@@ -31,7 +31,7 @@ public struct Completion: Equatable, Sendable {
 /// Tab completion, a pure function of the line, the cursor and the model held in memory: it never
 /// reads the store, so it answers at once even on a store of millions of rows. Only file names
 /// (after `.open`, `.output`, `.compat`) come from the file system, through `listDirectory`.
-public enum CompletionEngine {
+package enum CompletionEngine {
     /// CDQ methods of a query (`motion/cdq/query.rb`, `targeted_query.rb`).
     static let queryMethods = ["all", "and", "array", "average", "calculate", "count", "first", "last", "length", "limit",
                                "max", "maximum", "min", "minimum", "offset", "or", "size", "sort_by", "sum", "to_a", "where"]
@@ -44,9 +44,9 @@ public enum CompletionEngine {
                                  "OR", "limit", "nil", "offset", "sort by"]
 
     /// The entries of a directory, each with a trailing `/` when it is one.
-    public typealias DirectoryLister = @Sendable (String) -> [String]
+    package typealias DirectoryLister = @Sendable (String) -> [String]
 
-    public static let fileSystem: DirectoryLister = { directory in
+    package static let fileSystem: DirectoryLister = { directory in
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
         return names.map { name in
@@ -57,7 +57,7 @@ public enum CompletionEngine {
     }
 
     /// Candidates for the text before `cursor` (a character offset) in `line`.
-    public static func complete(line: String, cursor: Int, model: ManagedObjectModel,
+    package static func complete(line: String, cursor: Int, model: ManagedObjectModel,
                                 listDirectory: DirectoryLister = fileSystem) -> Completion {
         let before = Array(line.prefix(cursor))
         let leading = before.prefix { $0 == " " || $0 == "\t" }.count

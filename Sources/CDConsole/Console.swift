@@ -3,17 +3,17 @@ import Foundation
 import GRDB
 
 /// How `cdstore console` was started.
-public struct ConsoleOptions: Sendable {
-    public var storePath: String
-    public var modelPath: String?
+package struct ConsoleOptions: Sendable {
+    package var storePath: String
+    package var modelPath: String?
     /// Dot-commands run first; `~/.cdstorerc` when not given.
-    public var initFile: String?
+    package var initFile: String?
     /// `-c` commands: run them and exit instead of reading standard input.
-    public var commands: [String]
+    package var commands: [String]
     /// Stop at the first failing command.
-    public var bail: Bool
+    package var bail: Bool
 
-    public init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [], bail: Bool = false) {
+    package init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [], bail: Bool = false) {
         self.storePath = storePath
         self.modelPath = modelPath
         self.initFile = initFile
@@ -27,10 +27,10 @@ public struct ConsoleOptions: Sendable {
 ///
 /// Every way out (Ctrl-D, `.quit`, a failing script with `--bail`, SIGTERM, SIGHUP) returns
 /// through ``run(_:)``, which releases the session and so removes the private snapshot.
-public enum Console {
+package enum Console {
     /// Runs a session and returns the exit status: 0, 1 when a scripted command failed, 128+n
     /// after signal n. Throws when the store cannot be opened.
-    public static func run(_ options: ConsoleOptions) throws -> Int32 {
+    package static func run(_ options: ConsoleOptions) throws -> Int32 {
         let output = ConsoleWriter(descriptor: STDOUT_FILENO)
         let errors = ConsoleWriter(descriptor: STDERR_FILENO)
         let session = try ConsoleSession(storePath: options.storePath, modelPath: options.modelPath, traceLevel: 0)

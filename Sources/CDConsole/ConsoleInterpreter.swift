@@ -8,17 +8,17 @@ import CDStore
 import Foundation
 
 /// What the console does with its output, changed by dot-commands.
-public struct ConsoleSettings: Sendable {
-    public var format: ObjectFormat = .description
+package struct ConsoleSettings: Sendable {
+    package var format: ObjectFormat = .description
     /// At most this many objects or rows print, then an "… N more" line; `nil` prints all.
-    public var rowLimit: Int?
+    package var rowLimit: Int?
     /// `to_s` templates by entity name (`.template`).
-    public var templates: [String: String] = [:]
-    public var timer = false
+    package var templates: [String: String] = [:]
+    package var timer = false
     /// Print each command before its result (`.echo on`), for transcripts.
-    public var echo = false
+    package var echo = false
 
-    public init(rowLimit: Int? = nil) {
+    package init(rowLimit: Int? = nil) {
         self.rowLimit = rowLimit
     }
 }
@@ -26,20 +26,20 @@ public struct ConsoleSettings: Sendable {
 /// Runs what the user types: dot-commands and query inputs, one line at a time, writing
 /// results to the output and problems to the error writer. A failing line never ends the
 /// session; ``execute(_:location:)`` reports whether it succeeded.
-public final class ConsoleInterpreter {
-    public private(set) var session: ConsoleSession
-    public var settings: ConsoleSettings
+package final class ConsoleInterpreter {
+    package private(set) var session: ConsoleSession
+    package var settings: ConsoleSettings
     /// Where results go now: standard output, or the file of `.output`.
-    public private(set) var output: ConsoleWriter
+    package private(set) var output: ConsoleWriter
     private let standardOutput: ConsoleWriter
     private let errors: ConsoleWriter
     /// Set by `.quit` and `.exit`.
-    public private(set) var wantsToQuit = false
+    package private(set) var wantsToQuit = false
     /// Called after `.open` and `.reload` with the new session (the signal handler watches its
     /// connection).
-    public var sessionChanged: (ConsoleSession) -> Void = { _ in }
+    package var sessionChanged: (ConsoleSession) -> Void = { _ in }
 
-    public init(session: ConsoleSession, output: ConsoleWriter, errors: ConsoleWriter, settings: ConsoleSettings) {
+    package init(session: ConsoleSession, output: ConsoleWriter, errors: ConsoleWriter, settings: ConsoleSettings) {
         self.session = session
         self.output = output
         self.standardOutput = output
@@ -49,7 +49,7 @@ public final class ConsoleInterpreter {
 
     /// Runs one line. `location` ("near line 3") goes into error messages of scripts.
     @discardableResult
-    public func execute(_ line: String, location: String? = nil) -> Bool {
+    package func execute(_ line: String, location: String? = nil) -> Bool {
         let text = line.trimmingCharacters(in: .whitespaces)
         if settings.echo { output.line(line) }
         guard !text.isEmpty, !text.hasPrefix("--"), !text.hasPrefix("#") else { return true }
@@ -73,7 +73,7 @@ public final class ConsoleInterpreter {
     }
 
     /// Closes a `.output` file; the console calls it on exit.
-    public func finish() {
+    package func finish() {
         output.finish()
         standardOutput.flush()
         errors.flush()

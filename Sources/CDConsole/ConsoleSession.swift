@@ -6,21 +6,21 @@ import Foundation
 /// One open store in the console: the private snapshot, the model read from it once (or given
 /// with `--model`), and the fetch runner every query goes through. `.reload` and `.open`
 /// replace the whole session; the snapshot's copy is removed when the session is released.
-public final class ConsoleSession {
+package final class ConsoleSession {
     /// The store as the user named it.
-    public let storePath: String
+    package let storePath: String
     /// The model given with `--model`, if any.
-    public let modelPath: String?
-    public let snapshot: StoreSnapshot
-    public let runner: FetchRunner
+    package let modelPath: String?
+    package let snapshot: StoreSnapshot
+    package let runner: FetchRunner
     /// The SQL debug log of this snapshot; `.trace` changes its level.
-    public let trace: SQLTrace
+    package let trace: SQLTrace
 
-    public var reader: ObjectReader { runner.reader }
-    public var model: ManagedObjectModel { runner.reader.model }
+    package var reader: ObjectReader { runner.reader }
+    package var model: ManagedObjectModel { runner.reader.model }
 
     /// Opens a private copy of `storePath` and reads its model; `traceLevel` 0 logs nothing.
-    public init(storePath: String, modelPath: String?, traceLevel: Int) throws {
+    package init(storePath: String, modelPath: String?, traceLevel: Int) throws {
         self.storePath = storePath
         self.modelPath = modelPath
         let trace = SQLTrace(level: traceLevel)
@@ -32,10 +32,10 @@ public final class ConsoleSession {
     }
 
     /// A new session on the same store and model: a fresh snapshot of what the app wrote since.
-    public func reloaded() throws -> ConsoleSession {
+    package func reloaded() throws -> ConsoleSession {
         try ConsoleSession(storePath: storePath, modelPath: modelPath, traceLevel: trace.level)
     }
 
     /// Entity names in the model's order, for listings and completion.
-    public var entityNames: [String] { model.entities.map(\.name) }
+    package var entityNames: [String] { model.entities.map(\.name) }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Where console text goes: a file descriptor (standard output, standard error, a `.output`
 /// file) or memory, for tests. Text is collected and written in large pieces; ``flush()`` runs
 /// after every command so results and errors appear in the order they happened.
-public final class ConsoleWriter {
+package final class ConsoleWriter {
     private enum Target {
         case descriptor(Int32, closesOnFinish: Bool)
         case memory
@@ -13,9 +13,9 @@ public final class ConsoleWriter {
     private var target: Target
     private var pending: [UInt8] = []
     /// Everything written to a memory writer.
-    public private(set) var captured = ""
+    package private(set) var captured = ""
     /// Set when a write failed (a closed pipe): later text is dropped instead of failing again.
-    public private(set) var isBroken = false
+    package private(set) var isBroken = false
     private static let chunk = 64 * 1024
 
     private init(target: Target) {
@@ -23,38 +23,38 @@ public final class ConsoleWriter {
     }
 
     /// A writer on `descriptor`; `closesOnFinish` closes it in ``finish()`` (a `.output` file).
-    public convenience init(descriptor: Int32, closesOnFinish: Bool = false) {
+    package convenience init(descriptor: Int32, closesOnFinish: Bool = false) {
         self.init(target: .descriptor(descriptor, closesOnFinish: closesOnFinish))
     }
 
     /// A writer that keeps its text in ``captured``.
-    public static func memory() -> ConsoleWriter {
+    package static func memory() -> ConsoleWriter {
         ConsoleWriter(target: .memory)
     }
 
     /// Whether the text reaches a terminal (row caps and prompts depend on it).
-    public var isTerminal: Bool {
+    package var isTerminal: Bool {
         if case .descriptor(let descriptor, _) = target { return isatty(descriptor) == 1 }
         return false
     }
 
     /// The width of the terminal the text reaches, or 120.
-    public var width: Int {
+    package var width: Int {
         if case .descriptor(let descriptor, _) = target { return Terminal.width(of: descriptor) }
         return 120
     }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         pending.append(contentsOf: text.utf8)
         if pending.count >= Self.chunk { flush() }
     }
 
     /// `text` and a line break, unless it already ends with one.
-    public func line(_ text: String) {
+    package func line(_ text: String) {
         write(text.hasSuffix("\n") ? text : text + "\n")
     }
 
-    public func flush() {
+    package func flush() {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
         switch target {
@@ -80,7 +80,7 @@ public final class ConsoleWriter {
     }
 
     /// Flushes, and closes a file opened for `.output`.
-    public func finish() {
+    package func finish() {
         flush()
         if case .descriptor(let descriptor, true) = target {
             close(descriptor)

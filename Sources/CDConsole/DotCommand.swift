@@ -1,11 +1,11 @@
 /// The console's dot-commands, with sqlite3's names where sqlite3 has one. The help text here is
 /// what `.help` prints and what the manual page repeats word for word.
-public struct DotCommand: Sendable {
+package struct DotCommand: Sendable {
     /// The name with its dot, `.schema`.
-    public let name: String
+    package let name: String
     /// The arguments as `.help` shows them, `[ENTITY]`.
-    public let arguments: String
-    public let help: String
+    package let arguments: String
+    package let help: String
     /// What completes the first argument.
     let argumentKind: ArgumentKind
 
@@ -15,7 +15,7 @@ public struct DotCommand: Sendable {
     }
 
     /// Every dot-command, in the order `.help` lists them.
-    public static let all: [DotCommand] = [
+    package static let all: [DotCommand] = [
         DotCommand(name: ".help", arguments: "", help: "Show this list of dot-commands.", argumentKind: .none),
         DotCommand(name: ".open", arguments: "STORE", help: "Close the store and open STORE, on a new private copy.",
                    argumentKind: .path),
@@ -59,12 +59,12 @@ public struct DotCommand: Sendable {
         DotCommand(name: ".exit", arguments: "", help: "Leave the console.", argumentKind: .none),
     ]
 
-    public static func named(_ name: String) -> DotCommand? {
+    package static func named(_ name: String) -> DotCommand? {
         all.first { $0.name == name }
     }
 
     /// The text of `.help`: usage and help, aligned.
-    public static var helpText: String {
+    package static var helpText: String {
         let usages = all.map { $0.arguments.isEmpty ? $0.name : $0.name + " " + $0.arguments }
         let width = usages.map(\.count).max() ?? 0
         var lines = zip(usages, all).map { usage, command in

@@ -72,8 +72,8 @@ struct AttributeRules {
 /// The error code Core Data raises when a validation predicate fails, read from its shape
 /// (errors.md §1.1): a length bound 1670/1660, a number bound 1620/1610, a date bound
 /// 1640/1630, `SELF MATCHES` 1680, anything else 1550.
-public enum ValidationRuleCode {
-    public static func code(for predicate: CDPredicate.Predicate) -> Int {
+package enum ValidationRuleCode {
+    package static func code(for predicate: CDPredicate.Predicate) -> Int {
         guard case .comparison(let comparison) = predicate, comparison.quantifier == .direct else { return 1550 }
         let lower = [ComparisonOperator.greaterOrEqual, .greater].contains(comparison.op)
         let upper = [ComparisonOperator.lessOrEqual, .less].contains(comparison.op)

@@ -5,7 +5,7 @@ import Foundation
 
 /// The store options an app passes to `addPersistentStore`, which decide the error it gets
 /// (reference/model-format.md §6.1, §6.3).
-public enum MigrationOptions: String, Sendable, Codable, CaseIterable {
+package enum MigrationOptions: String, Sendable, Codable, CaseIterable {
     /// `NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`,
     /// as CDQ, MagicalRecord and RHManagedObject set them.
     case infer
@@ -16,41 +16,41 @@ public enum MigrationOptions: String, Sendable, Codable, CaseIterable {
 }
 
 /// Whether a model opens a store, and if not what the app gets and how to fix it.
-public struct CompatibilityReport: Sendable, Encodable, Equatable {
+package struct CompatibilityReport: Sendable, Encodable, Equatable {
     /// A mapping model found next to the model, and the versions it connects.
-    public struct MappingLink: Sendable, Encodable, Equatable {
-        public var path: String
-        @NullEncoded public var sourceVersion: String?
-        @NullEncoded public var destinationVersion: String?
+    package struct MappingLink: Sendable, Encodable, Equatable {
+        package var path: String
+        @NullEncoded package var sourceVersion: String?
+        @NullEncoded package var destinationVersion: String?
         /// It maps the store's version to the version the app opens it with.
-        public var connectsStoreToCurrent: Bool
+        package var connectsStoreToCurrent: Bool
     }
 
-    public var store: String
-    public var model: String
-    public var options: MigrationOptions
+    package var store: String
+    package var model: String
+    package var options: MigrationOptions
     /// The version whose entity hashes equal the store's metadata, or nil.
-    @NullEncoded public var matchedVersion: String?
-    public var currentVersion: String
+    @NullEncoded package var matchedVersion: String?
+    package var currentVersion: String
     /// Where the old model of `changes` comes from: a version name, `cache` (the store's
     /// Z_MODELCACHE) or nil when there is none.
-    @NullEncoded public var oldModel: String?
-    public var compatible: Bool
+    @NullEncoded package var oldModel: String?
+    package var compatible: Bool
     /// The Cocoa error code the app gets with `options`, or nil when the store opens (possibly
     /// after a migration).
-    @NullEncoded public var expectedError: Int?
+    @NullEncoded package var expectedError: Int?
     /// Why, in one paragraph.
-    public var reason: String
-    public var changes: [CompatibilityChange]
-    public var mappingModels: [MappingLink]
+    package var reason: String
+    package var changes: [CompatibilityChange]
+    package var mappingModels: [MappingLink]
 
 }
 
 /// Compares a store with every version of a model (reference/model-format.md §6.3).
-public enum Compatibility {
+package enum Compatibility {
     /// Analyses the store at `storePath` against the model at `modelPath`. `versionName` is the
     /// version the app opens the store with (default: the current one). Reads a private copy.
-    public static func analyse(storePath: String, modelPath: String, versionName: String? = nil,
+    package static func analyse(storePath: String, modelPath: String, versionName: String? = nil,
                                options: MigrationOptions = .infer, trace: SQLTrace? = nil) throws -> CompatibilityReport {
         let versions = try ModelSource.versions(at: modelPath, trace: trace)
         let current = try ModelSource.chooseVersion(versions, named: versionName, path: modelPath)
@@ -59,7 +59,7 @@ public enum Compatibility {
     }
 
     /// The same on a snapshot already open (the console's), with the model's versions loaded.
-    public static func analyse(snapshot: StoreSnapshot, versions: [ModelVersion], current: ModelVersion,
+    package static func analyse(snapshot: StoreSnapshot, versions: [ModelVersion], current: ModelVersion,
                                modelPath: String, options: MigrationOptions = .infer) throws -> CompatibilityReport {
         let store = try StoreFacts.read(snapshot)
         let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL

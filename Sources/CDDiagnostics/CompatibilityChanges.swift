@@ -4,9 +4,9 @@ import Foundation
 
 /// One difference between the model that wrote a store and the model the app opens it with,
 /// and whether lightweight migration can infer it (reference/model-format.md §6.1–6.2).
-public struct CompatibilityChange: Sendable, Encodable, Equatable {
+package struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// What changed. The raw values are the JSON contract.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         case entityAdded, entityRemoved, entityRenamed, entityChanged, hierarchiesMerged
         case attributeAdded, attributeRemoved, attributeRenamed
         case relationshipAdded, relationshipRemoved, relationshipRenamed
@@ -15,15 +15,15 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
     }
 
     /// The entity in the new model (the old name for a removed entity or property).
-    public var entity: String
-    @NullEncoded public var property: String?
-    public var kind: Kind
+    package var entity: String
+    @NullEncoded package var property: String?
+    package var kind: Kind
     /// What differs, in words.
-    public var detail: String
+    package var detail: String
     /// Whether an inferred mapping model can carry the store across this change.
-    public var inferable: Bool
+    package var inferable: Bool
     /// How to make the change migrate, or what it needs.
-    public var fix: String
+    package var fix: String
     /// The entity's name in the old model, whose rows the store holds (not encoded).
     var sourceEntity: String?
     /// A new non-optional property without a default: every existing row lacks a value, and the
@@ -35,7 +35,7 @@ public struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// validation after the migration (model-format.md §6.3 step 3; not encoded).
     var failsWhereNull = false
 
-    public init(entity: String, property: String? = nil, kind: Kind, detail: String, inferable: Bool, fix: String) {
+    package init(entity: String, property: String? = nil, kind: Kind, detail: String, inferable: Bool, fix: String) {
         self.entity = entity
         self.property = property
         self.kind = kind

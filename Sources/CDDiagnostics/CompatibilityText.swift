@@ -1,8 +1,8 @@
 import CDBase
 
 /// The text form of a ``CompatibilityReport``: the verdict first, then each change with its fix.
-public enum CompatibilityText {
-    public static func render(_ report: CompatibilityReport) -> String {
+package enum CompatibilityText {
+    package static func render(_ report: CompatibilityReport) -> String {
         var summary = TextTable(columns: 2)
         summary.add(["Store:", report.store])
         summary.add(["Model:", report.model])

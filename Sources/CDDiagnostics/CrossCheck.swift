@@ -5,88 +5,88 @@ import Foundation
 import GRDB
 
 /// What `explain --store/--model` found when it checked a dump against real files.
-public struct CrossCheck: Sendable, Codable {
-    @NullEncoded public var store: String?
+package struct CrossCheck: Sendable, Codable {
+    @NullEncoded package var store: String?
     /// The store's `Z_UUID`.
-    @NullEncoded public var storeUUID: String?
+    @NullEncoded package var storeUUID: String?
     /// Whether the dump's store UUID (from an object URI or the metadata) is this store's.
-    @NullEncoded public var uuidMatches: Bool?
-    @NullEncoded public var model: String?
+    @NullEncoded package var uuidMatches: Bool?
+    @NullEncoded package var model: String?
     /// One check per validation error of the dump.
-    public var rows: [RowCheck] = []
-    @NullEncoded public var hashes: HashCheck?
+    package var rows: [RowCheck] = []
+    @NullEncoded package var hashes: HashCheck?
     /// Every object ID the dump names (validation errors, merge conflicts, faults), looked up.
-    public var objects: [ObjectCheck] = []
+    package var objects: [ObjectCheck] = []
     /// The findings as sentences, in the order they were made.
-    public var notes: [String] = []
+    package var notes: [String] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// A validation error checked against the store's rows and the model.
-public struct RowCheck: Sendable, Codable {
-    public var entity: String
-    public var key: String
+package struct RowCheck: Sendable, Codable {
+    package var entity: String
+    package var key: String
     /// The object URI the dump names.
-    @NullEncoded public var object: String?
+    @NullEncoded package var object: String?
     /// Whether the row of a permanent object ID exists (`null` for temporary IDs).
-    @NullEncoded public var objectFound: Bool?
+    @NullEncoded package var objectFound: Bool?
     /// Whether that row holds NULL for the key.
-    @NullEncoded public var objectValueIsNull: Bool?
+    @NullEncoded package var objectValueIsNull: Bool?
     /// Object URIs of rows of the entity (and its sub-entities) whose key is NULL, at most
     /// ``CrossChecker/rowLimit``.
-    public var nullRows: [String] = []
-    @NullEncoded public var nullRowCount: Int?
+    package var nullRows: [String] = []
+    @NullEncoded package var nullRowCount: Int?
     /// Whether the model marks the property optional.
-    @NullEncoded public var optionalInModel: Bool?
+    @NullEncoded package var optionalInModel: Bool?
 }
 
 /// An object ID of the dump looked up in the store by its entity's `Z_ENT` and its `Z_PK`.
-public struct ObjectCheck: Sendable, Codable {
-    public var uri: String
+package struct ObjectCheck: Sendable, Codable {
+    package var uri: String
     /// `exists`; `deleted` (no row, but the key is at or below the entity's `Z_MAX`, so it was
     /// allocated); `never allocated` (above `Z_MAX`); `temporary` (never saved); `unknown entity`
     /// (not in `Z_PRIMARYKEY`); `other store` (the URI's store UUID is not this store's).
-    public var verdict: String
+    package var verdict: String
     /// The row's `Z_OPT`, the version counter a merge conflict compares (errors.md §5.10).
-    @NullEncoded public var version: Int?
+    @NullEncoded package var version: Int?
 }
 
 /// The version hashes of a 134100/134130 dump compared with a store and a model.
-public struct HashCheck: Sendable, Codable {
+package struct HashCheck: Sendable, Codable {
     /// Whether the dump's hashes equal the store's metadata hashes: true only when every hash
     /// was compared in full, false when any differs (in full or in its visible bytes), null
     /// when nothing was compared or only the visible bytes of cut-short hashes agree.
-    @NullEncoded public var dumpMatchesStore: Bool?
+    @NullEncoded package var dumpMatchesStore: Bool?
     /// How far the comparison went: `full`, `visibleBytes` (some hashes are cut short and their
     /// visible bytes agree), `cannotTell` (a cut-short hash shows no bytes), or null without one.
-    @NullEncoded public var comparison: String?
+    @NullEncoded package var comparison: String?
     /// Entities whose hash differs between the dump and the store, or that only one of them has.
-    public var differingEntities: [String] = []
-    public var versions: [VersionMatch] = []
+    package var differingEntities: [String] = []
+    package var versions: [VersionMatch] = []
     /// The model version whose hashes equal the store's (the version that wrote it).
-    @NullEncoded public var storeWrittenBy: String?
+    @NullEncoded package var storeWrittenBy: String?
     /// The model version whose hashes equal the dump's.
-    @NullEncoded public var dumpWrittenBy: String?
+    @NullEncoded package var dumpWrittenBy: String?
 }
 
 /// How one model version's entity hashes compare with the dump's and the store's.
-public struct VersionMatch: Sendable, Codable {
-    public var name: String
-    public var current: Bool
-    @NullEncoded public var matchesDump: Bool?
-    @NullEncoded public var matchesStore: Bool?
+package struct VersionMatch: Sendable, Codable {
+    package var name: String
+    package var current: Bool
+    @NullEncoded package var matchesDump: Bool?
+    @NullEncoded package var matchesStore: Bool?
     /// Entities whose hash differs from the store's (or the dump's, without a store).
-    public var differingEntities: [String] = []
+    package var differingEntities: [String] = []
 }
 
 /// Checks a parsed dump against a store and a model, never writing to either (the store is
 /// read through ``StoreSnapshot``'s private copy).
-public enum CrossChecker {
+package enum CrossChecker {
     /// Rows listed per validation error.
-    public static let rowLimit = 20
+    package static let rowLimit = 20
 
-    public static func check(_ finding: ErrorFinding, storePath: String?, modelPath: String?) throws -> CrossCheck {
+    package static func check(_ finding: ErrorFinding, storePath: String?, modelPath: String?) throws -> CrossCheck {
         var result = CrossCheck()
         result.store = storePath
         result.model = modelPath

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The error domain a code belongs to.
-public enum ErrorDomain: String, Sendable, Codable, CaseIterable {
+package enum ErrorDomain: String, Sendable, Codable, CaseIterable {
     case cocoa = "NSCocoaErrorDomain"
     case sqlite = "NSSQLiteErrorDomain"
     case posix = "NSPOSIXErrorDomain"
@@ -9,21 +9,21 @@ public enum ErrorDomain: String, Sendable, Codable, CaseIterable {
 
 /// One error code: what it is called, what it means, why it usually happens, which cdstore
 /// command shows the cause, how to fix it and where the troubleshooting page covers it.
-public struct CatalogueEntry: Sendable, Codable, Equatable {
-    public let code: Int
-    public let domain: ErrorDomain
+package struct CatalogueEntry: Sendable, Codable, Equatable {
+    package let code: Int
+    package let domain: ErrorDomain
     /// The SDK constant (`NSValidationMissingMandatoryPropertyError`, `SQLITE_BUSY`).
-    public let name: String
-    public let meaning: String
+    package let name: String
+    package let meaning: String
     /// Core Data's English `localizedDescription`, with `%{PROPERTY}@` for the property name;
     /// `nil` when none is known (reference/errors.md §1). Used to recognise a key in a dump
     /// that lost its userInfo.
-    public let message: String?
-    public let causes: [String]
+    package let message: String?
+    package let causes: [String]
     /// cdstore command lines that show the cause (`STORE`, `MODEL` and `Entity` are placeholders).
-    public let diagnose: [String]
-    public let fixes: [String]
-    public let section: TroubleshootingSection
+    package let diagnose: [String]
+    package let fixes: [String]
+    package let section: TroubleshootingSection
 }
 
 /// Every error code of reference/errors.md (§1 Core Data's header and the codes outside it, §4
@@ -32,12 +32,12 @@ public struct CatalogueEntry: Sendable, Codable, Equatable {
 /// The catalogue is data: `explain CODE` prints an entry, and `explain -` picks entries for the
 /// codes it finds in a dump. Codes are unique across domains, so a bare number is enough to
 /// look one up.
-public enum ErrorCatalogue {
-    public static func entry(code: Int) -> CatalogueEntry? { byCode[code] }
+package enum ErrorCatalogue {
+    package static func entry(code: Int) -> CatalogueEntry? { byCode[code] }
 
     /// Looks up a number (`1570`), a constant name (`NSValidationMissingMandatoryPropertyError`,
     /// `SQLITE_BUSY`, case-insensitive) or a domain-qualified code (`NSSQLiteErrorDomain:5`).
-    public static func lookup(_ text: String) -> CatalogueEntry? {
+    package static func lookup(_ text: String) -> CatalogueEntry? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let code = Int(trimmed) { return entry(code: code) }
         if let colon = trimmed.lastIndex(of: ":"), let code = Int(trimmed[trimmed.index(after: colon)...]) {
@@ -49,7 +49,7 @@ public enum ErrorCatalogue {
 
     /// For an SQLite extended result code that is not listed itself (`266`, `1034`): the entry of
     /// its primary code, the low byte (reference/errors.md §4).
-    public static func sqlitePrimary(of code: Int) -> CatalogueEntry? {
+    package static func sqlitePrimary(of code: Int) -> CatalogueEntry? {
         guard code > 255, code < 65_536, let primary = entry(code: code & 0xFF), primary.domain == .sqlite else { return nil }
         return primary
     }
@@ -57,7 +57,7 @@ public enum ErrorCatalogue {
     /// An entry for an SQLite extended result code that is not listed itself, built from its
     /// primary code's entry (`266` → `SQLITE_IOERR`); `nil` when the low byte is not a listed
     /// SQLite code.
-    public static func sqliteExtended(_ code: Int) -> CatalogueEntry? {
+    package static func sqliteExtended(_ code: Int) -> CatalogueEntry? {
         guard entry(code: code) == nil, let primary = sqlitePrimary(of: code) else { return nil }
         return CatalogueEntry(code: code, domain: .sqlite, name: "\(primary.name) (extended code \(code) = \(primary.code) + \(code >> 8)·256)",
                               meaning: primary.meaning, message: nil, causes: primary.causes, diagnose: primary.diagnose,
@@ -103,7 +103,7 @@ public enum ErrorCatalogue {
     ]
 
     /// The catalogue, in code order within each domain.
-    public static let entries: [CatalogueEntry] = cocoaValidation + cocoaStore + cocoaOther + fileErrors + sqliteCodes
+    package static let entries: [CatalogueEntry] = cocoaValidation + cocoaStore + cocoaOther + fileErrors + sqliteCodes
 
     private static let cocoaValidation: [CatalogueEntry] = [
         cocoa(1550, "NSManagedObjectValidationError", "A generic validation failure: a custom validate method or a validation predicate rejected a value, or an object points at an invalid object.",

@@ -2,17 +2,17 @@ import Foundation
 
 /// What a pasted dump holds: every error found at the top level (nested ones hang below them),
 /// which of them the explanation is about, and whether the paste was cut short.
-public struct DumpReading: Sendable {
-    public var errors: [ErrorFinding]
+package struct DumpReading: Sendable {
+    package var errors: [ErrorFinding]
     /// Index into ``errors`` of the error to explain: the first Core Data (`NSCocoaErrorDomain`)
     /// error, else the first SQLite one, else the first.
-    public var primaryIndex: Int
+    package var primaryIndex: Int
     /// The paste contains a cut (`[…]`, as reference/errors.md marks them) or ends inside an
     /// unclosed userInfo dictionary.
-    public var truncated: Bool
+    package var truncated: Bool
 
-    public var primary: ErrorFinding { errors[primaryIndex] }
-    public var others: [ErrorFinding] { errors.enumerated().filter { $0.offset != primaryIndex }.map(\.element) }
+    package var primary: ErrorFinding { errors[primaryIndex] }
+    package var others: [ErrorFinding] { errors.enumerated().filter { $0.offset != primaryIndex }.map(\.element) }
 }
 
 /// Reads pasted NSError descriptions and Core Data console logs into ``ErrorFinding``s.
@@ -25,9 +25,9 @@ public struct DumpReading: Sendable {
 /// therefore finds error headers, delimits each one's userInfo by bracket matching (running to the
 /// end of the text when the paste is cut), and reads keys from the part of each region that does
 /// not belong to a nested error. It never fails: anything it cannot read is left `nil`.
-public enum ErrorDumpParser {
+package enum ErrorDumpParser {
     /// Parses `text`; `nil` when it holds nothing that identifies an error.
-    public static func parse(_ text: String) -> DumpReading? {
+    package static func parse(_ text: String) -> DumpReading? {
         let limited = text.utf8.count > maximumInput
         let (source, cut) = normalise(limited ? String(decoding: text.utf8.prefix(maximumInput), as: UTF8.self) : text)
         var truncated = cut || limited

@@ -5,46 +5,46 @@ import Foundation
 
 /// What `cdstore explain` prints: the catalogue entry of one code and, for a pasted dump, what the
 /// dump says about this very case. This is the `--json` contract; every key is always present.
-public struct Explanation: Sendable, Codable {
-    public var code: Int
-    public var domain: String
-    public var name: String
+package struct Explanation: Sendable, Codable {
+    package var code: Int
+    package var domain: String
+    package var name: String
     /// `false` when the code is not in the catalogue (the rest then comes from its range).
-    public var known: Bool
-    public var meaning: String
-    public var causes: [String]
-    public var diagnose: [String]
-    public var fixes: [String]
+    package var known: Bool
+    package var meaning: String
+    package var causes: [String]
+    package var diagnose: [String]
+    package var fixes: [String]
     /// The troubleshooting section title, and the full pointer to it.
-    public var section: String
-    public var reference: String
+    package var section: String
+    package var reference: String
     /// Sentences about this case (empty for `explain CODE`).
-    public var summary: [String]
+    package var summary: [String]
     /// The parsed dump (`null` for `explain CODE`).
-    @NullEncoded public var finding: ErrorFinding?
+    @NullEncoded package var finding: ErrorFinding?
     /// Other errors pasted alongside the explained one (a POSIX error next to SQLite lines).
-    public var otherErrors: [ErrorFinding]
+    package var otherErrors: [ErrorFinding]
     /// Every other code the dump mentions: SQLite codes, detailed and underlying errors.
-    public var related: [RelatedCode]
-    public var truncated: Bool
+    package var related: [RelatedCode]
+    package var truncated: Bool
     /// What `--store`/`--model` found (`null` without them).
-    @NullEncoded public var crossCheck: CrossCheck?
+    @NullEncoded package var crossCheck: CrossCheck?
 
     /// The explanation of a code or constant name (1570, 134100, SQLITE_BUSY, an extended SQLite
     /// code), or `nil` when the catalogue does not know it.
-    public static func of(code: String) -> Explanation? {
+    package static func of(code: String) -> Explanation? {
         if let entry = ErrorCatalogue.lookup(code) { return Explanation(entry: entry) }
         if let number = Int(code), let entry = ErrorCatalogue.sqliteExtended(number) { return Explanation(entry: entry) }
         return nil
     }
 
     /// What to say about a code the catalogue does not know.
-    public static func unknownCodeMessage(_ code: String) -> String {
+    package static func unknownCodeMessage(_ code: String) -> String {
         "unknown error code \"\(code)\": not in cdstore's catalogue (see \(TroubleshootingSection.manPage))"
     }
 
     /// The explanation of a bare code.
-    public init(entry: CatalogueEntry) {
+    package init(entry: CatalogueEntry) {
         code = entry.code
         domain = entry.domain.rawValue
         name = entry.name
@@ -64,7 +64,7 @@ public struct Explanation: Sendable, Codable {
     }
 
     /// The explanation of a pasted dump: its primary error's entry and the case's details.
-    public init(reading: DumpReading) {
+    package init(reading: DumpReading) {
         let primary = reading.primary
         let entry = Self.entry(code: primary.code ?? 0, domain: primary.domain)
         self.init(entry: entry)
@@ -216,14 +216,14 @@ public struct Explanation: Sendable, Codable {
 }
 
 /// Another code a dump mentions, with its catalogue entry's name, meaning and section.
-public struct RelatedCode: Sendable, Codable {
-    public var code: Int
-    public var domain: String
-    public var name: String
-    public var meaning: String
-    public var section: String
+package struct RelatedCode: Sendable, Codable {
+    package var code: Int
+    package var domain: String
+    package var name: String
+    package var meaning: String
+    package var section: String
     /// How it appears: `sqlite` (an SQLite code in userInfo), `detailed`, `underlying` or `other`.
-    public var via: String
+    package var via: String
 
     init(code: Int, domain: String, entry: CatalogueEntry, via: String) {
         self.code = code

@@ -3,8 +3,8 @@ import Foundation
 /// The text form of an ``Explanation``: the code and its meaning, what the dump says about this
 /// case, what `--store`/`--model` found, then causes, commands, fixes and the troubleshooting
 /// section.
-public enum ExplanationText {
-    public static func render(_ explanation: Explanation) -> String {
+package enum ExplanationText {
+    package static func render(_ explanation: Explanation) -> String {
         var out: [String] = []
         out.append("\(explanation.code) \(explanation.name) (\(explanation.domain))")
         out.append(explanation.meaning)

@@ -13,17 +13,17 @@ import FoundationXML
 /// XML store whose one `XDDEVMAPPINGMODEL` object holds the paths of both `.xcdatamodel`s; it
 /// also archives both models (`sourcemodeldata`, `destinationmodeldata`), but as Xcode's
 /// design-time `XDPMModel` class, which cdstore does not decode, so there the path names the version.
-public struct MigrationMappingModel: Sendable, Equatable {
+package struct MigrationMappingModel: Sendable, Equatable {
     /// The `.cdm` file or `.xcmappingmodel` folder.
-    public var path: String
+    package var path: String
     /// The version name in the source model's path (`Model2` for `…/Model2.xcdatamodel`), if recorded.
-    public var sourcePathVersion: String?
-    public var destinationPathVersion: String?
+    package var sourcePathVersion: String?
+    package var destinationPathVersion: String?
     /// Entity name → version hash of each side; empty when the file records none.
-    public var sourceHashes: [String: Data]
-    public var destinationHashes: [String: Data]
+    package var sourceHashes: [String: Data]
+    package var destinationHashes: [String: Data]
 
-    public init(path: String, sourcePathVersion: String? = nil, destinationPathVersion: String? = nil,
+    package init(path: String, sourcePathVersion: String? = nil, destinationPathVersion: String? = nil,
                 sourceHashes: [String: Data] = [:], destinationHashes: [String: Data] = [:]) {
         self.path = path
         self.sourcePathVersion = sourcePathVersion
@@ -34,11 +34,11 @@ public struct MigrationMappingModel: Sendable, Equatable {
 
     /// The version of `versions` this mapping starts from: by hashes when recorded (a `.cdm` holds
     /// only the hashes of the entities it maps, so those must agree), else by the path's name.
-    public func sourceVersion(in versions: [ModelVersion]) -> String? {
+    package func sourceVersion(in versions: [ModelVersion]) -> String? {
         Self.version(hashes: sourceHashes, pathName: sourcePathVersion, in: versions)
     }
 
-    public func destinationVersion(in versions: [ModelVersion]) -> String? {
+    package func destinationVersion(in versions: [ModelVersion]) -> String? {
         Self.version(hashes: destinationHashes, pathName: destinationPathVersion, in: versions)
     }
 
@@ -55,16 +55,16 @@ public struct MigrationMappingModel: Sendable, Equatable {
 }
 
 /// Finds and reads mapping models (`.cdm`, `.xcmappingmodel`).
-public enum MigrationMappingModelReader {
+package enum MigrationMappingModelReader {
     /// Why a mapping model could not be read. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        public let description: String
-        public var message: String { description }
+    package struct Failure: UserFacingError, Sendable {
+        package let description: String
+        package var message: String { description }
     }
 
     /// Mapping models next to the model at `modelURL` (in the same folder) and, for a bundle
     /// folder (`.xcdatamodeld`, `.momd`), inside it, where Xcode compiles `.cdm` files. Sorted by path.
-    public static func find(near modelURL: URL) -> [URL] {
+    package static func find(near modelURL: URL) -> [URL] {
         var folders = [modelURL.deletingLastPathComponent()]
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: modelURL.path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -79,7 +79,7 @@ public enum MigrationMappingModelReader {
     }
 
     /// Reads a `.cdm` file or an `.xcmappingmodel` folder (or its `xcmapping.xml`).
-    public static func read(at url: URL) throws -> MigrationMappingModel {
+    package static func read(at url: URL) throws -> MigrationMappingModel {
         if url.pathExtension == "cdm" {
             return try readCompiled(url)
         }

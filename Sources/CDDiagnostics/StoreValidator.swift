@@ -14,12 +14,12 @@ import GRDB
 /// `Z_MAX` below the largest `Z_PK`, missing and orphaned external-data files, the metadata
 /// digest and checksum, the model cache against the metadata, and SQLite's integrity check.
 /// Rows stream through ``ObjectReader``; only the failures are kept.
-public enum StoreValidator {
+package enum StoreValidator {
     /// Offenders kept per integrity problem, and validation failures kept in all; the counts go on.
-    public static let exampleLimit = 5
-    public static let failureLimit = 10_000
+    package static let exampleLimit = 5
+    package static let failureLimit = 10_000
 
-    public static func validate(_ snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws -> ValidationReport {
+    package static func validate(_ snapshot: StoreSnapshot, model: ManagedObjectModel? = nil) throws -> ValidationReport {
         let reader = try ObjectReader(snapshot: snapshot, model: model)
         var report = ValidationReport(store: snapshot.files.main.path)
         try checkObjects(reader, into: &report)

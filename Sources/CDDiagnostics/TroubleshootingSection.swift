@@ -2,7 +2,7 @@
 ///
 /// Each raw value is the exact `.SS` title in that page, so an explanation can say where to
 /// read on and a test can check that every section it names exists.
-public enum TroubleshootingSection: String, Sendable, Codable, CaseIterable {
+package enum TroubleshootingSection: String, Sendable, Codable, CaseIterable {
     case requiredValue = "Required value missing (1570, 1560)"
     case validation = "Other validation failures (1550-1690)"
     case constraint = "Uniqueness constraint violated (1551, 133021, 134111)"
@@ -27,8 +27,8 @@ public enum TroubleshootingSection: String, Sendable, Codable, CaseIterable {
     case fileErrors = "File errors (4, 256-640)"
 
     /// The manual page that holds the sections.
-    public static let manPage = "cdstore-troubleshooting(7)"
+    package static let manPage = "cdstore-troubleshooting(7)"
 
     /// "cdstore-troubleshooting(7), section "…"", the pointer every explanation ends with.
-    public var reference: String { "\(Self.manPage), section \"\(rawValue)\"" }
+    package var reference: String { "\(Self.manPage), section \"\(rawValue)\"" }
 }

@@ -3,18 +3,18 @@ import Foundation
 
 /// What `cdstore validate` found: Core Data's validation errors row by row, and the store's
 /// integrity problems. Its JSON form is the `validate --json` contract: every key always present.
-public struct ValidationReport: Sendable, Codable, Equatable {
-    public var store: String
+package struct ValidationReport: Sendable, Codable, Equatable {
+    package var store: String
     /// Objects checked, over every entity.
-    public var objects: Int
+    package var objects: Int
     /// One entry per invalid object: the error itself, or a 1560 holding several in `errors`.
-    public var errors: [ValidationFailure]
-    public var integrity: [IntegrityProblem]
+    package var errors: [ValidationFailure]
+    package var integrity: [IntegrityProblem]
     /// Rules the model states that cdstore cannot evaluate (validation predicates over other
     /// key paths, say), so a clean report does not claim more than was checked.
-    public var notChecked: [String]
+    package var notChecked: [String]
 
-    public init(store: String, objects: Int = 0, errors: [ValidationFailure] = [], integrity: [IntegrityProblem] = [],
+    package init(store: String, objects: Int = 0, errors: [ValidationFailure] = [], integrity: [IntegrityProblem] = [],
                 notChecked: [String] = []) {
         self.store = store
         self.objects = objects
@@ -24,24 +24,24 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     }
 
     /// Whether anything is wrong (the command's exit status 1).
-    public var hasProblems: Bool { !errors.isEmpty || !integrity.isEmpty }
+    package var hasProblems: Bool { !errors.isEmpty || !integrity.isEmpty }
 }
 
 /// A validation error as Core Data would raise it on save: its code, the entity, the key, the
 /// object's URI, the offending value and Core Data's message. Code 1560 wraps several errors of
 /// one object in `errors`, as `NSDetailedErrors` does (errors.md §1.1, §5.8).
-public struct ValidationFailure: Sendable, Codable, Equatable {
-    public var code: Int
-    public var entity: String
+package struct ValidationFailure: Sendable, Codable, Equatable {
+    package var code: Int
+    package var entity: String
     /// The property, or nil for a 1560 wrapper.
-    @NullEncoded public var key: String?
-    public var object: String
+    @NullEncoded package var key: String?
+    package var object: String
     /// The stored value as text (nil for NULL, and for a 1560 wrapper).
-    @NullEncoded public var value: String?
-    public var message: String
-    public var errors: [ValidationFailure]
+    @NullEncoded package var value: String?
+    package var message: String
+    package var errors: [ValidationFailure]
 
-    public init(code: Int, entity: String, key: String?, object: String, value: String?, message: String,
+    package init(code: Int, entity: String, key: String?, object: String, value: String?, message: String,
                 errors: [ValidationFailure] = []) {
         self.code = code
         self.entity = entity
@@ -55,9 +55,9 @@ public struct ValidationFailure: Sendable, Codable, Equatable {
 }
 
 /// A problem with the store itself rather than with one object's values.
-public struct IntegrityProblem: Sendable, Codable, Equatable {
+package struct IntegrityProblem: Sendable, Codable, Equatable {
     /// What kind of problem, a stable word for scripts.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         /// A to-one foreign key holds a Z_PK with no row in the destination table.
         case danglingToOne
         /// A many-to-many join-table row holds a Z_PK with no row.
@@ -88,18 +88,18 @@ public struct IntegrityProblem: Sendable, Codable, Equatable {
         case unreadableModelCache
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The entity concerned, when there is one.
-    @NullEncoded public var entity: String?
+    @NullEncoded package var entity: String?
     /// The property or table concerned, when there is one.
-    @NullEncoded public var key: String?
+    @NullEncoded package var key: String?
     /// How many rows or files.
-    public var count: Int
+    package var count: Int
     /// The first offenders: object URIs, file names or SQLite's messages.
-    public var examples: [String]
-    public var message: String
+    package var examples: [String]
+    package var message: String
 
-    public init(kind: Kind, entity: String? = nil, key: String? = nil, count: Int, examples: [String] = [], message: String) {
+    package init(kind: Kind, entity: String? = nil, key: String? = nil, count: Int, examples: [String] = [], message: String) {
         self.kind = kind
         self.entity = entity
         self.key = key

@@ -3,8 +3,8 @@ import Foundation
 
 /// The text of a ``ValidationReport``: validation errors grouped by entity and rule with counts
 /// and the first offenders, then integrity problems, then what could not be checked.
-public enum ValidationText {
-    public static func render(_ report: ValidationReport) -> String {
+package enum ValidationText {
+    package static func render(_ report: ValidationReport) -> String {
         var lines = ["Store: \(report.store)", "Checked \(plural(report.objects, "object", grouping: false)) against the model's validation rules.", ""]
         let flat = report.errors.flatMap { $0.code == 1560 ? $0.errors : [$0] }
         lines.append("Validation errors")

@@ -39,12 +39,12 @@ import Foundation
 /// `limit`, `offset` or `[…]`; `limit(0)` means no limit, as `fetchLimit` 0 does; a sort order
 /// must start with `asc` or `desc` (CDQ takes anything else as ascending); dates without a zone are
 /// UTC, as `CAST("…", "NSDate")` reads them, except `Time.local`'s.
-public enum CDQParser {
+package enum CDQParser {
     /// Deeper nesting of `cdq(…)` conditions is an error instead of a stack overflow.
-    public static let maximumNesting = 100
+    package static let maximumNesting = 100
 
     /// Parses `text`. `now` is the value of `Time.now` (and `NSDate.date`, `Time.new`).
-    public static func parse(_ text: String, now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
+    package static func parse(_ text: String, now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
         var parser = CDQChainParser(text: text, tokens: try CDQTokenizer.tokenize(text), now: now)
         return try parser.parseWhole()
     }

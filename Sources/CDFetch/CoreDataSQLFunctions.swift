@@ -24,15 +24,15 @@ import GRDB
 /// `NSCollateNumericallyNoCase` (case-insensitive, digit runs by value),
 /// `NSCollateLocaleSensitive` (`localizedCompare:`), `NSCollateLocaleSensitiveNoCase`
 /// (`localizedCaseInsensitiveCompare:`) and `NSCollateFinderlike` (`localizedStandardCompare:`).
-public enum CoreDataSQLFunctions {
+package enum CoreDataSQLFunctions {
     /// Option bits of the functions' `flags` argument.
-    public typealias Flag = StringMatching.Flag
+    package typealias Flag = StringMatching.Flag
 
     /// The fourth argument of `NSCoreDataStringSearch`.
-    public typealias SearchOperation = StringMatching.SearchOperation
+    package typealias SearchOperation = StringMatching.SearchOperation
 
     /// Registers every function and collation on `db`.
-    public static func register(in db: Database) {
+    package static func register(in db: Database) {
         db.add(function: DatabaseFunction("NSCoreDataLike", argumentCount: 3, pure: true) { values in
             guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
             return StringMatching.like(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)

@@ -3,19 +3,19 @@ import CDPredicate
 /// What a query asks of a store, whichever syntax it was written in (an NSPredicate with
 /// `--entity`/`--where`, `Entity where …`, or a CDQ chain): the equivalent of an
 /// `NSFetchRequest`, which ``FetchSQL`` turns into Core Data's SQL.
-public struct FetchRequest: Sendable, Equatable {
+package struct FetchRequest: Sendable, Equatable {
     /// The entity fetched; its sub-entities are included, as Core Data includes them.
-    public var entity: String
-    public var predicate: CDPredicate.Predicate?
-    public var sortDescriptors: [SortDescriptor]
-    public var limit: Int?
-    public var offset: Int?
-    public var result: FetchResultKind
+    package var entity: String
+    package var predicate: CDPredicate.Predicate?
+    package var sortDescriptors: [SortDescriptor]
+    package var limit: Int?
+    package var offset: Int?
+    package var result: FetchResultKind
     /// CDQ's `last`: the final `limit` objects of the sorted result rather than the first ones.
     /// Like CDQ, cdstore counts first and turns this into an offset.
-    public var takesLast: Bool
+    package var takesLast: Bool
 
-    public init(entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    package init(entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
                 limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false) {
         self.entity = entity
         self.predicate = predicate
@@ -29,12 +29,12 @@ public struct FetchRequest: Sendable, Equatable {
 
 /// An `NSSortDescriptor`: a key path, a direction and the comparison selector, which decides the
 /// SQL collation (sqldebug.md §5, "Sort descriptors").
-public struct SortDescriptor: Sendable, Equatable {
-    public var keyPath: String
-    public var ascending: Bool
-    public var comparison: SortComparison
+package struct SortDescriptor: Sendable, Equatable {
+    package var keyPath: String
+    package var ascending: Bool
+    package var comparison: SortComparison
 
-    public init(keyPath: String, ascending: Bool = true, comparison: SortComparison = .compare) {
+    package init(keyPath: String, ascending: Bool = true, comparison: SortComparison = .compare) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
@@ -43,7 +43,7 @@ public struct SortDescriptor: Sendable, Equatable {
 
 /// The selectors Core Data accepts in a sort descriptor of an SQLite fetch, each with the
 /// collation it emits (`nil`: SQLite's binary order).
-public enum SortComparison: String, Sendable, Equatable, CaseIterable {
+package enum SortComparison: String, Sendable, Equatable, CaseIterable {
     case compare = "compare:"
     case caseInsensitiveCompare = "caseInsensitiveCompare:"
     case localizedCompare = "localizedCompare:"
@@ -52,7 +52,7 @@ public enum SortComparison: String, Sendable, Equatable, CaseIterable {
     /// A numeric, case-insensitive `compare:options:` (`NSCaseInsensitiveSearch | NSNumericSearch`).
     case numericCaseInsensitiveCompare = "compare:options:"
 
-    public var collation: String? {
+    package var collation: String? {
         switch self {
         case .compare: return nil
         case .caseInsensitiveCompare: return "NSCollateNoCase"
@@ -66,7 +66,7 @@ public enum SortComparison: String, Sendable, Equatable, CaseIterable {
 
 /// What a fetch returns: objects (`NSManagedObjectResultType`), a count (`NSCountResultType`),
 /// distinct values of some key paths, or one aggregate over the matching objects.
-public enum FetchResultKind: Sendable, Equatable {
+package enum FetchResultKind: Sendable, Equatable {
     case objects
     case count
     /// `returnsDistinctResults` with `propertiesToFetch` (RHManagedObject's `distinctValues`).
@@ -76,7 +76,7 @@ public enum FetchResultKind: Sendable, Equatable {
 }
 
 /// The aggregate functions of `NSExpression(forFunction:)` that Core Data runs in SQL.
-public enum AggregateFunction: String, Sendable, Equatable, CaseIterable {
+package enum AggregateFunction: String, Sendable, Equatable, CaseIterable {
     case sum, average, min, max, count
 }
 
@@ -85,7 +85,7 @@ extension SortDescriptor {
     /// `desc`/`asc`, and one comparison: `nocase` (`caseInsensitiveCompare:`), `numeric`
     /// (numeric, case-insensitive), `localized` (`localizedCompare:`), `localizednocase`
     /// (`localizedCaseInsensitiveCompare:`), `standard` (`localizedStandardCompare:`).
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.lowercased() }
         guard let key = text.split(separator: ":").first, !key.isEmpty else { return nil }
         self.init(keyPath: String(key))
@@ -106,7 +106,7 @@ extension SortDescriptor {
 
 extension FetchResultKind {
     /// `sum:KEY`, `avg:KEY` (or `average:`), `min:KEY`, `max:KEY`, `count:KEY`.
-    public init?(aggregate text: String) {
+    package init?(aggregate text: String) {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[1].isEmpty else { return nil }
         let function: AggregateFunction

@@ -7,11 +7,11 @@ import GRDB
 /// Runs ``FetchRequest``s on a store: translates them with ``FetchSQL``, runs the statement on
 /// the snapshot's read-only copy with Core Data's SQL functions registered, logs it to the
 /// snapshot's ``SQLTrace`` and streams the results.
-public final class FetchRunner {
-    public let reader: ObjectReader
-    public let translator: FetchSQL
+package final class FetchRunner {
+    package let reader: ObjectReader
+    package let translator: FetchSQL
 
-    public init(reader: ObjectReader) {
+    package init(reader: ObjectReader) {
         self.reader = reader
         translator = FetchSQL(model: reader.model, mapping: reader.mapping)
         reader.snapshot.database.inDatabase { db in CoreDataSQLFunctions.register(in: db) }
@@ -19,7 +19,7 @@ public final class FetchRunner {
 
     /// The statement that runs for `request`. For CDQ's `last`, the matching objects are counted
     /// first (as CDQ does) and the offset set so that the final `limit` objects come back.
-    public func statement(for request: FetchRequest) throws -> FetchStatement {
+    package func statement(for request: FetchRequest) throws -> FetchStatement {
         guard request.takesLast, request.result == .objects else { return try translator.statement(for: request) }
         let total = try count(FetchRequest(entity: request.entity, predicate: request.predicate, result: .count))
         var resolved = request
@@ -31,7 +31,7 @@ public final class FetchRunner {
 
     /// The number of objects `request` matches, with its offset and limit applied to the count
     /// as Core Data applies them to a count request.
-    public func count(_ request: FetchRequest) throws -> Int {
+    package func count(_ request: FetchRequest) throws -> Int {
         var counting = request
         counting.result = .count
         let statement = try translator.statement(for: counting)
@@ -45,7 +45,7 @@ public final class FetchRunner {
     }
 
     /// Distinct values or an aggregate: calls `row` with the decoded values of each result row.
-    public func values(_ request: FetchRequest, row: ([ObjectValue]) throws -> Void) throws {
+    package func values(_ request: FetchRequest, row: ([ObjectValue]) throws -> Void) throws {
         let statement = try self.statement(for: request)
         guard statement.kind == .values else { throw StoreError("not a request for values") }
         try reader.snapshot.read { db in
@@ -73,7 +73,7 @@ public final class FetchRunner {
     /// Objects of `request`, streamed through the snapshot's ``ObjectReader`` so values,
     /// relationships and `includes` behave exactly as in `dump`. `describe` renders an object
     /// for the level-3 trace.
-    public func objects(_ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
+    package func objects(_ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
                         describe: (@Sendable (StoredObject) -> String)? = nil,
                         section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
         let statement = try self.statement(for: request)
@@ -110,7 +110,7 @@ extension FetchRunner {
     /// functions registered: `columns` gets the result's column names, then `row` each row.
     /// A statement that would write is refused before it runs. It needs no model, so it works on
     /// a store whose model cache cannot be read.
-    public static func raw(_ sql: String, arguments: [String] = [], on snapshot: StoreSnapshot, columns: ([String]) throws -> Void,
+    package static func raw(_ sql: String, arguments: [String] = [], on snapshot: StoreSnapshot, columns: ([String]) throws -> Void,
                            row: ([ObjectValue]) throws -> Void) throws {
         snapshot.database.inDatabase { db in CoreDataSQLFunctions.register(in: db) }
         try snapshot.read { db in

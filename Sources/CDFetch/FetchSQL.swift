@@ -30,18 +30,18 @@ import GRDB
 /// Dates are bound as seconds since 2001 (an ISO-8601 string compared with a date attribute is
 /// converted), booleans as 0/1, UUID strings compared with a UUID attribute as 16-byte blobs, and
 /// an object-ID URI compared with a to-one relationship as the target's `Z_PK`.
-public struct FetchSQL: Sendable {
-    public let model: ManagedObjectModel
-    public let mapping: StoreMapping
+package struct FetchSQL: Sendable {
+    package let model: ManagedObjectModel
+    package let mapping: StoreMapping
 
-    public init(model: ManagedObjectModel, mapping: StoreMapping) {
+    package init(model: ManagedObjectModel, mapping: StoreMapping) {
         self.model = model
         self.mapping = mapping
     }
 
     /// The statement for `request`. `takesLast` is not applied here: the caller counts first
     /// and sets the offset.
-    public func statement(for request: FetchRequest) throws(FetchSQLError) -> FetchStatement {
+    package func statement(for request: FetchRequest) throws(FetchSQLError) -> FetchStatement {
         guard model.entity(named: request.entity) != nil, let table = mapping.table(forEntity: request.entity) else {
             let known = mapping.entities.filter { model.entity(named: $0.name) != nil }.map(\.name)
             throw FetchSQLError("unknown entity \"\(request.entity)\"; entities: \(known.joined(separator: ", "))")

@@ -6,9 +6,9 @@ import GRDB
 
 /// A fetch request translated into one SQL statement, written the way Core Data writes it
 /// (reference/sqldebug.md §5), with every value bound.
-public struct FetchStatement: Sendable, Equatable {
+package struct FetchStatement: Sendable, Equatable {
     /// What the statement's rows are.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Objects: `SELECT 0|t0.Z_ENT, t0.Z_PK, t0.Z_OPT, <columns> …`.
         case objects
         /// One row with one integer: `SELECT COUNT(*) …` or `COUNT(DISTINCT t0.Z_PK)`.
@@ -17,26 +17,26 @@ public struct FetchStatement: Sendable, Equatable {
         case values
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The fetched entity (sub-entities included).
-    public var entity: String
-    public var sql: String
-    public var arguments: [DatabaseValue]
+    package var entity: String
+    package var sql: String
+    package var arguments: [DatabaseValue]
     /// For object fetches: the table column read at each position (position 0 is `Z_ENT`, or
     /// the constant `0` when the table holds one entity, given here as `nil`).
-    public var columns: [String?]
+    package var columns: [String?]
     /// For value fetches: a name per selected value (key path, or `sum(price)`) and the
     /// attribute type that decodes it (`nil`: shown as SQLite gives it).
-    public var valueColumns: [(name: String, type: AttributeType?)]
+    package var valueColumns: [(name: String, type: AttributeType?)]
 
     /// The statement and its bound values as `cdstore sql` prints them: the SQL, then
     /// `bind[i] = value` lines in the SQL debug log's notation.
-    public var text: String {
+    package var text: String {
         ([sql] + arguments.map(SQLTrace.bindText).enumerated().map { "bind[\($0.offset)] = \($0.element)" })
             .joined(separator: "\n")
     }
 
-    public static func == (lhs: FetchStatement, rhs: FetchStatement) -> Bool {
+    package static func == (lhs: FetchStatement, rhs: FetchStatement) -> Bool {
         lhs.kind == rhs.kind && lhs.entity == rhs.entity && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments
             && lhs.columns == rhs.columns && lhs.valueColumns.map(\.name) == rhs.valueColumns.map(\.name)
             && lhs.valueColumns.map(\.type) == rhs.valueColumns.map(\.type)
@@ -45,7 +45,7 @@ public struct FetchStatement: Sendable, Equatable {
 
 /// Why a fetch request cannot be translated: an unknown entity or key, a key path Core Data
 /// cannot run in SQL, a value of the wrong kind. One line.
-public struct FetchSQLError: UserFacingError, Equatable, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
+package struct FetchSQLError: UserFacingError, Equatable, Sendable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
 }

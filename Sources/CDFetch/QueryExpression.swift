@@ -9,9 +9,9 @@ import Foundation
 /// where PREDICATE is an NSPredicate format string whose `%` placeholders take the command-line
 /// arguments, and the keywords are case-insensitive. The clauses after the predicate may come in
 /// any order, each at most once; `limit 0` means no limit, as an `NSFetchRequest`'s `fetchLimit`.
-public enum QueryExpression {
+package enum QueryExpression {
     /// The two ways to write a query.
-    public enum Syntax: Sendable, Equatable {
+    package enum Syntax: Sendable, Equatable {
         /// A RubyMotion CDQ chain, parsed by ``CDQParser``.
         case cdq
         /// `Entity where PREDICATE sort by … limit … offset …`, or a bare entity name.
@@ -20,7 +20,7 @@ public enum QueryExpression {
 
     /// Which syntax `text` is written in: a CDQ chain starts with `cdq(` or has `.`, `[` or `(`
     /// right after its first name; anything else is the keyword form (whose errors then explain).
-    public static func syntax(of text: String) -> Syntax {
+    package static func syntax(of text: String) -> Syntax {
         let characters = Array(text)
         var position = 0
         func skipWhitespace() {
@@ -38,7 +38,7 @@ public enum QueryExpression {
     /// Parses either syntax. `arguments` fill the placeholders of the keyword form's predicate; a
     /// CDQ chain writes its values inline, so arguments with a chain are an error. `now` is the
     /// value of a chain's `Time.now`.
-    public static func parse(_ text: String, arguments: [String] = [],
+    package static func parse(_ text: String, arguments: [String] = [],
                              now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
         switch syntax(of: text) {
         case .cdq:
@@ -53,7 +53,7 @@ public enum QueryExpression {
     }
 
     /// Parses `Entity [where PREDICATE] [sort by …] [limit N] [offset N]`.
-    public static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(CDPredicate.PredicateError)
+    package static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(CDPredicate.PredicateError)
         -> FetchRequest {
         var parser = KeywordFormParser(text: text, tokens: try PredicateTokenizer.tokenize(text))
         return try parser.parse(arguments: arguments)

@@ -3,8 +3,8 @@ import Foundation
 
 /// The text form of a ``FindReport``: two lines per store (the path, then what it is and whose
 /// it is) and a summary, so long simulator paths never squeeze a table.
-public enum FindText {
-    public static func render(_ report: FindReport) -> String {
+package enum FindText {
+    package static func render(_ report: FindReport) -> String {
         var lines: [String] = []
         for store in report.stores {
             lines.append(store.path)

@@ -2,8 +2,8 @@ import CDArchive
 import Foundation
 
 /// A failure while looking at one file or folder, in one line.
-public struct FinderError: Error, CustomStringConvertible, Sendable {
-    public let description: String
+package struct FinderError: Error, CustomStringConvertible, Sendable {
+    package let description: String
 
     init(path: String?, reason: String) {
         description = path.map { "\($0): \(reason)" } ?? reason
@@ -11,44 +11,44 @@ public struct FinderError: Error, CustomStringConvertible, Sendable {
 }
 
 /// One Core Data store that `find` found, with what its metadata and location tell.
-public struct FoundStore: Sendable, Codable, Equatable {
+package struct FoundStore: Sendable, Codable, Equatable {
     /// The main file, absolute.
-    public var path: String
+    package var path: String
     /// The main file with its `-wal`, `-shm` and `-journal`.
-    public var size: Int
+    package var size: Int
     /// The newest modification time of the main file and its sidecars (seconds since 2001, as
     /// Core Data counts).
-    public var modified: Double
+    package var modified: Double
     /// `NSPersistenceFrameworkVersion`; nil when `Z_PLIST` is NULL.
-    public var frameworkVersion: Int?
+    package var frameworkVersion: Int?
     /// `NSStoreModelVersionIdentifiers`.
-    public var versionIdentifiers: [String]
+    package var versionIdentifiers: [String]
     /// Rows of `Z_PRIMARYKEY` for the app's model (the framework's history and CloudKit entities
     /// are not counted).
-    public var entityCount: Int
+    package var entityCount: Int
     /// `Z_METADATA.Z_UUID`.
-    public var storeUUID: String?
+    package var storeUUID: String?
     /// Whether `ATRANSACTION` exists: the store keeps persistent history.
-    public var hasHistory: Bool
-    public var location: StoreLocation
+    package var hasHistory: Bool
+    package var location: StoreLocation
     /// Why the metadata could not be read, for a file that looks like a store but is damaged or
     /// was being rewritten while `find` read it.
-    public var problem: String?
+    package var problem: String?
 }
 
 /// Where a store lives: its simulator device and the app or group that owns its container.
-public struct StoreLocation: Sendable, Codable, Equatable {
+package struct StoreLocation: Sendable, Codable, Equatable {
     /// The simulator device's name (`device.plist` `name`), e.g. "iPhone 15 Pro".
-    public var device: String?
+    package var device: String?
     /// The simulator runtime in words, e.g. "iOS 17.2".
-    public var runtime: String?
+    package var runtime: String?
     /// The device's UDID (its folder name under `Devices`).
-    public var deviceUDID: String?
+    package var deviceUDID: String?
     /// The bundle ID of the app, extension or app group whose container holds the store.
-    public var bundleID: String?
-    public var container: ContainerKind?
+    package var bundleID: String?
+    package var container: ContainerKind?
 
-    public init(device: String? = nil, runtime: String? = nil, deviceUDID: String? = nil, bundleID: String? = nil,
+    package init(device: String? = nil, runtime: String? = nil, deviceUDID: String? = nil, bundleID: String? = nil,
                 container: ContainerKind? = nil) {
         self.device = device
         self.runtime = runtime
@@ -59,7 +59,7 @@ public struct StoreLocation: Sendable, Codable, Equatable {
 }
 
 /// The kind of container a store sits in.
-public enum ContainerKind: String, Sendable, Codable {
+package enum ContainerKind: String, Sendable, Codable {
     /// An app's data container (simulator `Containers/Data/Application`, a Mac app's
     /// `~/Library/Containers/<id>`, or an old simulator's `Applications/<UUID>`).
     case app

@@ -6,26 +6,26 @@ import Darwin
 #endif
 
 /// What a scan found: the stores, and the folders it could not enter.
-public struct FindReport: Sendable, Codable, Equatable {
-    public var stores: [FoundStore]
+package struct FindReport: Sendable, Codable, Equatable {
+    package var stores: [FoundStore]
     /// Folders that could not be listed (permissions, vanished while scanning); counted, not
     /// fatal, because `~/Library` always has some.
-    public var unreadableFolders: Int
+    package var unreadableFolders: Int
     /// The first unreadable folder, to name one in the report.
-    public var firstUnreadableFolder: String?
-    public var scannedFolders: Int
-    public var scannedFiles: Int
+    package var firstUnreadableFolder: String?
+    package var scannedFolders: Int
+    package var scannedFiles: Int
 }
 
 /// How far a scan has got, for a progress line.
-public struct FindProgress: Sendable {
-    public let folders: Int
-    public let files: Int
-    public let stores: Int
+package struct FindProgress: Sendable {
+    package let folders: Int
+    package let files: Int
+    package let stores: Int
 }
 
 /// The order of `find`'s rows.
-public enum FindSort: String, Sendable, CaseIterable {
+package enum FindSort: String, Sendable, CaseIterable {
     /// Newest first: the store the app just wrote is at the top.
     case modified
     /// Largest first.
@@ -39,10 +39,10 @@ public enum FindSort: String, Sendable, CaseIterable {
 /// the entry type) and does not follow symbolic links, so a link loop cannot trap it. Each file
 /// is then probed in parallel: 100 bytes tell SQLite from anything else, and only a SQLite file
 /// has its schema, `Z_METADATA` and `Z_PRIMARYKEY` read, page by page, by ``SQLiteFileReader``.
-public enum StoreFinder {
+package enum StoreFinder {
     /// The folders `find` searches without arguments: on macOS where simulators, sandboxed
     /// apps and app groups keep their data; elsewhere the current directory.
-    public static func defaultRoots(home: String = NSHomeDirectory()) -> [String] {
+    package static func defaultRoots(home: String = NSHomeDirectory()) -> [String] {
         #if os(macOS)
         let library = home + "/Library"
         return [
@@ -60,7 +60,7 @@ public enum StoreFinder {
     /// Scans `roots` (folders or single files). `app` keeps the stores whose container belongs
     /// to that bundle ID (or to its app group `group.<id>`). `progress` is called from time to
     /// time during the walk and the probing.
-    public static func find(roots: [String], app: String? = nil, sort: FindSort = .modified,
+    package static func find(roots: [String], app: String? = nil, sort: FindSort = .modified,
                             progress: (@Sendable (FindProgress) -> Void)? = nil) -> FindReport {
         var walk = Walk(progress: progress)
         var seenRoots = Set<String>()

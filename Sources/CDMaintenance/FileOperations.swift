@@ -10,7 +10,7 @@ import Darwin
 ///
 /// Every change to the directory beside a store goes through one of these, so a test can put a
 /// failing implementation in its place and interrupt a reset or a clean at each step.
-public protocol FileOperations: AnyObject {
+package protocol FileOperations: AnyObject {
     /// Whether entries can be added to and removed from `directory` by this process.
     func isWritableDirectory(_ directory: URL) -> Bool
     /// Creates `directory`; fails if anything exists at that path.
@@ -24,20 +24,20 @@ public protocol FileOperations: AnyObject {
 }
 
 /// The real file system.
-public final class SystemFileOperations: FileOperations {
-    public init() {}
+package final class SystemFileOperations: FileOperations {
+    package init() {}
 
     /// `access(2)`: as root this says yes even for a folder without write permission, where root
     /// can indeed write.
-    public func isWritableDirectory(_ directory: URL) -> Bool {
+    package func isWritableDirectory(_ directory: URL) -> Bool {
         access(directory.path, W_OK | X_OK) == 0
     }
 
-    public func createDirectory(_ directory: URL) throws {
+    package func createDirectory(_ directory: URL) throws {
         guard mkdir(directory.path, 0o755) == 0 else { throw Self.failure("cannot create", directory) }
     }
 
-    public func copyItem(_ source: URL, to destination: URL) throws {
+    package func copyItem(_ source: URL, to destination: URL) throws {
         do {
             try FileManager.default.copyItem(at: source, to: destination)
         } catch {
@@ -45,11 +45,11 @@ public final class SystemFileOperations: FileOperations {
         }
     }
 
-    public func moveItem(_ source: URL, to destination: URL) throws {
+    package func moveItem(_ source: URL, to destination: URL) throws {
         guard rename(source.path, destination.path) == 0 else { throw Self.failure("cannot move", source) }
     }
 
-    public func removeItem(_ url: URL) throws {
+    package func removeItem(_ url: URL) throws {
         do {
             try FileManager.default.removeItem(at: url)
         } catch {

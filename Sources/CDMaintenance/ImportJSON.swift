@@ -4,7 +4,7 @@ import Foundation
 /// A JSON value as the importer needs it: numbers keep their text, so an Integer 64 beyond
 /// 2^53 or a Decimal is not rounded through a double before its attribute type is known, and
 /// objects keep their keys in input order, so errors name the first offending key.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number exactly as written (RFC 8259 grammar checked).
@@ -13,7 +13,7 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
@@ -218,17 +218,17 @@ struct JSONScanner {
 }
 
 /// One object of the import input, with where it came from for error messages.
-public struct ImportObject: Sendable {
-    public var entity: String
+package struct ImportObject: Sendable {
+    package var entity: String
     /// Its local ID (`_id`), if it has one.
-    public var id: String?
+    package var id: String?
     /// Its keys other than `_entity` and `_id`, in input order.
-    public var properties: [(key: String, value: JSONValue)]
+    package var properties: [(key: String, value: JSONValue)]
     /// 1-based: the position in the input (array, NDJSON) or in its entity's array (keyed form).
-    public var index: Int
+    package var index: Int
 
     /// `Book #3` or `Book #3 (_id "b1")`: how error messages name the object.
-    public var label: String {
+    package var label: String {
         id.map { "\(entity) #\(index) (_id \"\($0)\")" } ?? "\(entity) #\(index)"
     }
 }
@@ -240,14 +240,14 @@ public struct ImportObject: Sendable {
 /// - NDJSON, one such object per line (what `--format ndjson` prints);
 /// - an object whose keys are entity names and whose values are arrays of objects (hand-written
 ///   seeds; `_id` optional, `_entity` optional and, if present, equal to the key).
-public struct ImportInput: Sendable {
-    public let data: Data
+package struct ImportInput: Sendable {
+    package let data: Data
 
-    public init(data: Data) {
+    package init(data: Data) {
         self.data = data
     }
 
-    public init(contentsOf path: String) throws {
+    package init(contentsOf path: String) throws {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
@@ -270,7 +270,7 @@ public struct ImportInput: Sendable {
 
     /// Calls `body` with every object in input order (none for an empty file, as NDJSON of an
     /// empty store is).
-    public func forEachObject(_ body: (ImportObject) throws -> Void) throws {
+    package func forEachObject(_ body: (ImportObject) throws -> Void) throws {
         var scanner = JSONScanner(data)
         switch scanner.peek() {
         case UInt8(ascii: "["):

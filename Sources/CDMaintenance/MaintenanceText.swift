@@ -2,9 +2,9 @@ import CDBase
 import Foundation
 
 /// The text reports of the commands that write stores: `create`, `reset` and `clean`.
-public enum MaintenanceText {
+package enum MaintenanceText {
     /// `cdstore create`: what the new store holds.
-    public static func created(_ store: CreatedStore) -> String {
+    package static func created(_ store: CreatedStore) -> String {
         let identifiers = store.versionIdentifiers.isEmpty ? "none" : store.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
             Created \(store.path) (\(store.bytes) bytes)
@@ -18,7 +18,7 @@ public enum MaintenanceText {
     }
 
     /// `cdstore create --import`: the store, then the objects imported per entity.
-    public static func imported(_ outcome: ImportOutcome) -> String {
+    package static func imported(_ outcome: ImportOutcome) -> String {
         let verdict: String
         if outcome.installed {
             verdict = created(outcome.store)
@@ -34,7 +34,7 @@ public enum MaintenanceText {
         return lines.joined(separator: "\n")
     }
 
-    public static func render(_ report: ResetReport) -> String {
+    package static func render(_ report: ResetReport) -> String {
         var lines = ["Store: \(report.store)", ""]
         lines.append(report.dryRun ? "Would remove (dry run: nothing was changed)" : "Removed")
         var table = TextTable([("ROLE", .left), ("FILE", .left), ("BYTES", .right)])
@@ -53,7 +53,7 @@ public enum MaintenanceText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public static func render(_ report: CleanReport) -> String {
+    package static func render(_ report: CleanReport) -> String {
         let would = report.dryRun
         var lines = ["Store: \(report.store)", ""]
         lines.append(would ? "Would change (dry run: nothing was changed)" : "Changes")

@@ -6,12 +6,12 @@ import Foundation
 ///
 /// Every value is computed from the model: the entity version hashes, and the digest and the
 /// checksum derived from them (§5.1), never copied from another store.
-public enum NewStoreMetadata {
+package enum NewStoreMetadata {
     /// The metadata for `model` as framework `features.version` writes it.
     ///
     /// `additionalEntries` are kept after the framework's keys (a recreated store keeps the
     /// hashes of framework-owned models, `_NSStoreAncillaryModelVersionHashesMetadataKey`).
-    public static func plist(for model: ManagedObjectModel, features: FrameworkFeatures,
+    package static func plist(for model: ManagedObjectModel, features: FrameworkFeatures,
                              additionalEntries: [(key: String, value: PropertyListValue)] = []) -> PropertyListValue {
         let hashes = VersionHashes.entityHashes(of: model)
         var entries: [(key: String, value: PropertyListValue)] = [

@@ -13,14 +13,14 @@ import Foundation
 /// The main file moves first, so the store stops being openable before any sidecar leaves it: if
 /// the process is killed half-way, no app opens a main file whose `-wal` is gone, and the staging
 /// folder holds what moved, under the same names.
-public struct StagedRemoval {
+package struct StagedRemoval {
     /// The hidden folder the parts were moved into.
-    public let stagingFolder: URL
+    package let stagingFolder: URL
     /// The parts, at their original places.
-    public let parts: [StorePart]
+    package let parts: [StorePart]
 
     /// Moves `parts` of `files` into a new staging folder.
-    public static func stage(_ parts: [StorePart], of files: StoreFiles, using operations: FileOperations) throws -> StagedRemoval {
+    package static func stage(_ parts: [StorePart], of files: StoreFiles, using operations: FileOperations) throws -> StagedRemoval {
         let folder = files.main.deletingLastPathComponent()
             .appendingPathComponent(".\(files.main.lastPathComponent).cdstore-removing-\(UUID().uuidString)", isDirectory: true)
         do {
@@ -48,7 +48,7 @@ public struct StagedRemoval {
     }
 
     /// Deletes the staged parts for good.
-    public func commit(using operations: FileOperations) throws {
+    package func commit(using operations: FileOperations) throws {
         do {
             try operations.removeItem(stagingFolder)
         } catch {
@@ -58,7 +58,7 @@ public struct StagedRemoval {
 
     /// Moves the staged parts back, last moved first. The then empty staging folder is removed
     /// if it can be; an empty hidden folder left behind does no harm, a part left behind would.
-    public func restore(using operations: FileOperations) throws {
+    package func restore(using operations: FileOperations) throws {
         for part in parts.reversed() {
             try operations.moveItem(stagedURL(of: part), to: part.url)
         }

@@ -8,9 +8,9 @@ import Foundation
 /// name is taken: an existing folder is never written into). Each part keeps its name, so copying
 /// the folder's contents back beside the store (`cp -a BACKUP/. DIR/`) restores the files byte
 /// for byte, the hidden `.<name>_SUPPORT` folder included.
-public enum StoreBackup {
+package enum StoreBackup {
     /// Copies `parts` of `files`; on failure the partial folder is removed and nothing else changed.
-    public static func make(of parts: [StorePart], store files: StoreFiles, at date: Date,
+    package static func make(of parts: [StorePart], store files: StoreFiles, at date: Date,
                             using operations: FileOperations) throws -> URL {
         let folder = try createFolder(for: files, at: date, using: operations)
         do {
@@ -25,7 +25,7 @@ public enum StoreBackup {
     }
 
     /// `Foo.sqlite.cdstore-backup-20261122T215000Z`.
-    public static func folderName(for files: StoreFiles, at date: Date) -> String {
+    package static func folderName(for files: StoreFiles, at date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

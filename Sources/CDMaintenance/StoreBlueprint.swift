@@ -5,20 +5,20 @@ import Foundation
 
 /// Everything a new, empty store is made from: the model, its tables, the framework version to
 /// write, and what a store being replaced hands on.
-public struct StoreBlueprint: Sendable {
-    public var model: ManagedObjectModel
+package struct StoreBlueprint: Sendable {
+    package var model: ManagedObjectModel
     /// The tables, columns and indexes to create, with the `Z_ENT` numbers to register.
-    public var mapping: StoreMapping
-    public var features: FrameworkFeatures
+    package var mapping: StoreMapping
+    package var features: FrameworkFeatures
     /// Framework-owned `Z_PRIMARYKEY` rows (persistent history 16001–16003) to register too.
-    public var reservedEntities: [RegisteredEntity]
+    package var reservedEntities: [RegisteredEntity]
     /// Metadata kept from a replaced store after the framework's own keys (the hashes of
     /// framework-owned models).
-    public var additionalMetadata: [(key: String, value: PropertyListValue)]
+    package var additionalMetadata: [(key: String, value: PropertyListValue)]
 
     /// A store for `model` as Core Data creates it on first use: entity numbers computed as
     /// observed (store-format.md §4), no persistent history.
-    public static func fresh(model: ManagedObjectModel, frameworkVersion: Int = FrameworkFeatures.defaultVersion) -> StoreBlueprint {
+    package static func fresh(model: ManagedObjectModel, frameworkVersion: Int = FrameworkFeatures.defaultVersion) -> StoreBlueprint {
         let features = FrameworkFeatures(version: frameworkVersion)
         return StoreBlueprint(model: model, mapping: StoreMapping.predict(model: model, options: features.mappingOptions),
                               features: features, reservedEntities: [], additionalMetadata: [])
@@ -30,7 +30,7 @@ public struct StoreBlueprint: Sendable {
     ///
     /// The numbers and names are kept only when `model` is the model the old store was written
     /// with (equal entity hashes); for another model the store is laid out as ``fresh(model:frameworkVersion:)``.
-    public static func replacing(_ snapshot: StoreSnapshot, model: ManagedObjectModel, frameworkVersion: Int? = nil) throws -> StoreBlueprint {
+    package static func replacing(_ snapshot: StoreSnapshot, model: ManagedObjectModel, frameworkVersion: Int? = nil) throws -> StoreBlueprint {
         let path = snapshot.files.main.path
         let (metadata, registry, schema) = try snapshot.read { db in
             (try StoreMetadata.read(db, path: path), try EntityRegistry.read(db), try StoreSchema.read(db))

@@ -12,20 +12,20 @@ import GRDBSQLite
 /// where it lags, and the file is vacuumed. What would change is measured on the usual private
 /// read-only copy first; a dry run stops there. The real run measures again inside its own
 /// exclusive transaction, so the counts it reports are the rows it changed.
-public enum StoreCleaner {
+package enum StoreCleaner {
     /// What the user asked for.
-    public struct Options: Sendable {
-        public var vacuum: Bool
+    package struct Options: Sendable {
+        package var vacuum: Bool
         /// Delete history transactions older than this.
-        public var historyBefore: Date?
-        public var repairPrimaryKeys: Bool
-        public var dryRun: Bool
-        public var backup: Bool
-        public var force: Bool
+        package var historyBefore: Date?
+        package var repairPrimaryKeys: Bool
+        package var dryRun: Bool
+        package var backup: Bool
+        package var force: Bool
         /// The model that says which attributes store data externally; default: the store's cache.
-        public var model: ManagedObjectModel?
+        package var model: ManagedObjectModel?
 
-        public init(vacuum: Bool = false, historyBefore: Date? = nil, repairPrimaryKeys: Bool = false,
+        package init(vacuum: Bool = false, historyBefore: Date? = nil, repairPrimaryKeys: Bool = false,
                     dryRun: Bool = false, backup: Bool = true, force: Bool = false, model: ManagedObjectModel? = nil) {
             self.model = model
             self.vacuum = vacuum
@@ -39,7 +39,7 @@ public enum StoreCleaner {
 
     /// Cleans the store at `path`. `date` names the backup folder; `trace` logs the SQL run on
     /// the private copy and on the store.
-    public static func run(path: String, options: Options, trace: SQLTrace? = nil, date: Date = Date(),
+    package static func run(path: String, options: Options, trace: SQLTrace? = nil, date: Date = Date(),
                            using operations: FileOperations = SystemFileOperations()) throws -> CleanReport {
         let snapshot = try StoreSnapshot(path: path, trace: trace)
         let files = snapshot.files
@@ -227,38 +227,38 @@ struct DatabaseChanges {
 
 /// What `clean` changed (or, in a dry run, would change). A JSON contract: every key is present,
 /// `null` when the step was not asked for or does not apply.
-public struct CleanReport: Sendable, Encodable, Equatable {
+package struct CleanReport: Sendable, Encodable, Equatable {
     /// The `-wal` before and after.
-    public struct Checkpoint: Sendable, Codable, Equatable {
+    package struct Checkpoint: Sendable, Codable, Equatable {
         /// The header says WAL mode.
-        public var walMode: Bool
+        package var walMode: Bool
         /// Null when there is no `-wal`.
-        @NullEncoded public var walBytesBefore: Int?
+        @NullEncoded package var walBytesBefore: Int?
         /// Committed frames not yet in the main file; null when there is no `-wal`.
-        @NullEncoded public var framesToCheckpoint: Int?
+        @NullEncoded package var framesToCheckpoint: Int?
         /// Null in a dry run or when there is no `-wal` after.
-        @NullEncoded public var walBytesAfter: Int?
+        @NullEncoded package var walBytesAfter: Int?
     }
 
     /// Orphaned files in `_EXTERNAL_DATA`.
-    public struct ExternalData: Sendable, Codable, Equatable {
-        public var folder: String
-        public var orphans: [String]
-        public var removed: Int
+    package struct ExternalData: Sendable, Codable, Equatable {
+        package var folder: String
+        package var orphans: [String]
+        package var removed: Int
         /// Why orphans were not looked for, or null.
-        @NullEncoded public var skipped: String?
+        @NullEncoded package var skipped: String?
     }
 
     /// Persistent history deleted by `--history-before`.
-    public struct History: Sendable, Codable, Equatable {
+    package struct History: Sendable, Codable, Equatable {
         /// The cut-off, ISO 8601 in UTC.
-        public var before: String
+        package var before: String
         /// The store has history tables.
-        public var present: Bool
-        public var transactions: Int
-        public var changes: Int
+        package var present: Bool
+        package var transactions: Int
+        package var changes: Int
 
-        public init(before: String, present: Bool, transactions: Int, changes: Int) {
+        package init(before: String, present: Bool, transactions: Int, changes: Int) {
             self.before = before
             self.present = present
             self.transactions = transactions
@@ -273,13 +273,13 @@ public struct CleanReport: Sendable, Encodable, Equatable {
     }
 
     /// One `Z_MAX` raised by `--repair-primary-keys`.
-    public struct PrimaryKeyRepair: Sendable, Codable, Equatable {
-        public var entity: String
-        public var table: String
-        public var oldMax: Int
-        public var newMax: Int
+    package struct PrimaryKeyRepair: Sendable, Codable, Equatable {
+        package var entity: String
+        package var table: String
+        package var oldMax: Int
+        package var newMax: Int
 
-        public init(entity: String, table: String, oldMax: Int, newMax: Int) {
+        package init(entity: String, table: String, oldMax: Int, newMax: Int) {
             self.entity = entity
             self.table = table
             self.oldMax = oldMax
@@ -287,31 +287,31 @@ public struct CleanReport: Sendable, Encodable, Equatable {
         }
     }
 
-    public var store: String
-    public var dryRun: Bool
+    package var store: String
+    package var dryRun: Bool
     /// The backup folder, or null (`--no-backup`, a dry run).
-    @NullEncoded public var backup: String?
-    public var checkpoint: Checkpoint
-    public var externalData: ExternalData
+    @NullEncoded package var backup: String?
+    package var checkpoint: Checkpoint
+    package var externalData: ExternalData
     /// Null without `--history-before`.
-    @NullEncoded public var history: History?
+    @NullEncoded package var history: History?
     /// Null without `--repair-primary-keys`.
-    @NullEncoded public var primaryKeys: [PrimaryKeyRepair]?
+    @NullEncoded package var primaryKeys: [PrimaryKeyRepair]?
     /// `--vacuum` was given.
-    public var vacuum: Bool
+    package var vacuum: Bool
     /// Total bytes of the store's files (main, sidecars, support folder).
-    public var bytesBefore: Int
+    package var bytesBefore: Int
     /// Null in a dry run.
-    @NullEncoded public var bytesAfter: Int?
+    @NullEncoded package var bytesAfter: Int?
 
     /// Bytes freed (negative when the store grew); null in a dry run.
-    public var bytesReclaimed: Int? { bytesAfter.map { bytesBefore - $0 } }
+    package var bytesReclaimed: Int? { bytesAfter.map { bytesBefore - $0 } }
 
     enum CodingKeys: String, CodingKey {
         case store, dryRun, backup, checkpoint, externalData, history, primaryKeys, vacuum, bytesBefore, bytesAfter, bytesReclaimed
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(store, forKey: .store)
         try container.encode(dryRun, forKey: .dryRun)

@@ -5,18 +5,18 @@ import Foundation
 
 /// What `cdstore create --import` did: the store, the objects written per entity, and the
 /// validation of the filled store.
-public struct ImportOutcome: Sendable, Codable, Equatable {
+package struct ImportOutcome: Sendable, Codable, Equatable {
     /// The new store (its size after the import). With `dryRun` or validation problems it was
     /// not installed and `path` names where it would have been.
-    public var store: CreatedStore
+    package var store: CreatedStore
     /// Objects per entity, in `Z_ENT` order.
-    public var imported: [ImportedEntity]
+    package var imported: [ImportedEntity]
     /// All objects imported.
-    public var objects: Int
-    public var validation: ValidationReport
-    public var dryRun: Bool
+    package var objects: Int
+    package var validation: ValidationReport
+    package var dryRun: Bool
     /// Whether the store is now at `store.path`.
-    public var installed: Bool
+    package var installed: Bool
 }
 
 extension StoreCreator {
@@ -27,7 +27,7 @@ extension StoreCreator {
     /// place only when the import succeeded, validation found nothing and `dryRun` is false.
     /// In every other case, errors included, the temporary store is deleted: a half-filled or
     /// invalid store never appears under the user's name.
-    public static func create(_ blueprint: StoreBlueprint, at path: String, importing input: ImportInput,
+    package static func create(_ blueprint: StoreBlueprint, at path: String, importing input: ImportInput,
                               dryRun: Bool = false, uuid: UUID = UUID()) throws -> ImportOutcome {
         let prepared = try prepare(blueprint, for: path, uuid: uuid)
         do {

@@ -5,19 +5,19 @@ import Foundation
 import GRDB
 
 /// What ``StoreCreator`` wrote.
-public struct CreatedStore: Sendable, Codable, Equatable {
-    public var path: String
+package struct CreatedStore: Sendable, Codable, Equatable {
+    package var path: String
     /// `Z_UUID`, the host of the new store's object IDs.
-    public var storeUUID: String
-    public var frameworkVersion: Int
-    public var versionIdentifiers: [String]
+    package var storeUUID: String
+    package var frameworkVersion: Int
+    package var versionIdentifiers: [String]
     /// `Z_PRIMARYKEY` rows registered.
-    public var entities: Int
-    public var tables: Int
-    public var indexes: Int
+    package var entities: Int
+    package var tables: Int
+    package var indexes: Int
     /// Bytes of the model cache after compression; `nil` when the framework writes none.
-    @NullEncoded public var modelCacheBytes: Int?
-    public var bytes: Int
+    @NullEncoded package var modelCacheBytes: Int?
+    package var bytes: Int
 }
 
 /// A new store written beside its destination and not yet in place.
@@ -25,14 +25,14 @@ public struct CreatedStore: Sendable, Codable, Equatable {
 /// Creating in a temporary file and renaming it into place means a failure or an interruption
 /// never leaves a half-written store under the user's name, and a reset can remove the old store
 /// only once the new one is complete.
-public struct PreparedStore: Sendable {
+package struct PreparedStore: Sendable {
     /// The finished store under its temporary name.
-    public let temporaryURL: URL
-    public let destination: URL
-    public let summary: CreatedStore
+    package let temporaryURL: URL
+    package let destination: URL
+    package let summary: CreatedStore
 
     /// Moves the new store into place. Fails, changing nothing, when the destination exists.
-    public func install() throws {
+    package func install() throws {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
             throw StoreError("\(destination.path) already exists")
         }
@@ -45,7 +45,7 @@ public struct PreparedStore: Sendable {
 
     /// Deletes the temporary store and any SQLite sidecar a writer left beside it (after a
     /// failure elsewhere, or a dry run).
-    public func discard() {
+    package func discard() {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: temporaryURL.path + suffix)
         }
@@ -56,10 +56,10 @@ public struct PreparedStore: Sendable {
 /// incremental auto-vacuum and WAL, the model's tables and indexes in Core Data's order, one
 /// `Z_PRIMARYKEY` row per entity with `Z_MAX` 0, `Z_METADATA` with a new UUID and the metadata
 /// computed from the model, and the raw-DEFLATE model cache.
-public enum StoreCreator {
+package enum StoreCreator {
     /// Creates the store of `blueprint` at `path`, which must not exist yet.
     @discardableResult
-    public static func create(_ blueprint: StoreBlueprint, at path: String, uuid: UUID = UUID()) throws -> CreatedStore {
+    package static func create(_ blueprint: StoreBlueprint, at path: String, uuid: UUID = UUID()) throws -> CreatedStore {
         let prepared = try prepare(blueprint, for: path, uuid: uuid)
         do {
             try prepared.install()
@@ -72,7 +72,7 @@ public enum StoreCreator {
 
     /// Writes the store of `blueprint` under a hidden temporary name in `path`'s directory.
     /// `replacing` allows `path` to exist (a reset moves it aside before installing).
-    public static func prepare(_ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID(),
+    package static func prepare(_ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID(),
                                replacing: Bool = false) throws -> PreparedStore {
         let destination = URL(fileURLWithPath: path).standardizedFileURL
         let directory = destination.deletingLastPathComponent()

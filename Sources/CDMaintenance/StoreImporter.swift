@@ -4,9 +4,9 @@ import Foundation
 import GRDB
 
 /// How many objects of one entity an import wrote.
-public struct ImportedEntity: Sendable, Codable, Equatable {
-    public var entity: String
-    public var objects: Int
+package struct ImportedEntity: Sendable, Codable, Equatable {
+    package var entity: String
+    package var objects: Int
 }
 
 /// Writes the objects of an ``ImportInput`` into a new, empty store with Core Data's
@@ -27,10 +27,10 @@ public struct ImportedEntity: Sendable, Codable, Equatable {
 /// both sides of each relationship agree) instead of being kept: only the map from local IDs to
 /// `Z_ENT`/`Z_PK` stays in memory. Every table and column name comes from the blueprint's
 /// ``StoreMapping``; every value is a bound parameter of a cached prepared statement.
-public struct StoreImporter {
+package struct StoreImporter {
     /// The position of the first member of an ordered relationship, and the step between members.
-    public static let firstOrderValue: Int64 = 2048
-    public static let orderStep: Int64 = 1024
+    package static let firstOrderValue: Int64 = 2048
+    package static let orderStep: Int64 = 1024
 
     private struct ObjectRef {
         let ent: Int
@@ -73,7 +73,7 @@ public struct StoreImporter {
 
     /// Imports `input` into the empty store at `url` (created from `blueprint`), in one
     /// transaction. Throws a one-line ``StoreError`` naming the object and key on bad input.
-    public static func importObjects(_ input: ImportInput, into url: URL, blueprint: StoreBlueprint) throws -> [ImportedEntity] {
+    package static func importObjects(_ input: ImportInput, into url: URL, blueprint: StoreBlueprint) throws -> [ImportedEntity] {
         var allocating = StoreImporter(model: blueprint.model, mapping: blueprint.mapping, input: input)
         try allocating.allocate()
         let importer = allocating

@@ -17,7 +17,7 @@ import Darwin
 ///
 /// Probe before this process opens the store itself: closing the probe's descriptor drops every
 /// POSIX lock this process holds on the file, its own SQLite connections' locks included.
-public enum StoreLockProbe {
+package enum StoreLockProbe {
     /// Where SQLite's lock bytes are.
     static let mainFileLockStart: off_t = 0x4000_0000
     /// Pending (1 byte), reserved (1 byte) and the shared range (510 bytes).
@@ -27,7 +27,7 @@ public enum StoreLockProbe {
     static let sharedMemoryLockLength: off_t = 9
 
     /// A one-line description of the lock another process holds, or nil when none is held.
-    public static func holder(of files: StoreFiles) -> String? {
+    package static func holder(of files: StoreFiles) -> String? {
         if let pid = lockingProcess(files.main, start: mainFileLockStart, length: mainFileLockLength) {
             return "process \(pid) has a transaction open on \(files.main.lastPathComponent)"
         }

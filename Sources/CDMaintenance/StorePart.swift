@@ -4,19 +4,19 @@ import Foundation
 /// One file or folder that belongs to a store on disk (store-format.md §2): the main file, its
 /// `-wal`, `-shm` and `-journal`, and the `.<name>_SUPPORT/` folder. Nothing else beside the
 /// store is ever a part of it, however alike its name.
-public struct StorePart: Sendable, Codable, Equatable {
+package struct StorePart: Sendable, Codable, Equatable {
     /// `main`, `wal`, `shm`, `journal` or `support`.
-    public let role: String
-    public let url: URL
-    public let isDirectory: Bool
+    package let role: String
+    package let url: URL
+    package let isDirectory: Bool
     /// The file's size, or the total size of the regular files inside a folder.
-    public let bytes: Int
+    package let bytes: Int
 
     /// The name inside the store's directory (`Foo.sqlite-wal`, `.Foo_SUPPORT`).
-    public var name: String { url.lastPathComponent }
+    package var name: String { url.lastPathComponent }
 
     /// The parts of `files` that exist, main file first and the support folder last.
-    public static func existing(of files: StoreFiles) -> [StorePart] {
+    package static func existing(of files: StoreFiles) -> [StorePart] {
         var parts = files.existingFiles.map { entry in
             StorePart(role: entry.role, url: entry.url, isDirectory: false, bytes: StoreFiles.size(of: entry.url) ?? 0)
         }
@@ -29,7 +29,7 @@ public struct StorePart: Sendable, Codable, Equatable {
     }
 
     /// Total bytes of `parts`.
-    public static func totalBytes(_ parts: [StorePart]) -> Int {
+    package static func totalBytes(_ parts: [StorePart]) -> Int {
         parts.reduce(0) { $0 + $1.bytes }
     }
 

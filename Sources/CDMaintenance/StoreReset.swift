@@ -8,17 +8,17 @@ import Foundation
 /// The steps are separate so a command that writes a fresh store in the old one's place can run
 /// ``prepare(path:)``, ``checkRemovable(_:force:using:)`` and ``StoreBackup``, stage the old
 /// store with ``StagedRemoval``, create the new one, then commit or restore.
-public enum StoreReset {
+package enum StoreReset {
     /// What the user asked for.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// List what would go and change nothing.
-        public var dryRun: Bool
+        package var dryRun: Bool
         /// Copy the parts into a backup folder first.
-        public var backup: Bool
+        package var backup: Bool
         /// Go ahead even when another process holds the store.
-        public var force: Bool
+        package var force: Bool
 
-        public init(dryRun: Bool = false, backup: Bool = true, force: Bool = false) {
+        package init(dryRun: Bool = false, backup: Bool = true, force: Bool = false) {
             self.dryRun = dryRun
             self.backup = backup
             self.force = force
@@ -26,14 +26,14 @@ public enum StoreReset {
     }
 
     /// A store checked to be Core Data's, with the parts that make it up.
-    public struct Plan: Sendable {
-        public let files: StoreFiles
-        public let parts: [StorePart]
+    package struct Plan: Sendable {
+        package let files: StoreFiles
+        package let parts: [StorePart]
     }
 
     /// Checks that `path` is a Core Data store (SQLite header, `Z_PRIMARYKEY` and `Z_METADATA`,
     /// read on a private copy) and lists its parts. Throws a one-line ``StoreError`` otherwise.
-    public static func prepare(path: String) throws -> Plan {
+    package static func prepare(path: String) throws -> Plan {
         plan(for: try StoreSnapshot(path: path))
     }
 
@@ -44,7 +44,7 @@ public enum StoreReset {
 
     /// Refuses, before anything moves, when the parts cannot be moved out of the directory or,
     /// unless `force`, when another process holds the store.
-    public static func checkRemovable(_ plan: Plan, force: Bool, using operations: FileOperations) throws {
+    package static func checkRemovable(_ plan: Plan, force: Bool, using operations: FileOperations) throws {
         let directory = plan.files.main.deletingLastPathComponent()
         guard operations.isWritableDirectory(directory) else {
             throw StoreError("\(directory.path) is read-only: cannot remove \(plan.files.main.lastPathComponent) from it, nothing was changed")
@@ -57,13 +57,13 @@ public enum StoreReset {
     }
 
     /// Refuses when another process holds the store, unless `force`.
-    public static func checkNotHeld(_ files: StoreFiles, force: Bool) throws {
+    package static func checkNotHeld(_ files: StoreFiles, force: Bool) throws {
         guard !force, let holder = StoreLockProbe.holder(of: files) else { return }
         throw StoreError("\(files.main.path) is in use: \(holder); quit the app (or the simulator) first, or pass --force")
     }
 
     /// Runs a whole reset: check, back up, stage, delete. `date` names the backup folder.
-    public static func run(path: String, options: Options, date: Date = Date(),
+    package static func run(path: String, options: Options, date: Date = Date(),
                            using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
         let plan = try prepare(path: path)
         var report = ResetReport(store: plan.files.main.path, dryRun: options.dryRun,
@@ -85,7 +85,7 @@ public enum StoreReset {
     /// The new store is written completely under a temporary name first; only then is the old
     /// one backed up and moved aside, the new one moved into place, and the old one deleted. Any
     /// failure before the new store is in place restores the old store.
-    public static func recreate(path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
+    package static func recreate(path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
                                 options: Options, date: Date = Date(), uuid: UUID = UUID(),
                                 using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
         let snapshot = try StoreSnapshot(path: path)
@@ -142,13 +142,13 @@ public enum StoreReset {
 }
 
 /// What `reset` removed (or, in a dry run, would remove). A JSON contract: every key is present.
-public struct ResetReport: Sendable, Codable, Equatable {
+package struct ResetReport: Sendable, Codable, Equatable {
     /// One removed file or folder.
-    public struct Part: Sendable, Codable, Equatable {
-        public let role: String
-        public let path: String
-        public let directory: Bool
-        public let bytes: Int
+    package struct Part: Sendable, Codable, Equatable {
+        package let role: String
+        package let path: String
+        package let directory: Bool
+        package let bytes: Int
 
         init(_ part: StorePart) {
             role = part.role
@@ -158,17 +158,17 @@ public struct ResetReport: Sendable, Codable, Equatable {
         }
     }
 
-    public let store: String
-    public let dryRun: Bool
-    public let parts: [Part]
-    public let totalBytes: Int
+    package let store: String
+    package let dryRun: Bool
+    package let parts: [Part]
+    package let totalBytes: Int
     /// The backup folder, or null without one (`--no-backup`, a dry run).
-    @NullEncoded public var backup: String?
+    @NullEncoded package var backup: String?
     /// True once every part is gone.
-    public var removed: Bool
+    package var removed: Bool
     /// With `--recreate`: the empty store written in the old one's place (in a dry run, the one
     /// that would be); null otherwise.
-    @NullEncoded public var recreated: CreatedStore?
+    @NullEncoded package var recreated: CreatedStore?
 
     init(store: String, dryRun: Bool, parts: [Part], backup: String?, removed: Bool, recreated: CreatedStore? = nil) {
         self.store = store

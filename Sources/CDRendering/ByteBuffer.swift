@@ -8,7 +8,7 @@ import CDStore
 /// pieces per object, and `Array`'s generic append path cost more than formatting them. Numbers
 /// and dates are written straight into reserved room (``append(upTo:_:)``). Copies share the
 /// memory until one of them writes, like an array's.
-public struct ByteBuffer: @unchecked Sendable {
+package struct ByteBuffer: @unchecked Sendable {
     /// Fixed-size heap memory. Immutable apart from the bytes themselves, which only a buffer
     /// holding the sole reference writes; the count lives in the buffer, so that copies may
     /// share a storage.
@@ -25,22 +25,22 @@ public struct ByteBuffer: @unchecked Sendable {
     }
 
     private var storage: Storage
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         storage = Storage(capacity: max(capacity, 16))
     }
 
-    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
-    public var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+    package var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: storage.base, count: count))
     }
 
     /// Empties the buffer, keeping its memory.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
         count = 0
     }
@@ -67,32 +67,32 @@ public struct ByteBuffer: @unchecked Sendable {
         count += body(reserve(capacity))
     }
 
-    public mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) {
         guard let source = utf8.baseAddress, !utf8.isEmpty else { return }
         reserve(utf8.count).update(from: source, count: utf8.count)
         count += utf8.count
     }
 
-    public mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { append($0) }
     }
 
     /// A literal's bytes, without the `String` that `append(_:)` would go through.
-    public mutating func append(literal: StaticString) {
+    package mutating func append(literal: StaticString) {
         literal.withUTF8Buffer { append($0) }
     }
 
-    public mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
-    public mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         reserve(1).pointee = byte
         count += 1
     }
 
-    public mutating func append(_ integer: Int64) {
+    package mutating func append(_ integer: Int64) {
         if integer >= 0 && integer < 10 {
             append(UInt8(48 + integer))
             return
@@ -145,13 +145,13 @@ public struct ByteBuffer: @unchecked Sendable {
 
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
     /// everything else copied as UTF-8.
-    public mutating func appendJSONString(_ text: String) {
+    package mutating func appendJSONString(_ text: String) {
         var text = text
         text.withUTF8 { appendJSONString($0) }
     }
 
     /// A JSON string literal of UTF-8 bytes, escaped as for a `String`.
-    public mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
+    package mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
         append(UInt8(ascii: "\""))
         var start = 0
         for index in 0..<utf8.count {
@@ -178,7 +178,7 @@ public struct ByteBuffer: @unchecked Sendable {
 
     static let hexDigits = Array("0123456789abcdef".utf8)
 
-    public mutating func appendHex(_ data: some Sequence<UInt8>) {
+    package mutating func appendHex(_ data: some Sequence<UInt8>) {
         for byte in data {
             append(Self.hexDigits[Int(byte >> 4)])
             append(Self.hexDigits[Int(byte & 0xF)])
@@ -186,7 +186,7 @@ public struct ByteBuffer: @unchecked Sendable {
     }
 
     /// A UUID's 16 bytes as `UUID.uuidString` spells them: upper-case hex, 8-4-4-4-12.
-    public mutating func appendUUID(_ uuid: UnsafeRawBufferPointer) {
+    package mutating func appendUUID(_ uuid: UnsafeRawBufferPointer) {
         let digits = Self.upperHexDigits.utf8Start
         append(upTo: 36) { out in
             out[8] = UInt8(ascii: "-")
@@ -207,7 +207,7 @@ public struct ByteBuffer: @unchecked Sendable {
     private static let upperHexDigits: StaticString = "0123456789ABCDEF"
 
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
-    public mutating func appendURI(_ id: ObjectID) {
+    package mutating func appendURI(_ id: ObjectID) {
         append("x-coredata://")
         append(id.storeUUID)
         append(UInt8(ascii: "/"))

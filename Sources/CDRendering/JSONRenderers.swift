@@ -6,22 +6,22 @@ import Foundation
 
 /// JSON text for object values, written directly (no `JSONEncoder`) so keys keep the model's
 /// order and millions of rows stream quickly.
-public struct JSONValues: Sendable {
-    public var binary: BinaryMode
+package struct JSONValues: Sendable {
+    package var binary: BinaryMode
 
-    public init(binary: BinaryMode = .summary) {
+    package init(binary: BinaryMode = .summary) {
         self.binary = binary
     }
 
     /// The object as one JSON object: `_entity`, `_id`, then each property. To-many
     /// relationships appear only when fetched (`--include`), as arrays of object-ID URIs.
-    public func object(_ object: StoredObject) -> String {
+    package func object(_ object: StoredObject) -> String {
         var buffer = ByteBuffer()
         append(object, to: &buffer)
         return buffer.text
     }
 
-    public func append(_ object: StoredObject, to buffer: inout ByteBuffer) {
+    package func append(_ object: StoredObject, to buffer: inout ByteBuffer) {
         buffer.append("{\"_entity\":")
         buffer.appendJSONString(object.id.entity)
         buffer.append(",\"_id\":")
@@ -109,7 +109,7 @@ public struct JSONValues: Sendable {
     }
 
     /// JSON text of one value; `nil` when the value is left out.
-    public func json(_ value: ObjectValue) -> String? {
+    package func json(_ value: ObjectValue) -> String? {
         guard !isOmitted(value) else { return nil }
         var buffer = ByteBuffer()
         append(value, to: &buffer)
@@ -220,7 +220,7 @@ public struct JSONValues: Sendable {
     }
 
     /// A JSON string literal (RFC 8259 escapes; other characters as UTF-8).
-    public static func string(_ text: String) -> String {
+    package static func string(_ text: String) -> String {
         var buffer = ByteBuffer(capacity: text.utf8.count + 2)
         buffer.appendJSONString(text)
         return buffer.text
@@ -243,65 +243,65 @@ final class JSONLayout {
 }
 
 /// A JSON array of objects, one per line.
-public struct JSONRenderer: ObjectRenderer {
-    public var values: JSONValues
+package struct JSONRenderer: ObjectRenderer {
+    package var values: JSONValues
     private var first = true
     private var layouts = LayoutCache<JSONLayout>()
 
-    public init(values: JSONValues = JSONValues()) {
+    package init(values: JSONValues = JSONValues()) {
         self.values = values
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         var buffer = ByteBuffer()
         render(object, into: &buffer)
         return buffer.text
     }
 
-    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         buffer.append(first ? "[\n" : ",\n")
         first = false
         values.append(object, to: &buffer)
     }
 
-    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         buffer.append(first ? "[\n" : ",\n")
         first = false
         try values.append(row, layout: layout, to: &buffer)
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String {
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
         layouts.removeAll()
         return ""
     }
 
-    public mutating func finish() -> String { first ? "[]\n" : "\n]\n" }
+    package mutating func finish() -> String { first ? "[]\n" : "\n]\n" }
 }
 
 /// Newline-delimited JSON: one object per line.
-public struct NDJSONRenderer: ObjectRenderer {
-    public var values: JSONValues
+package struct NDJSONRenderer: ObjectRenderer {
+    package var values: JSONValues
     private var layouts = LayoutCache<JSONLayout>()
 
-    public init(values: JSONValues = JSONValues()) {
+    package init(values: JSONValues = JSONValues()) {
         self.values = values
     }
 
-    public mutating func render(_ object: StoredObject) -> String { values.object(object) + "\n" }
+    package mutating func render(_ object: StoredObject) -> String { values.object(object) + "\n" }
 
-    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         values.append(object, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         try values.append(row, layout: layout, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String {
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
         layouts.removeAll()
         return ""
     }

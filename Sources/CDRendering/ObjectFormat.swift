@@ -3,17 +3,17 @@ import Foundation
 /// The formats objects print in (`--format` of `dump` and `query`, `.format` in the console),
 /// with the renderer and the value-row format each one means, so every front end makes the
 /// same choice.
-public enum ObjectFormat: String, Sendable, CaseIterable {
+package enum ObjectFormat: String, Sendable, CaseIterable {
     case description, line, table, expanded, json, ndjson, csv
 
     /// The text formats show a to-many relationship's size; the others leave it a fault.
-    public var countsToMany: Bool { self != .description && self != .json && self != .ndjson }
+    package var countsToMany: Bool { self != .description && self != .json && self != .ndjson }
 
     /// Whether the output is meant for another program (a trailing note would break it).
-    public var isMachineReadable: Bool { self == .json || self == .ndjson || self == .csv }
+    package var isMachineReadable: Bool { self == .json || self == .ndjson || self == .csv }
 
     /// The renderer for this format; a `template` makes it a ``LineRenderer`` with that `to_s`.
-    public func renderer(template: String? = nil, binary: BinaryMode = .summary, null: String = "",
+    package func renderer(template: String? = nil, binary: BinaryMode = .summary, null: String = "",
                          terminalWidth: Int = 120) -> any ObjectRenderer {
         let plain = PlainValues(binary: binary, null: null)
         if let template { return LineRenderer(template: template, values: plain) }
@@ -29,7 +29,7 @@ public enum ObjectFormat: String, Sendable, CaseIterable {
     }
 
     /// Value rows (counts, distinct values, aggregates) in the nearest format.
-    public var valueRowFormat: ValueRowRenderer.Format {
+    package var valueRowFormat: ValueRowRenderer.Format {
         switch self {
         case .json: return .json
         case .ndjson: return .ndjson
@@ -40,11 +40,11 @@ public enum ObjectFormat: String, Sendable, CaseIterable {
 }
 
 /// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
-public enum Terminal {
-    public static var width: Int { width(of: STDOUT_FILENO) }
+package enum Terminal {
+    package static var width: Int { width(of: STDOUT_FILENO) }
 
     /// The width of the terminal on `descriptor`.
-    public static func width(of descriptor: Int32) -> Int {
+    package static func width(of descriptor: Int32) -> Int {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
         var size = winsize()
         if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }

@@ -4,7 +4,7 @@ import CDStore
 import Foundation
 
 /// How binary values appear in output (`--binary`).
-public enum BinaryMode: String, Sendable, CaseIterable {
+package enum BinaryMode: String, Sendable, CaseIterable {
     /// Left out.
     case omit
     /// Size, the first bytes in hex and a SHA-256 prefix.
@@ -15,7 +15,7 @@ public enum BinaryMode: String, Sendable, CaseIterable {
 
 /// Turns a stream of objects into text, one section per entity. Renderers keep no more than
 /// one object (or one small batch, for tables) so output streams as rows arrive.
-public protocol ObjectRenderer {
+package protocol ObjectRenderer {
     /// Text that starts a section of objects of one entity with these property names.
     mutating func beginSection(entity: String, properties: [String]) -> String
     mutating func render(_ object: StoredObject) -> String
@@ -33,17 +33,17 @@ public protocol ObjectRenderer {
 }
 
 extension ObjectRenderer {
-    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         buffer.append(render(object))
     }
 
-    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
         render(try row.object(), into: &buffer)
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String { "" }
-    public mutating func endSection() -> String { "" }
-    public mutating func finish() -> String { "" }
+    package mutating func beginSection(entity: String, properties: [String]) -> String { "" }
+    package mutating func endSection() -> String { "" }
+    package mutating func finish() -> String { "" }
 }
 
 /// Core Data's own `-[NSManagedObject description]` (reference/rendering-and-cli.md §1).
@@ -52,25 +52,25 @@ extension ObjectRenderer {
 /// the entity number and `Z_PK` so the output is reproducible:
 /// object `0x6<Z_ENT, 5 hex digits><Z_PK, 8 hex digits>`, object ID
 /// `0xd<Z_PK << 18 | Z_ENT, 15 hex digits>`, relationship fault object address + property index.
-public struct DescriptionRenderer: ObjectRenderer {
+package struct DescriptionRenderer: ObjectRenderer {
     /// To-many members listed before `(...and N more...)`.
-    public var listLimit: Int
+    package var listLimit: Int
 
-    public init(listLimit: Int = 10) {
+    package init(listLimit: Int = 10) {
         self.listLimit = listLimit
     }
 
-    public static func objectAddress(_ id: ObjectID) -> UInt64 {
+    package static func objectAddress(_ id: ObjectID) -> UInt64 {
         0x6 << 52 | UInt64(id.ent & 0xFFFFF) << 32 | UInt64(truncatingIfNeeded: id.pk) & 0xFFFF_FFFF
     }
 
-    public static func objectIDValue(_ id: ObjectID) -> UInt64 {
+    package static func objectIDValue(_ id: ObjectID) -> UInt64 {
         0xD << 60 | (UInt64(truncatingIfNeeded: id.pk) << 18 | UInt64(id.ent & 0x3FFFF)) & 0x0FFF_FFFF_FFFF_FFFF
     }
 
     /// An object as the level-3 SQL debug log lists it: its description without line breaks
     /// around it.
-    public static let logDescription: @Sendable (StoredObject) -> String = { object in
+    package static let logDescription: @Sendable (StoredObject) -> String = { object in
         var renderer = DescriptionRenderer()
         return renderer.render(object).trimmingCharacters(in: .newlines)
     }
@@ -79,7 +79,7 @@ public struct DescriptionRenderer: ObjectRenderer {
         "0x" + String(objectIDValue(id), radix: 16) + " <\(id.uri)>"
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         var out = "<\(object.className): 0x\(String(Self.objectAddress(object.id), radix: 16))> (entity: \(object.id.entity); id: \(Self.idText(object.id)); data: {\n"
         for (index, entry) in object.values.sorted(by: { $0.name < $1.name }).enumerated() {
             out += "    \(Self.plistString(entry.name)) = \(value(entry.value, name: entry.name, owner: object.id, index: index));\n"
@@ -118,7 +118,7 @@ public struct DescriptionRenderer: ObjectRenderer {
 
     /// Old-style plist strings: bare when purely alphanumeric, otherwise quoted with `\"`,
     /// `\\`, `\n` escapes and non-ASCII as `\Uxxxx` (lower-case hex, UTF-16 units).
-    public static func plistString(_ text: String) -> String {
+    package static func plistString(_ text: String) -> String {
         if !text.isEmpty && text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) {
             return text
         }

@@ -5,22 +5,22 @@ import Crypto
 import Foundation
 
 /// Plain text for one value, as the line, table, expanded and CSV formats show it.
-public struct PlainValues: Sendable {
-    public var binary: BinaryMode
+package struct PlainValues: Sendable {
+    package var binary: BinaryMode
     /// Text for nil (sqlite3's `-nullvalue`); empty by default, as Ruby's `nil.to_s`.
-    public var null: String
+    package var null: String
 
-    public init(binary: BinaryMode = .summary, null: String = "") {
+    package init(binary: BinaryMode = .summary, null: String = "") {
         self.binary = binary
         self.null = null
     }
 
     /// ``ObjectValue/text(binary:)`` with this output's binary mode and text for nil.
-    public func text(_ value: ObjectValue) -> String {
+    package func text(_ value: ObjectValue) -> String {
         value.text(binary: binaryText) ?? null
     }
 
-    public func binaryText(_ data: Data) -> String {
+    package func binaryText(_ data: Data) -> String {
         switch binary {
         case .omit: return ""
         case .hex: return data.map { String(format: "%02x", $0) }.joined()
@@ -37,16 +37,16 @@ public struct PlainValues: Sendable {
 /// `Priority: {priority} Completed: {completed} Description: '{task_description}'`, or by default
 /// `Entity p1: key=value …`. `{_entity}`, `{_id}` (the URI) and `{_pk}` are also available;
 /// `{{` and `}}` write braces.
-public struct LineRenderer: ObjectRenderer {
-    public var template: String?
-    public var values: PlainValues
+package struct LineRenderer: ObjectRenderer {
+    package var template: String?
+    package var values: PlainValues
 
-    public init(template: String? = nil, values: PlainValues = PlainValues()) {
+    package init(template: String? = nil, values: PlainValues = PlainValues()) {
         self.template = template
         self.values = values
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         guard let template else {
             let pairs = object.values.filter { !isOmitted($0.value) }.map { "\($0.name)=\(quoted(values.text($0.value)))" }
             return "\(object.id.entity) p\(object.id.pk): " + pairs.joined(separator: " ") + "\n"
@@ -96,21 +96,21 @@ public struct LineRenderer: ObjectRenderer {
 }
 
 /// One block per object, property per line, like psql's `\x`.
-public struct ExpandedRenderer: ObjectRenderer {
-    public var values: PlainValues
+package struct ExpandedRenderer: ObjectRenderer {
+    package var values: PlainValues
     private var count = 0
     private var width = 0
 
-    public init(values: PlainValues = PlainValues()) {
+    package init(values: PlainValues = PlainValues()) {
         self.values = values
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String {
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
         width = max(properties.map(\.count).max() ?? 0, 4)
         return ""
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         count += 1
         var out = "-[ RECORD \(count): \(object.id.entity) p\(object.id.pk) ]" + String(repeating: "-", count: 8) + "\n"
         for (name, value) in object.values {
@@ -123,30 +123,30 @@ public struct ExpandedRenderer: ObjectRenderer {
 
 /// RFC 4180 CSV: a header row per entity, fields quoted when they hold a comma, quote or line
 /// break, quotes doubled, CRLF line ends.
-public struct CSVRenderer: ObjectRenderer {
-    public var values: PlainValues
+package struct CSVRenderer: ObjectRenderer {
+    package var values: PlainValues
     private var properties: [String] = []
     private var sections = 0
     private var layouts = LayoutCache<CSVLayout>()
 
-    public init(values: PlainValues = PlainValues()) {
+    package init(values: PlainValues = PlainValues()) {
         self.values = values
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String {
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
         self.properties = properties
         layouts.removeAll()
         sections += 1
         return (sections > 1 ? "\r\n" : "") + (["_entity", "_id"] + properties).map(Self.field).joined(separator: ",") + "\r\n"
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         var buffer = ByteBuffer()
         render(object, into: &buffer)
         return buffer.text
     }
 
-    public mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         Self.appendField(object.id.entity, to: &buffer)
         buffer.append(UInt8(ascii: ","))
         buffer.appendURI(object.id)
@@ -159,7 +159,7 @@ public struct CSVRenderer: ObjectRenderer {
 
     /// Writes the object in `row` exactly as the `StoredObject` version writes
     /// ``ObjectRow/object()``, with the common values read in place.
-    public mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(prepare(row.layout), for: row.layout)
         buffer.append(layout.head)
         buffer.append(row.pk)
@@ -267,28 +267,28 @@ final class CSVLayout {
 
 /// A box-drawn table per entity. Column widths come from the first batch of rows, so the table
 /// streams; later longer values are cut with `…`. Columns share the terminal width.
-public struct TableRenderer: ObjectRenderer {
-    public var values: PlainValues
-    public var terminalWidth: Int
-    public var batchSize: Int
+package struct TableRenderer: ObjectRenderer {
+    package var values: PlainValues
+    package var terminalWidth: Int
+    package var batchSize: Int
     private var properties: [String] = []
     private var pending: [[String]] = []
     private var widths: [Int]?
 
-    public init(values: PlainValues = PlainValues(), terminalWidth: Int = 120, batchSize: Int = 200) {
+    package init(values: PlainValues = PlainValues(), terminalWidth: Int = 120, batchSize: Int = 200) {
         self.values = values
         self.terminalWidth = terminalWidth
         self.batchSize = batchSize
     }
 
-    public mutating func beginSection(entity: String, properties: [String]) -> String {
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
         self.properties = ["_pk"] + properties.filter { !(values.binary == .omit && $0.isEmpty) }
         pending = []
         widths = nil
         return entity + "\n"
     }
 
-    public mutating func render(_ object: StoredObject) -> String {
+    package mutating func render(_ object: StoredObject) -> String {
         let row = [String(object.id.pk)] + properties.dropFirst().map { name in
             (object.value(name).map(values.text) ?? "").replacingOccurrences(of: "\n", with: "↵")
         }
@@ -297,7 +297,7 @@ public struct TableRenderer: ObjectRenderer {
         return pending.count >= batchSize ? flush() : ""
     }
 
-    public mutating func endSection() -> String {
+    package mutating func endSection() -> String {
         var out = widths == nil ? flush() : ""
         if let widths { out += border("└", "┴", "┘", widths) }
         return out

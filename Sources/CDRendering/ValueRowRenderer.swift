@@ -3,18 +3,18 @@ import CDStore
 /// Rows of plain values — distinct values, an aggregate, a count — in the output formats of
 /// `cdstore query`: text (tab-separated, a header line when there are several columns), json
 /// (an array of objects), ndjson (an object per line) and csv (RFC 4180 with a header row).
-public struct ValueRowRenderer {
-    public enum Format: Sendable {
+package struct ValueRowRenderer {
+    package enum Format: Sendable {
         case text, json, ndjson, csv
     }
 
-    public let names: [String]
-    public let format: Format
+    package let names: [String]
+    package let format: Format
     private let plain: PlainValues
     private let json: JSONValues
     private var rows = 0
 
-    public init(names: [String], format: Format, plain: PlainValues = PlainValues(), json: JSONValues = JSONValues()) {
+    package init(names: [String], format: Format, plain: PlainValues = PlainValues(), json: JSONValues = JSONValues()) {
         self.names = names
         self.format = format
         self.plain = plain
@@ -22,7 +22,7 @@ public struct ValueRowRenderer {
     }
 
     /// Text before the first row.
-    public func header() -> String {
+    package func header() -> String {
         switch format {
         case .text: return names.count > 1 ? names.joined(separator: "\t") + "\n" : ""
         case .csv: return names.map(CSVRenderer.field).joined(separator: ",") + "\r\n"
@@ -30,7 +30,7 @@ public struct ValueRowRenderer {
         }
     }
 
-    public mutating func row(_ values: [ObjectValue]) -> String {
+    package mutating func row(_ values: [ObjectValue]) -> String {
         defer { rows += 1 }
         switch format {
         case .text:
@@ -48,7 +48,7 @@ public struct ValueRowRenderer {
     }
 
     /// Text after the last row.
-    public func footer() -> String {
+    package func footer() -> String {
         guard format == .json else { return "" }
         return rows == 0 ? "[]\n" : "\n]\n"
     }
