@@ -19,7 +19,6 @@ status=0
 CDSTORE_FUZZ_SEED="$seed" CDSTORE_FUZZ_CASES="$cases" CDSTORE_FUZZ_KEEP="$keep" \
     swift test --skip-build --filter StoreMutationFuzzTests 2>&1 \
     | grep -E "store mutation fuzz|Test run" || status=$?
-rm -rf "${TMPDIR:-/tmp}"/cdstore-tests-* 2>/dev/null || true
 if compgen -G "$keep/seed$seed-case*" >/dev/null; then
     echo "fuzz: crashes found (seed $seed); see above"
     exit 1
