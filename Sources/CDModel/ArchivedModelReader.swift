@@ -7,7 +7,9 @@ import Foundation
 public enum ArchivedModelReader {
     /// Why an archive is not a model. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 

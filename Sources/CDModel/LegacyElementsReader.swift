@@ -17,7 +17,9 @@ import Foundation
 public enum LegacyElementsReader {
     /// Why an `elements` archive (or bundle) cannot be read. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 

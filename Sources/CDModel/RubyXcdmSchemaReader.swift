@@ -18,10 +18,13 @@ public enum RubyXcdmSchemaReader {
     /// Why a schema could not be read: one line naming `file:line:column` when the problem has
     /// a position in the file.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
         /// 1-based line and column of the problem, when it has one.
         public let line: Int?
+        /// 1-based column of the problem, when it has one.
         public let column: Int?
 
         init(_ description: String, line: Int? = nil, column: Int? = nil) {
