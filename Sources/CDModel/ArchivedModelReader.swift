@@ -25,7 +25,7 @@ public enum ArchivedModelReader {
     }
 
     /// Decodes an `NSManagedObjectModel` object.
-    public static func model(from root: ArchivedObject) throws -> ManagedObjectModel {
+    package static func model(from root: ArchivedObject) throws -> ManagedObjectModel {
         guard root.className == "NSManagedObjectModel" || root.classHierarchy.contains("NSManagedObjectModel") else {
             throw Failure(description: "archive holds \(root.className ?? "no object"), not an NSManagedObjectModel")
         }

@@ -71,7 +71,7 @@ public enum RubyXcdmSchemaReader {
     }
 
     /// Whether `url` is a folder (not a model bundle) holding at least one schema file.
-    public static func isSchemasFolder(_ url: URL) -> Bool {
+    package static func isSchemasFolder(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return false }
         return !schemaFiles(in: url).isEmpty
