@@ -7,7 +7,9 @@ import Foundation
 public enum ArchivedModelReader {
     /// Why an archive is not a model. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 
@@ -23,7 +25,7 @@ public enum ArchivedModelReader {
     }
 
     /// Decodes an `NSManagedObjectModel` object.
-    public static func model(from root: ArchivedObject) throws -> ManagedObjectModel {
+    package static func model(from root: ArchivedObject) throws -> ManagedObjectModel {
         guard root.className == "NSManagedObjectModel" || root.classHierarchy.contains("NSManagedObjectModel") else {
             throw Failure(description: "archive holds \(root.className ?? "no object"), not an NSManagedObjectModel")
         }

@@ -24,7 +24,9 @@ import Foundation
 public enum ArchivedModelWriter {
     /// Why a model cannot be archived. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 

@@ -9,14 +9,14 @@ import Foundation
 /// expression text (reference/model-format.md §5.5), e.g. `count:(pages)`. Constants are typed
 /// as `NSNumber` prints them (a Boolean as `1`, a whole real as an integer); what the tree
 /// cannot hold (an unknown class or operator) becomes opaque text such as `<NSFooExpression>`.
-public enum ArchivedPredicateFormatter {
+package enum ArchivedPredicateFormatter {
     /// Format text of an archived predicate, or `nil` when `object` is not one.
-    public static func predicate(_ object: ArchivedObject?) -> String? {
+    package static func predicate(_ object: ArchivedObject?) -> String? {
         predicateTree(object)?.description
     }
 
     /// Format text of an archived expression.
-    public static func expression(_ object: ArchivedObject?) -> String? {
+    package static func expression(_ object: ArchivedObject?) -> String? {
         expressionTree(object)?.description
     }
 

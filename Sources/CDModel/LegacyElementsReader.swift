@@ -17,14 +17,16 @@ import Foundation
 public enum LegacyElementsReader {
     /// Why an `elements` archive (or bundle) cannot be read. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 
     /// Whether the `.xcdatamodel` directory at `url` is in the Xcode 3 format: it has an
     /// `elements` file and no `contents` XML (a bundle re-saved by a later Xcode has `contents`,
     /// which then wins).
-    public static func isLegacyBundle(_ url: URL) -> Bool {
+    package static func isLegacyBundle(_ url: URL) -> Bool {
         let manager = FileManager.default
         return manager.fileExists(atPath: url.appendingPathComponent("elements").path)
             && !manager.fileExists(atPath: url.appendingPathComponent("contents").path)

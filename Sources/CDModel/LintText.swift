@@ -1,8 +1,9 @@
 import CDBase
 
 /// Human-readable text for `cdstore model --lint`.
-public enum LintText {
-    public static func render(_ report: LintReport) -> String {
+package enum LintText {
+    /// One block per version: a summary line, then each finding with its error code.
+    package static func render(_ report: LintReport) -> String {
         report.versions.map { version in
             var lines = ["Version \(version.name)\(version.current ? " (current)" : ""): " + (version.findings.isEmpty ? "no findings" : plural(version.findings.count, "finding"))]
             for finding in version.findings {

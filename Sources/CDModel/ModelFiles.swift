@@ -8,9 +8,11 @@ import Foundation
 public enum ModelFiles {
     /// Why a model path could not be read. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
-        public init(_ description: String) { self.description = description }
+        package init(_ description: String) { self.description = description }
     }
 
     /// The kinds of path this reader understands, by name and layout.
@@ -19,6 +21,9 @@ public enum ModelFiles {
             || RubyXcdmSchemaReader.isSchemasFolder(url)
     }
 
+    /// Every version the model file, bundle or schema folder at `url` holds, each flagged current
+    /// as its source marks it; a single file (`.mom`, `.xcdatamodel`, `contents`, `.rb`) is one
+    /// current version.
     public static func versions(at url: URL) throws -> [ModelVersion] {
         switch url.pathExtension {
         case "xcdatamodeld": return try sourceBundle(url)

@@ -6,8 +6,11 @@ public struct LintFinding: Sendable, Codable, Equatable {
     public var rule: String
     /// The Core Data error this leads to at run time (134060 for CloudKit rules), if any.
     public var code: Int?
+    /// The entity the problem is in.
     public var entity: String
+    /// The property the problem is in; `nil` when it concerns the entity as a whole.
     public var property: String?
+    /// What is wrong, in one line naming the entity and property.
     public var message: String
 }
 
@@ -119,16 +122,16 @@ public enum ModelLint {
 }
 
 /// Lint findings of each version; the JSON of `cdstore model --lint --json`.
-public struct LintReport: Sendable, Codable, Equatable {
-    public struct Version: Sendable, Codable, Equatable {
-        public var name: String
-        public var current: Bool
-        public var findings: [LintFinding]
+package struct LintReport: Sendable, Codable, Equatable {
+    package struct Version: Sendable, Codable, Equatable {
+        package var name: String
+        package var current: Bool
+        package var findings: [LintFinding]
     }
 
-    public var versions: [Version]
+    package var versions: [Version]
 
-    public init(versions: [ModelVersion], cloudKit: Bool) {
+    package init(versions: [ModelVersion], cloudKit: Bool) {
         self.versions = versions.map {
             Version(name: $0.name, current: $0.current, findings: ModelLint.findings(for: $0.model, cloudKit: cloudKit))
         }

@@ -2,9 +2,9 @@ import CDBase
 import Foundation
 
 /// Human-readable text for `cdstore model`.
-public enum ModelText {
+package enum ModelText {
     /// Entity version hashes and the checksum of every version.
-    public static func renderHashes(_ report: ModelHashReport) -> String {
+    package static func renderHashes(_ report: ModelHashReport) -> String {
         report.versions.map { version in
             var lines = ["Version \(version.name)\(version.current ? " (current)" : "")"]
             let names = version.entityHashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -21,7 +21,7 @@ public enum ModelText {
 
     /// Entities with their properties, constraints and indexes, then fetch requests and
     /// configurations, for each version.
-    public static func render(_ versions: [ModelVersion]) -> String {
+    package static func render(_ versions: [ModelVersion]) -> String {
         versions.map(render).joined(separator: "\n\n")
     }
 
@@ -43,7 +43,7 @@ public enum ModelText {
     }
 
     /// One entity as `model` lists it: its header, properties, constraints and indexes.
-    public static func render(entity: EntityDescription) -> String {
+    package static func render(entity: EntityDescription) -> String {
         var lines: [String] = []
         var header = "  \(entity.name)"
         if let parent = entity.parentName { header += " : \(parent)" }

@@ -3,11 +3,15 @@ import Foundation
 /// One version of a model source: a `.xcdatamodel` inside a bundle, a `.mom` inside a `.momd`,
 /// or the copy cached in a store (named `cache`).
 public struct ModelVersion: Sendable, Codable, Equatable {
+    /// The version's name: the `.xcdatamodel` or `.mom` file name without extension, a ruby-xcdm
+    /// schema's version string, or `cache`.
     public var name: String
     /// Whether the source marks this version as current (a store's cache always is).
     public var current: Bool
+    /// The model this version holds.
     public var model: ManagedObjectModel
 
+    /// A version from its name, current flag and model.
     public init(name: String, current: Bool, model: ManagedObjectModel) {
         self.name = name
         self.current = current
@@ -16,21 +20,21 @@ public struct ModelVersion: Sendable, Codable, Equatable {
 }
 
 /// Version hashes of each version of a model source; the JSON of `cdstore model --hashes`.
-public struct ModelHashReport: Sendable, Codable, Equatable {
-    public struct Version: Sendable, Codable, Equatable {
-        public var name: String
-        public var current: Bool
+package struct ModelHashReport: Sendable, Codable, Equatable {
+    package struct Version: Sendable, Codable, Equatable {
+        package var name: String
+        package var current: Bool
         /// Entity name → lowercase hex, computed from the model (never copied from metadata).
-        public var entityHashes: [String: String]
+        package var entityHashes: [String: String]
         /// base64 SHA-256 over the hashes (`versionChecksum`).
-        public var versionChecksum: String
+        package var versionChecksum: String
         /// base64 SHA-512 over names and hashes (`NSStoreModelVersionHashesDigest`).
-        public var versionHashesDigest: String
+        package var versionHashesDigest: String
     }
 
-    public var versions: [Version]
+    package var versions: [Version]
 
-    public init(versions: [ModelVersion]) {
+    package init(versions: [ModelVersion]) {
         self.versions = versions.map { version in
             let hashes = VersionHashes.entityHashes(of: version.model)
             return Version(name: version.name, current: version.current,

@@ -7,6 +7,7 @@ import Foundation
 /// identical version hashes. Validation predicates archived in compiled models have no XML form
 /// and are left out; they never affect hashes.
 public enum ModelXMLWriter {
+    /// The `contents` XML of `model`, as an `.xcdatamodel` bundle holds it.
     public static func xml(for model: ManagedObjectModel) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
         var modelAttributes: [(String, String?)] = [

@@ -18,10 +18,13 @@ public enum RubyXcdmSchemaReader {
     /// Why a schema could not be read: one line naming `file:line:column` when the problem has
     /// a position in the file.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
         /// 1-based line and column of the problem, when it has one.
         public let line: Int?
+        /// 1-based column of the problem, when it has one.
         public let column: Int?
 
         init(_ description: String, line: Int? = nil, column: Int? = nil) {
@@ -68,7 +71,7 @@ public enum RubyXcdmSchemaReader {
     }
 
     /// Whether `url` is a folder (not a model bundle) holding at least one schema file.
-    public static func isSchemasFolder(_ url: URL) -> Bool {
+    package static func isSchemasFolder(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return false }
         return !schemaFiles(in: url).isEmpty

@@ -35,7 +35,7 @@ public enum VersionHashes {
     }
 
     /// Names in the byte order of their UTF-8 encoding, not case-insensitive order (§5.10 point 6).
-    public static func sortedNames(_ hashes: [String: Data]) -> [String] {
+    package static func sortedNames(_ hashes: [String: Data]) -> [String] {
         hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
@@ -136,10 +136,10 @@ public enum VersionHashes {
 
 extension Data {
     /// Lowercase hex, as cdstore's JSON prints hashes.
-    public var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    package var hexString: String { map { String(format: "%02x", $0) }.joined() }
 
     /// Core Data's log style for hashes: `<5431c046 d30e7f32 …>`, groups of four bytes.
-    public var coreDataDescription: String {
+    package var coreDataDescription: String {
         let hex = hexString
         var groups: [Substring] = []
         var index = hex.startIndex
@@ -153,7 +153,7 @@ extension Data {
 
     /// Parses lowercase or uppercase hex, as the JSON reports and metadata hold hashes; `nil`
     /// on odd length or bad digits.
-    public init?(hexDigits hex: String) {
+    package init?(hexDigits hex: String) {
         guard hex.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         var index = hex.startIndex

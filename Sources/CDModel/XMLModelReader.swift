@@ -9,10 +9,14 @@ import FoundationXML
 public enum XMLModelReader {
     /// Why a `contents` file could not be read. One line, for the user.
     public struct Failure: UserFacingError, Sendable {
+        /// The problem, in one line.
         public let description: String
+        /// Same as ``description``, for ``UserFacingError``.
         public var message: String { description }
     }
 
+    /// Decodes the `contents` XML in `data`; throws ``Failure`` on XML that is not well-formed
+    /// or is not a model.
     public static func model(fromXML data: Data) throws -> ManagedObjectModel {
         try model(from: XMLTree.parse(data))
     }
@@ -152,10 +156,11 @@ public enum XMLModelReader {
 ///
 /// Core Data rewrites an aggregate key path such as `pages.@count` into the function form
 /// `count:(pages)` before hashing it (model-format.md §5.5).
-public enum DerivationExpression {
+package enum DerivationExpression {
     static let aggregates = ["count", "sum", "avg", "min", "max"]
 
-    public static func compiled(_ xml: String) -> String {
+    /// The text Core Data hashes for the derivation Xcode writes as `xml`.
+    package static func compiled(_ xml: String) -> String {
         let text = xml.trimmingCharacters(in: .whitespaces)
         for function in aggregates {
             let suffix = ".@\(function)"
@@ -167,7 +172,7 @@ public enum DerivationExpression {
     }
 
     /// The inverse of ``compiled(_:)``, for writing XML again.
-    public static func xml(_ compiled: String) -> String {
+    package static func xml(_ compiled: String) -> String {
         for function in aggregates where compiled.hasPrefix("\(function):(") && compiled.hasSuffix(")") {
             return compiled.dropFirst(function.count + 2).dropLast() + ".@\(function)"
         }
