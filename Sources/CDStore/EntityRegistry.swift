@@ -5,13 +5,14 @@ import GRDB
 public struct RegisteredEntity: Sendable, Codable, Equatable {
     /// `Z_ENT`.
     public let ent: Int
+    /// `Z_NAME`: the entity's name in the model (or the framework's, e.g. `TRANSACTION`).
     public let name: String
     /// `Z_SUPER`: the direct parent's `Z_ENT`, 0 for a root.
     public let superEnt: Int
     /// `Z_MAX`: highest `Z_PK` allocated; meaningful on the root row of a hierarchy.
     public let max: Int
 
-    public init(ent: Int, name: String, superEnt: Int, max: Int) {
+    package init(ent: Int, name: String, superEnt: Int, max: Int) {
         self.ent = ent
         self.name = name
         self.superEnt = superEnt
@@ -57,11 +58,13 @@ public struct EntityRegistry: Sendable {
     /// damage, and nothing may be sized by it.
     public static let entityNumbers: ClosedRange<Int64> = 1...999_999
 
-    public init(entities: [RegisteredEntity], problems: [StoredValueProblem] = []) {
+    package init(entities: [RegisteredEntity], problems: [StoredValueProblem] = []) {
         self.entities = entities.sorted { $0.ent < $1.ent }
         self.problems = problems
     }
 
+    /// Reads `Z_PRIMARYKEY`; values it cannot use are reported in ``problems`` rather than thrown,
+    /// so a damaged table still yields the entities it can.
     public static func read(_ db: Database) throws -> EntityRegistry {
         let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
         var problems: [StoredValueProblem] = []
@@ -86,13 +89,17 @@ public struct EntityRegistry: Sendable {
         return EntityRegistry(entities: entities, problems: problems)
     }
 
+    /// The entity registered under `Z_ENT` `ent`, nil when none is.
     public func entity(ent: Int) -> RegisteredEntity? { entities.first { $0.ent == ent } }
+    /// The entity registered under `name` (`Z_NAME`, case-sensitive), nil when none is.
     public func entity(named name: String) -> RegisteredEntity? { entities.first { $0.name == name } }
 
+    /// The direct parent of `entity`; nil for a root or when `Z_SUPER` names no registered entity.
     public func parent(of entity: RegisteredEntity) -> RegisteredEntity? {
         entity.superEnt == 0 ? nil : self.entity(ent: entity.superEnt)
     }
 
+    /// The direct sub-entities of `entity`, in `Z_ENT` order.
     public func children(of entity: RegisteredEntity) -> [RegisteredEntity] {
         entities.filter { $0.superEnt == entity.ent && $0.ent != entity.ent }
     }

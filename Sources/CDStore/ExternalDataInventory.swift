@@ -6,28 +6,28 @@ import Foundation
 /// with ``scan(_:)``. A file in the folder that no row refers to is an orphan; a reference to a
 /// file that is not there is missing. Hidden files (a leading dot) are never orphans: they are
 /// not Core Data's.
-public struct ExternalDataInventory: Sendable {
+package struct ExternalDataInventory: Sendable {
     /// References to absent files of one attribute (`entity.key`).
-    public struct MissingFiles: Sendable {
-        public let entity: String
-        public let key: String
-        public var count: Int
+    package struct MissingFiles: Sendable {
+        package let entity: String
+        package let key: String
+        package var count: Int
         /// The first few, as "object URI → file name".
-        public var examples: [String]
+        package var examples: [String]
     }
 
     /// The file names rows refer to.
-    public private(set) var referencedFiles: Set<String> = []
+    package private(set) var referencedFiles: Set<String> = []
     /// Missing files by `entity.key`.
-    public private(set) var missingFiles: [String: MissingFiles] = [:]
+    package private(set) var missingFiles: [String: MissingFiles] = [:]
     private let exampleLimit: Int
 
-    public init(exampleLimit: Int = 5) {
+    package init(exampleLimit: Int = 5) {
         self.exampleLimit = exampleLimit
     }
 
     /// Notes `value` of `object`'s property `key` when it is a reference to an external file.
-    public mutating func record(_ value: ObjectValue, key: String, of object: StoredObject) {
+    package mutating func record(_ value: ObjectValue, key: String, of object: StoredObject) {
         guard case .externalReference(let file, let exists) = value else { return }
         referencedFiles.insert(file)
         guard !exists else { return }
@@ -39,13 +39,13 @@ public struct ExternalDataInventory: Sendable {
     }
 
     /// Files in `folder` that no recorded row refers to, sorted by name.
-    public func orphans(in folder: URL) -> [String] {
+    package func orphans(in folder: URL) -> [String] {
         let onDisk = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return onDisk.filter { !$0.hasPrefix(".") && !referencedFiles.contains($0) }.sorted()
     }
 
     /// Reads every object of the store and records its external references.
-    public static func scan(_ reader: ObjectReader) throws -> ExternalDataInventory {
+    package static func scan(_ reader: ObjectReader) throws -> ExternalDataInventory {
         var inventory = ExternalDataInventory()
         try reader.read(ObjectQuery(), section: { _ in }, object: { object in
             for (name, value) in object.values { inventory.record(value, key: name, of: object) }

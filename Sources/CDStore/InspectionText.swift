@@ -3,8 +3,9 @@ import CDModel
 import Foundation
 
 /// The human-readable report of `cdstore inspect`.
-public enum InspectionText {
-    public static func render(_ inspection: StoreInspection) -> String {
+package enum InspectionText {
+    /// The whole report: files, SQLite header, metadata, model cache, entities, extras, warnings.
+    package static func render(_ inspection: StoreInspection) -> String {
         [
             "Store: \(inspection.path)",
             files(inspection),

@@ -1,9 +1,9 @@
 /// `cdstore model --sql` as text: the DDL Core Data runs, with notes on the uncertain naming
 /// rules as SQL comments.
-public enum MappingText {
+package enum MappingText {
     /// `indexesAfterEachTable` writes each table's indexes right after it, as frameworks before
     /// 754 do (``StoreMapping/createStatements(indexesAfterEachTable:)``).
-    public static func render(_ mapping: StoreMapping, indexesAfterEachTable: Bool = false) -> String {
+    package static func render(_ mapping: StoreMapping, indexesAfterEachTable: Bool = false) -> String {
         var lines: [String] = []
         for note in mapping.resolutions {
             let verdict = note.held.map { $0 ? "held" : "did not hold; the store's names are used" } ?? "predicted"

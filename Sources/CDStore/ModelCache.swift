@@ -5,8 +5,11 @@ import GRDB
 
 /// The model a store was last written with, from `Z_MODELCACHE` (store-format.md §6).
 public struct ModelCache: Sendable {
+    /// Bytes of the raw-deflated `Z_CONTENT` blob as stored.
     public let compressedSize: Int
+    /// Bytes of the keyed archive once inflated.
     public let inflatedSize: Int
+    /// The decoded model.
     public let model: ManagedObjectModel
 
     /// Reads and decodes the cache. Returns `nil` when the store has no `Z_MODELCACHE` table or

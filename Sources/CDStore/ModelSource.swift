@@ -66,7 +66,7 @@ public enum ModelSource {
     }
 
     /// The version named `name`, or else the only or current one.
-    public static func chooseVersion(_ versions: [ModelVersion], named name: String?, path: String) throws -> ModelVersion {
+    package static func chooseVersion(_ versions: [ModelVersion], named name: String?, path: String) throws -> ModelVersion {
         if let name {
             guard let chosen = versions.first(where: { $0.name == name }) else {
                 throw StoreError("\(path) has no version named \"\(name)\"; versions: \(versions.map { "\"\($0.name)\"" }.joined(separator: ", "))")

@@ -4,17 +4,21 @@
 /// `null` meaning "not known" or "not applicable", rather than keys that come and go.
 @propertyWrapper
 public struct NullEncoded<Value: Codable & Sendable>: Codable, Sendable {
+    /// The value; nil encodes as JSON `null`.
     public var wrappedValue: Value?
 
+    /// Wraps `wrappedValue`, as `@NullEncoded var x = …` does.
     public init(wrappedValue: Value?) {
         self.wrappedValue = wrappedValue
     }
 
+    /// Reads `null` as nil, anything else as a `Value`.
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
     }
 
+    /// Writes the value, or an explicit `null` for nil.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }

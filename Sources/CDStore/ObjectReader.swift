@@ -8,8 +8,11 @@ import GRDBSQLite
 public struct ObjectQuery: Sendable {
     /// `nil` reads every entity, each object once under its concrete entity.
     public var entity: String?
+    /// Sort order, first key first; `Z_PK` breaks ties, and alone orders an empty list.
     public var sort: [SortKey]
+    /// At most this many objects per section; nil for all.
     public var limit: Int?
+    /// Objects to skip before the first one read, per section; nil skips none.
     public var offset: Int?
     /// To-many relationships whose members are fetched; the others stay faults.
     public var includes: Set<String>
@@ -20,6 +23,7 @@ public struct ObjectQuery: Sendable {
     /// the reader's own; `sort`, `limit` and `offset` are then the statement's business.
     public var statement: ObjectStatement?
 
+    /// The defaults read every entity, in `Z_PK` order, with to-many relationships as faults.
     public init(entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
                 includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil) {
         self.entity = entity
@@ -33,13 +37,17 @@ public struct ObjectQuery: Sendable {
 
     /// `KEY` or `KEY:desc` (also `:asc`).
     public struct SortKey: Sendable, Equatable {
+        /// An attribute or to-one relationship of the queried entity, by its model name.
         public var property: String
+        /// False sorts from the largest value down.
         public var ascending: Bool
+        /// Sorts by `property`, ascending unless told otherwise.
         public init(property: String, ascending: Bool = true) {
             self.property = property
             self.ascending = ascending
         }
 
+        /// Parses `KEY`, `KEY:asc` or `KEY:desc` (also spelled out, any case); nil for anything else.
         public init?(parsing text: String) {
             let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
             guard let name = parts.first, !name.isEmpty else { return nil }
@@ -56,12 +64,16 @@ public struct ObjectQuery: Sendable {
 /// at each position (`Z_PK` among them). Position 0 may be `nil` for Core Data's constant `0`,
 /// which stands for the fetched entity itself when its table holds no other entity.
 public struct ObjectStatement: Sendable {
+    /// The SELECT, with `?` placeholders.
     public var sql: String
+    /// Values bound to the placeholders, in order.
     public var arguments: [DatabaseValue]
+    /// The table column each result position holds (see the type's comment for `nil`).
     public var columns: [String?]
     /// How the SQL debug log describes a fetched object at level 3.
     public var describe: (@Sendable (StoredObject) -> String)?
 
+    /// A statement whose result positions hold `columns`; `describe` is only for the debug log.
     public init(sql: String, arguments: [DatabaseValue], columns: [String?], describe: (@Sendable (StoredObject) -> String)? = nil) {
         self.sql = sql
         self.arguments = arguments
@@ -72,6 +84,7 @@ public struct ObjectStatement: Sendable {
 
 /// A group of objects read together: one entity's objects, or an entity and its sub-entities.
 public struct ObjectSection: Sendable {
+    /// The entity the section reads (its sub-entities' objects included when queried by entity).
     public let entity: String
     /// Property names shown for the section's entity, in name order.
     public let properties: [String]
@@ -82,10 +95,15 @@ public struct ObjectSection: Sendable {
 /// Rows stream from SQLite one at a time; only the current object is in memory. Column and table
 /// names come from ``StoreMapping``; every value (entity numbers, keys, limits) is bound.
 public final class ObjectReader {
+    /// The private copy of the store being read.
     public let snapshot: StoreSnapshot
+    /// The model values are decoded with: the one given to `init`, else the store's cache.
     public let model: ManagedObjectModel
+    /// `model`'s tables and columns, resolved against the store's own schema.
     public let mapping: StoreMapping
+    /// The store's `Z_PRIMARYKEY`, which gives the entity numbers.
     public let registry: EntityRegistry
+    /// `NSStoreUUID` from the metadata, used in object IDs; empty when the metadata has none.
     public let storeUUID: String
     /// Columns by declaring entity and property, so planning a query over a model with thousands
     /// of properties does not scan every table for each one.

@@ -7,10 +7,13 @@ import GRDBSQLite
 /// and read, shared by all of its rows, so renderers can prepare per-layout output (JSON keys,
 /// CSV column positions) once instead of once per row. Compare layouts with `===`.
 public final class ObjectLayout {
+    /// The concrete entity's name.
     public let entity: String
     /// `Z_ENT` of the entity.
     public let ent: Int
+    /// The entity's class name (`NSManagedObject` when the model names none).
     public let className: String
+    /// The store's `NSStoreUUID`, for the IDs of its rows.
     public let storeUUID: String
     /// Property names, sorted by name as Core Data's description sorts its keys; a row's values
     /// are addressed by position in this array.
@@ -122,6 +125,7 @@ public enum BorrowedValue {
 /// the callback returns. The reader moves one `ObjectRow` along the rows rather than making one
 /// per row, which would retain and release its references a million times.
 public struct ObjectRow: ~Copyable {
+    /// The layout of the row's concrete entity; it changes between rows of different entities.
     public internal(set) var layout: ObjectLayout
     /// `Z_PK`
     public internal(set) var pk: Int64
@@ -132,6 +136,7 @@ public struct ObjectRow: ~Copyable {
     let row: Row
     let context: ObjectReader.ReadContext
 
+    /// The object's permanent ID.
     public var id: ObjectID {
         ObjectID(storeUUID: layout.storeUUID, entity: layout.entity, ent: layout.ent, pk: pk)
     }

@@ -34,30 +34,35 @@ public enum ObjectValue: Sendable, Equatable {
 
 /// A permanent object ID: `x-coredata://<store UUID>/<Entity>/p<Z_PK>` (store-format.md §8).
 public struct ObjectID: Sendable, Hashable, Comparable {
+    /// `NSStoreUUID` of the store holding the object.
     public let storeUUID: String
+    /// The name of the object's concrete entity.
     public let entity: String
     /// `Z_ENT` of the concrete entity.
     public let ent: Int
+    /// `Z_PK`: the object's primary key, unique within its entity hierarchy.
     public let pk: Int64
 
-    public init(storeUUID: String, entity: String, ent: Int, pk: Int64) {
+    package init(storeUUID: String, entity: String, ent: Int, pk: Int64) {
         self.storeUUID = storeUUID
         self.entity = entity
         self.ent = ent
         self.pk = pk
     }
 
+    /// The ID as Core Data writes it (`NSManagedObjectID.uriRepresentation`).
     public var uri: String { "x-coredata://\(storeUUID)/\(entity)/p\(pk)" }
 
+    /// Orders by entity number, then primary key, so sorted IDs group by entity.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.ent, lhs.pk) < (rhs.ent, rhs.pk)
     }
 }
 
 /// Turns raw SQLite column values into ``ObjectValue``s according to the attribute's type.
-public enum ValueDecoder {
+package enum ValueDecoder {
     /// A raw value as SQLite returns it.
-    public enum Raw: Sendable, Equatable {
+    package enum Raw: Sendable, Equatable {
         case null
         case integer(Int64)
         case real(Double)
@@ -67,13 +72,13 @@ public enum ValueDecoder {
 
     /// Decodes `raw` for `attribute`. `externalData` is the store's `_EXTERNAL_DATA` folder,
     /// used to check that referenced files exist.
-    public static func decode(_ raw: Raw, for attribute: AttributeDescription, externalData: URL?) -> ObjectValue {
+    package static func decode(_ raw: Raw, for attribute: AttributeDescription, externalData: URL?) -> ObjectValue {
         decode(raw, type: attribute.type, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage, externalData: externalData)
     }
 
     /// Decodes `raw` for an attribute of `type`; external storage markers are read only when the
     /// attribute allows external storage, because plain binaries may start with the same bytes.
-    public static func decode(_ raw: Raw, type: AttributeType, allowsExternalStorage: Bool, externalData: URL?) -> ObjectValue {
+    package static func decode(_ raw: Raw, type: AttributeType, allowsExternalStorage: Bool, externalData: URL?) -> ObjectValue {
         if case .null = raw { return .null }
         switch type {
         case .integer16, .integer32, .integer64:
@@ -174,18 +179,18 @@ public enum ValueDecoder {
 /// allows external storage carry the `0x01` inline marker, since Core Data writes small values
 /// inline and a reader must find a marker (§9). Decoded keyed archives and references to
 /// external files cannot be turned back into bytes here.
-public enum ValueEncoder {
+package enum ValueEncoder {
     /// Why a value cannot be stored in an attribute; `description` is one line.
-    public struct Failure: UserFacingError, Sendable, Equatable {
-        public let description: String
-        public var message: String { description }
+    package struct Failure: UserFacingError, Sendable, Equatable {
+        package let description: String
+        package var message: String { description }
     }
 
-    public static func encode(_ value: ObjectValue, for attribute: AttributeDescription) throws -> ValueDecoder.Raw {
+    package static func encode(_ value: ObjectValue, for attribute: AttributeDescription) throws -> ValueDecoder.Raw {
         try encode(value, type: attribute.type, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
     }
 
-    public static func encode(_ value: ObjectValue, type: AttributeType, allowsExternalStorage: Bool) throws -> ValueDecoder.Raw {
+    package static func encode(_ value: ObjectValue, type: AttributeType, allowsExternalStorage: Bool) throws -> ValueDecoder.Raw {
         func fail(_ message: String) -> Failure { Failure(description: message) }
         if case .null = value { return .null }
         switch (type, value) {
@@ -221,7 +226,7 @@ public enum ValueEncoder {
     }
 
     /// The values an integer attribute of `type` holds.
-    public static func integerRange(_ type: AttributeType) -> ClosedRange<Int64> {
+    package static func integerRange(_ type: AttributeType) -> ClosedRange<Int64> {
         switch type {
         case .integer16: return Int64(Int16.min)...Int64(Int16.max)
         case .integer32: return Int64(Int32.min)...Int64(Int32.max)
@@ -251,18 +256,20 @@ public enum ValueEncoder {
 
 /// One stored object: its ID, class and decoded property values.
 public struct StoredObject: Sendable {
+    /// The object's permanent ID, which names its concrete entity.
     public let id: ObjectID
     /// The entity's class name (`NSManagedObject` when the model names none).
     public let className: String
     /// Values by property name, sorted by name as Core Data's description sorts its keys.
     public var values: [(name: String, value: ObjectValue)]
 
-    public init(id: ObjectID, className: String, values: [(name: String, value: ObjectValue)]) {
+    package init(id: ObjectID, className: String, values: [(name: String, value: ObjectValue)]) {
         self.id = id
         self.className = className
         self.values = values
     }
 
+    /// The value of property `name`; nil when the entity has no such (stored) property.
     public func value(_ name: String) -> ObjectValue? {
         values.first { $0.name == name }?.value
     }
