@@ -32,9 +32,9 @@ public final class SQLTrace: @unchecked Sendable {
         self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
-    public func sql(_ statement: String) { line("sql", statement) }
-    public func annotation(_ text: String) { line("annotation", text) }
-    public func details(_ text: String) { line("details", text) }
+    package func sql(_ statement: String) { line("sql", statement) }
+    package func annotation(_ text: String) { line("annotation", text) }
+    package func details(_ text: String) { line("details", text) }
 
     private func line(_ category: String, _ message: String) {
         guard level > 0 else { return }
@@ -70,12 +70,14 @@ public final class SQLTrace: @unchecked Sendable {
     /// What a traced fetch reports back: its rows, the time SQLite spent stepping them, and (at
     /// level 3) the rows as Core Data would describe them.
     public struct FetchOutcome {
+        /// Rows the fetch returned.
         public var rows: Int
+        /// Seconds spent stepping the statement in SQLite (`sql connection fetch time`).
         public var sqliteTime: TimeInterval
         /// Row descriptions for level 3; ``rowValueLimit`` at most, so memory stays bounded.
         public var values: [String]
 
-        public init(rows: Int, sqliteTime: TimeInterval, values: [String] = []) {
+        package init(rows: Int, sqliteTime: TimeInterval, values: [String] = []) {
             self.rows = rows
             self.sqliteTime = sqliteTime
             self.values = values
