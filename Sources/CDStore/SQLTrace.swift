@@ -42,12 +42,12 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// Seconds with four decimals, as Core Data prints them.
-    public static func seconds(_ duration: TimeInterval) -> String {
+    package static func seconds(_ duration: TimeInterval) -> String {
         String(format: "%.4f", duration)
     }
 
     /// Installs the hook that logs every statement run on `db` while the level is 1 and up.
-    public func attach(to db: Database) {
+    package func attach(to db: Database) {
         db.trace(options: .profile) { [self] event in
             guard !quiet, level > 0, case let .profile(statement, duration) = event else { return }
             sql(statement.sql)
@@ -57,7 +57,7 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// Logs one bound value the way Core Data does: integers and reals bare, strings quoted,
     /// NULL as `nil`, blobs by size.
-    public static func bindText(_ value: DatabaseValue) -> String {
+    package static func bindText(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return "nil"
         case .int64(let i): return String(i)
@@ -69,13 +69,13 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// What a traced fetch reports back: its rows, the time SQLite spent stepping them, and (at
     /// level 3) the rows as Core Data would describe them.
-    public struct FetchOutcome {
+    package struct FetchOutcome {
         /// Rows the fetch returned.
-        public var rows: Int
+        package var rows: Int
         /// Seconds spent stepping the statement in SQLite (`sql connection fetch time`).
-        public var sqliteTime: TimeInterval
+        package var sqliteTime: TimeInterval
         /// Row descriptions for level 3; ``rowValueLimit`` at most, so memory stays bounded.
-        public var values: [String]
+        package var values: [String]
 
         package init(rows: Int, sqliteTime: TimeInterval, values: [String] = []) {
             self.rows = rows
@@ -86,12 +86,12 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// Level 3 lists at most this many rows; Core Data lists all, but cdstore streams and does
     /// not keep a whole table for its log.
-    public static let rowValueLimit = 100
+    package static let rowValueLimit = 100
 
     /// Runs `body` as one traced fetch: logs the statement and (level 2) its binds, lets `body`
     /// step the rows, then logs the timings, (level 2) the statement annotation with (level 3)
     /// the row values, and (level 4) the query plan.
-    public func fetch(sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
+    package func fetch(sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
                       rows body: () throws -> FetchOutcome) throws {
         guard level > 0 else {
             _ = try body()
@@ -122,7 +122,7 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// A count request: `total count request execution time: …s for count of N.`
-    public func count(sql statement: String, arguments: [DatabaseValue], in db: Database,
+    package func count(sql statement: String, arguments: [DatabaseValue], in db: Database,
                       run body: () throws -> Int) throws -> Int {
         guard level > 0 else { return try body() }
         quiet = true
