@@ -14,7 +14,7 @@ import Glibc
 /// async-signal-safe, and touch no Swift object that could be half-updated. The pid in the folder
 /// name lets a later run remove the copies of a process that died too hard for any of this
 /// (SIGKILL, a power cut): see ``removeStaleCopies()``.
-public enum PrivateCopyRegistry {
+package enum PrivateCopyRegistry {
     /// Files SQLite may create beside the copy, removed before the folder itself.
     static let fileNames = ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal"]
     /// Live copies a process can have registered at once; a copy beyond that is still removed
@@ -32,10 +32,10 @@ public enum PrivateCopyRegistry {
     private static let lock = NSLock()
 
     /// The folder name prefix of every private copy, followed by the owner's pid and a UUID.
-    public static let folderPrefix = "cdstore-"
+    package static let folderPrefix = "cdstore-"
 
     /// A new, unique folder for a private copy owned by this process.
-    public static func newCopyDirectory() -> URL {
+    package static func newCopyDirectory() -> URL {
         FileManager.default.temporaryDirectory
             .appendingPathComponent("\(folderPrefix)\(getpid())-\(UUID().uuidString)", isDirectory: true)
     }
@@ -89,7 +89,7 @@ public enum PrivateCopyRegistry {
     ///
     /// SIGPIPE gets a handler rather than being ignored: ignored, a write to the closed pipe
     /// fails with EPIPE, and Foundation's `FileHandle.write` traps on that error.
-    public static func installSignalHandlers() {
+    package static func installSignalHandlers() {
         _ = slots
         atexit { PrivateCopyRegistry.removeAllFromDisk() }
         // A parent may hand down a mask that blocks these (a test runner's worker thread does):
@@ -108,7 +108,7 @@ public enum PrivateCopyRegistry {
 
     /// Ends the process because its output was closed (EPIPE): the copies go, the status is
     /// 141, as if SIGPIPE had ended it.
-    public static func exitAfterClosedOutput() -> Never {
+    package static func exitAfterClosedOutput() -> Never {
         removeAllFromDisk()
         _exit(128 + SIGPIPE)
     }
@@ -116,7 +116,7 @@ public enum PrivateCopyRegistry {
     /// Removes the private copies of cdstore processes that are gone (killed with SIGKILL, say).
     /// Only folders named `cdstore-<pid>-<UUID>` are considered, and only when no process has
     /// that pid; anything else in the temporary directory is left alone.
-    public static func removeStaleCopies() {
+    package static func removeStaleCopies() {
         let temporary = FileManager.default.temporaryDirectory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
         for name in names {

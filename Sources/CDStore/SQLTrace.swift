@@ -32,9 +32,9 @@ public final class SQLTrace: @unchecked Sendable {
         self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
-    public func sql(_ statement: String) { line("sql", statement) }
-    public func annotation(_ text: String) { line("annotation", text) }
-    public func details(_ text: String) { line("details", text) }
+    package func sql(_ statement: String) { line("sql", statement) }
+    package func annotation(_ text: String) { line("annotation", text) }
+    package func details(_ text: String) { line("details", text) }
 
     private func line(_ category: String, _ message: String) {
         guard level > 0 else { return }
@@ -42,12 +42,12 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// Seconds with four decimals, as Core Data prints them.
-    public static func seconds(_ duration: TimeInterval) -> String {
+    package static func seconds(_ duration: TimeInterval) -> String {
         String(format: "%.4f", duration)
     }
 
     /// Installs the hook that logs every statement run on `db` while the level is 1 and up.
-    public func attach(to db: Database) {
+    package func attach(to db: Database) {
         db.trace(options: .profile) { [self] event in
             guard !quiet, level > 0, case let .profile(statement, duration) = event else { return }
             sql(statement.sql)
@@ -57,7 +57,7 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// Logs one bound value the way Core Data does: integers and reals bare, strings quoted,
     /// NULL as `nil`, blobs by size.
-    public static func bindText(_ value: DatabaseValue) -> String {
+    package static func bindText(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return "nil"
         case .int64(let i): return String(i)
@@ -69,13 +69,15 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// What a traced fetch reports back: its rows, the time SQLite spent stepping them, and (at
     /// level 3) the rows as Core Data would describe them.
-    public struct FetchOutcome {
-        public var rows: Int
-        public var sqliteTime: TimeInterval
+    package struct FetchOutcome {
+        /// Rows the fetch returned.
+        package var rows: Int
+        /// Seconds spent stepping the statement in SQLite (`sql connection fetch time`).
+        package var sqliteTime: TimeInterval
         /// Row descriptions for level 3; ``rowValueLimit`` at most, so memory stays bounded.
-        public var values: [String]
+        package var values: [String]
 
-        public init(rows: Int, sqliteTime: TimeInterval, values: [String] = []) {
+        package init(rows: Int, sqliteTime: TimeInterval, values: [String] = []) {
             self.rows = rows
             self.sqliteTime = sqliteTime
             self.values = values
@@ -84,12 +86,12 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// Level 3 lists at most this many rows; Core Data lists all, but cdstore streams and does
     /// not keep a whole table for its log.
-    public static let rowValueLimit = 100
+    package static let rowValueLimit = 100
 
     /// Runs `body` as one traced fetch: logs the statement and (level 2) its binds, lets `body`
     /// step the rows, then logs the timings, (level 2) the statement annotation with (level 3)
     /// the row values, and (level 4) the query plan.
-    public func fetch(sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
+    package func fetch(sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
                       rows body: () throws -> FetchOutcome) throws {
         guard level > 0 else {
             _ = try body()
@@ -120,7 +122,7 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// A count request: `total count request execution time: …s for count of N.`
-    public func count(sql statement: String, arguments: [DatabaseValue], in db: Database,
+    package func count(sql statement: String, arguments: [DatabaseValue], in db: Database,
                       run body: () throws -> Int) throws -> Int {
         guard level > 0 else { return try body() }
         quiet = true

@@ -5,17 +5,23 @@ import Foundation
 /// Reading the header first lets cdstore tell "not SQLite", "truncated" and "WAL mode" apart
 /// with a precise message before any connection exists.
 public struct SQLiteHeader: Sendable {
+    /// The 16 bytes every SQLite 3 database file starts with.
     public static let magic = Array("SQLite format 3\u{0}".utf8)
 
+    /// Bytes per page (bytes 16–17; the stored value 1 means 65536).
     public let pageSize: Int
     /// Bytes 18–19: 1 = rollback journal, 2 = WAL (store-format.md §1).
     public let writeVersion: Int
+    /// Bytes 18–19's second byte, with the same meaning as `writeVersion`.
     public let readVersion: Int
     /// The in-header database size in pages; only meaningful when `isPageCountValid`.
     public let pageCount: Int
+    /// Whether SQLite would trust `pageCount`: the change counter equals the version-valid-for number.
     public let isPageCountValid: Bool
+    /// Bytes 56–59: 1 = UTF-8, 2 = UTF-16le, 3 = UTF-16be (0 in a file with no schema yet).
     public let textEncoding: Int
 
+    /// The header marks the database as in WAL mode, so its content may live in the `-wal` file.
     public var isWALMode: Bool { writeVersion == 2 || readVersion == 2 }
 
     /// Parses `bytes` (at least 100 bytes of a file); `nil` when the magic string is missing.
@@ -53,6 +59,7 @@ public struct WALSummary: Sendable, Codable, Equatable {
     public let committedFrames: Int
     /// Frames after the last commit (an interrupted transaction); SQLite ignores them.
     public let uncommittedFrames: Int
+    /// Bytes per page, from the WAL header.
     public let pageSize: Int
 
     /// Reads the WAL header and frame headers; `nil` for an empty or unreadable file.

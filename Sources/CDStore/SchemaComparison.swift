@@ -2,9 +2,10 @@ import Foundation
 
 /// The differences between a mapping and a store's real schema.
 public struct SchemaComparison: Sendable, Codable, Equatable {
+    /// Every difference found, of all severities.
     public var differences: [SchemaDifference]
 
-    public init(differences: [SchemaDifference]) {
+    package init(differences: [SchemaDifference]) {
         self.differences = differences
     }
 
@@ -48,15 +49,22 @@ public struct SchemaDifference: Sendable, Codable, Equatable {
         case foreign
     }
 
+    /// What differs.
     public var kind: Kind
+    /// Whether it counts against the mapping.
     public var severity: Severity
+    /// The table the difference is in (or, for an index or trigger, the table it belongs to).
     public var table: String
+    /// The column, index or trigger that differs; nil when the whole table does.
     @NullEncoded public var name: String?
+    /// What the mapping predicts (a type, a statement, a column list); nil when nothing is predicted.
     @NullEncoded public var expected: String?
+    /// What the store holds; nil when the store lacks the object.
     @NullEncoded public var actual: String?
+    /// One line describing the difference for a person.
     public var detail: String
 
-    public init(kind: Kind, severity: Severity, table: String, name: String? = nil, expected: String? = nil,
+    package init(kind: Kind, severity: Severity, table: String, name: String? = nil, expected: String? = nil,
                 actual: String? = nil, detail: String) {
         self.kind = kind
         self.severity = severity

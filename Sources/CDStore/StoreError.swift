@@ -6,7 +6,9 @@ import Foundation
 /// Every failure while opening or reading a store ends up as one of these, so the command line
 /// can print it and exit with status 2 instead of showing a backtrace.
 public struct StoreError: UserFacingError, Sendable, Equatable {
+    /// The one-line reason, usually starting with the store's path.
     public let description: String
+    /// The same line, as ``UserFacingError`` asks for it.
     public var message: String { description }
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

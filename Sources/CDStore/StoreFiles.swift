@@ -6,6 +6,8 @@ public struct StoreFiles: Sendable {
     /// symbolic link, its target, beside which the sidecars are looked for.
     public let main: URL
 
+    /// The files of the store whose main file is at `path` (relative paths are resolved against
+    /// the current directory); nothing is read yet.
     public init(path: String) {
         main = Self.followingLinks(URL(fileURLWithPath: path).standardizedFileURL)
     }
@@ -21,8 +23,11 @@ public struct StoreFiles: Sendable {
         return current
     }
 
+    /// `<main>-wal`: the write-ahead log, which may hold changes not yet in the main file.
     public var wal: URL { sidecar("-wal") }
+    /// `<main>-shm`: the WAL's shared-memory index.
     public var shm: URL { sidecar("-shm") }
+    /// `<main>-journal`: the rollback journal of a store not in WAL mode.
     public var journal: URL { sidecar("-journal") }
 
     /// `.<name without extension>_SUPPORT/` beside the store.

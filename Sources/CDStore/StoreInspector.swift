@@ -14,6 +14,7 @@ public enum StoreInspector {
         return try inspect(snapshot, counts: counts)
     }
 
+    /// Inspects an open snapshot, so a caller that already holds one does not copy the store again.
     public static func inspect(_ snapshot: StoreSnapshot, counts: Bool) throws -> StoreInspection {
         let files = snapshot.files
         let path = files.main.path

@@ -15,6 +15,7 @@ public struct MappingOptions: Sendable, Equatable {
     /// Whether R-tree tables come with the triggers that fill them (``rtreeTriggerVersions``).
     public var rtreeTriggers: Bool
 
+    /// The defaults describe a store written by a current framework.
     public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
                 uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
                 rtreeTriggers: Bool = false) {

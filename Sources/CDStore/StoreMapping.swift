@@ -20,7 +20,7 @@ public struct StoreMapping: Sendable, Codable, Equatable {
     /// How the uncertain rules were settled, and what the mapping leaves out.
     public var resolutions: [MappingResolution]
 
-    public init(entities: [MappedEntity], tables: [MappedTable], resolutions: [MappingResolution]) {
+    package init(entities: [MappedEntity], tables: [MappedTable], resolutions: [MappingResolution]) {
         self.entities = entities
         self.tables = tables
         self.resolutions = resolutions
@@ -36,6 +36,7 @@ public struct StoreMapping: Sendable, Codable, Equatable {
         mappedEntity(named: entity).flatMap { table(named: $0.table) }
     }
 
+    /// The entity called `name`; nil when the mapping has none of that name.
     public func mappedEntity(named name: String) -> MappedEntity? {
         entities.first { $0.name == name }
     }
@@ -109,13 +110,16 @@ public struct StoreMapping: Sendable, Codable, Equatable {
 
 /// An entity of the mapping: its `Z_ENT`, parent and table.
 public struct MappedEntity: Sendable, Codable, Equatable {
+    /// The entity's name in the model.
     public var name: String
     /// `Z_ENT`, from `Z_PRIMARYKEY` when a store was given (§4).
     public var number: Int
+    /// The parent entity's name; nil for a root.
     @NullEncoded public var parent: String?
+    /// The table holding its rows: its root's `Z<ROOT>` table.
     public var table: String
 
-    public init(name: String, number: Int, parent: String?, table: String) {
+    package init(name: String, number: Int, parent: String?, table: String) {
         self.name = name
         self.number = number
         self.parent = parent
@@ -140,13 +144,17 @@ public struct MappedTable: Sendable, Codable, Equatable {
         case rtree
     }
 
+    /// The table's name as Core Data writes it.
     public var name: String
+    /// Why the table exists.
     public var kind: Kind
     /// The entities whose rows live here, in `Z_ENT` order (entity and history tables).
     public var entities: [String]
+    /// In Core Data's column order (§7.3).
     public var columns: [MappedColumn]
     /// `Z_PK` for entity tables; both key columns for a join table.
     public var primaryKey: [String]
+    /// The indexes created with the table, in creation order.
     public var indexes: [MappedIndex]
     /// The other tables Core Data may create instead of this one, when the model does not say
     /// which: a join table of two relationships of one entity that are each other's inverse is
@@ -155,7 +163,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
     /// CREATE TRIGGER statements Core Data adds with the table (those filling an R-tree).
     public var triggers: [String]
 
-    public init(name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
+    package init(name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
                 primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = [], triggers: [String] = []) {
         self.name = name
         self.kind = kind
@@ -167,6 +175,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
         self.triggers = triggers
     }
 
+    /// The column called `name`.
     public func column(named name: String) -> MappedColumn? {
         columns.first { $0.name == name }
     }
@@ -175,6 +184,7 @@ public struct MappedTable: Sendable, Codable, Equatable {
         case name, kind, entities, columns, primaryKey, indexes, alternatives, triggers, sql
     }
 
+    /// Decodes the stored fields; the derived `sql` key is ignored.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -233,15 +243,18 @@ public enum ColumnRole: String, Sendable, Codable {
 
 /// One column of a mapped table.
 public struct MappedColumn: Sendable, Codable, Equatable {
+    /// The column's name (`Z_PK`, `Z<ATTRIBUTE>`, …).
     public var name: String
     /// The declared type as Core Data writes it: INTEGER, FLOAT, TIMESTAMP, DECIMAL, VARCHAR,
     /// BLOB (§7.5).
     public var type: String
+    /// What the column holds.
     public var role: ColumnRole
     /// A `UNIQUE` column constraint (the old style of uniqueness constraints, ``UniquenessStyle``).
     public var unique: Bool
     /// The entity declaring the property the column stores.
     @NullEncoded public var entity: String?
+    /// The property the column stores; nil for columns no property declares (`Z_PK`, `Z_ENT`, …).
     @NullEncoded public var property: String?
     /// For keys: the entity whose rows (or `Z_ENT`) the column refers to.
     @NullEncoded public var destination: String?
@@ -249,7 +262,7 @@ public struct MappedColumn: Sendable, Codable, Equatable {
     /// name sorted.
     @NullEncoded public var renamedFrom: String?
 
-    public init(name: String, type: String, role: ColumnRole, unique: Bool = false, entity: String? = nil,
+    package init(name: String, type: String, role: ColumnRole, unique: Bool = false, entity: String? = nil,
                 property: String? = nil, destination: String? = nil, renamedFrom: String? = nil) {
         self.name = name
         self.type = type
@@ -283,10 +296,15 @@ public enum IndexKind: String, Sendable, Codable {
 
 /// One index Core Data creates.
 public struct MappedIndex: Sendable, Codable, Equatable {
+    /// The index's name as Core Data writes it.
     public var name: String
+    /// The table it indexes.
     public var table: String
+    /// Where the index comes from.
     public var kind: IndexKind
+    /// `CREATE UNIQUE INDEX`: a uniqueness constraint written as an index.
     public var unique: Bool
+    /// The indexed columns, in order.
     public var columns: [String]
     /// `ASC`/`DESC` per column for the `COLLATE BINARY` style of fetch and uniqueness indexes;
     /// `nil` for the plain style (`ON T (C)`).
@@ -296,7 +314,7 @@ public struct MappedIndex: Sendable, Codable, Equatable {
     /// The entity declaring the fetch index or uniqueness constraint.
     @NullEncoded public var entity: String?
 
-    public init(name: String, table: String, kind: IndexKind, unique: Bool = false, columns: [String],
+    package init(name: String, table: String, kind: IndexKind, unique: Bool = false, columns: [String],
                 order: [String]? = nil, whereClause: String? = nil, entity: String? = nil) {
         self.name = name
         self.table = table
@@ -312,6 +330,7 @@ public struct MappedIndex: Sendable, Codable, Equatable {
         case name, table, kind, unique, columns, order, whereClause = "where", entity, sql
     }
 
+    /// Decodes the stored fields; the derived `sql` key is ignored.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -341,6 +360,7 @@ public struct MappedIndex: Sendable, Codable, Equatable {
 
 /// The join table of a many-to-many relationship seen from one side.
 public struct JoinTableLookup: Sendable, Codable, Equatable {
+    /// The join table's name.
     public var table: String
     /// Holds the keys of the relationship's own entity.
     public var sourceColumn: String
@@ -380,13 +400,16 @@ public struct MappingResolution: Sendable, Codable, Equatable {
         case notMapped
     }
 
+    /// The rule the note is about.
     public var rule: Rule
     /// Whether the predicted rule matched the store; `nil` when no store was consulted.
     @NullEncoded public var held: Bool?
+    /// The table the note concerns; nil when it concerns the whole mapping.
     @NullEncoded public var table: String?
+    /// One line saying what was found or decided.
     public var detail: String
 
-    public init(rule: Rule, held: Bool?, table: String? = nil, detail: String) {
+    package init(rule: Rule, held: Bool?, table: String? = nil, detail: String) {
         self.rule = rule
         self.held = held
         self.table = table

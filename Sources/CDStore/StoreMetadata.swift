@@ -10,14 +10,23 @@ public struct StoreMetadata: Sendable {
     /// The whole `Z_PLIST` dictionary; `nil` when the column is NULL.
     public var plist: PropertyListValue?
 
+    /// `NSStoreType`: `SQLite` in every store seen.
     public var storeType: String? { plist?["NSStoreType"]?.stringValue }
+    /// `NSPersistenceFrameworkVersion`: the Core Data build that last wrote the metadata (§5).
     public var frameworkVersion: Int? { plist?["NSPersistenceFrameworkVersion"]?.intValue }
+    /// `NSPersistenceMaximumFrameworkVersion`; only the newest stores have it, so nil is normal.
     public var maximumFrameworkVersion: Int? { plist?["NSPersistenceMaximumFrameworkVersion"]?.intValue }
+    /// `NSStoreModelVersionHashesVersion`: the version-hash scheme, 3 in every store seen.
     public var hashesVersion: Int? { plist?["NSStoreModelVersionHashesVersion"]?.intValue }
+    /// `NSStoreModelVersionIdentifiers`: the model's version identifiers; empty when none were set.
     public var versionIdentifiers: [String] {
         plist?["NSStoreModelVersionIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
+    /// `NSStoreModelVersionHashesDigest`: base64 SHA-512 over the entity names and hashes (§5);
+    /// absent before framework 973.
     public var hashesDigest: String? { plist?["NSStoreModelVersionHashesDigest"]?.stringValue }
+    /// `NSStoreModelVersionChecksumKey`: the model's `versionChecksum`, base64 SHA-256 over the
+    /// entity hashes (§5); absent from older stores.
     public var checksum: String? { plist?["NSStoreModelVersionChecksumKey"]?.stringValue }
     /// A string, not a number, in real stores.
     public var autoVacuumLevel: String? {

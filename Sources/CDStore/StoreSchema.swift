@@ -5,11 +5,12 @@ import GRDB
 public struct StoreSchema: Sendable, Codable, Equatable {
     /// A column as `PRAGMA table_info` reports it.
     public struct Column: Sendable, Codable, Equatable {
+        /// The column's name.
         public var name: String
         /// The declared type, as `PRAGMA table_info` reports it.
         public var type: String
 
-        public init(name: String, type: String) {
+        package init(name: String, type: String) {
             self.name = name
             self.type = type
         }
@@ -17,11 +18,14 @@ public struct StoreSchema: Sendable, Codable, Equatable {
 
     /// A `sqlite_master` table row with its columns.
     public struct Table: Sendable, Codable, Equatable {
+        /// The table's name.
         public var name: String
+        /// The CREATE statement as SQLite keeps it; nil for tables SQLite creates without one.
         @NullEncoded public var sql: String?
+        /// In declaration order; empty when SQLite cannot describe the table.
         public var columns: [Column]
 
-        public init(name: String, sql: String?, columns: [Column]) {
+        package init(name: String, sql: String?, columns: [Column]) {
             self.name = name
             self.sql = sql
             self.columns = columns
@@ -48,12 +52,14 @@ public struct StoreSchema: Sendable, Codable, Equatable {
 
     /// A `sqlite_master` index row.
     public struct Index: Sendable, Codable, Equatable {
+        /// The index's name.
         public var name: String
+        /// The table it indexes.
         public var table: String
         /// `nil` for SQLite's automatic indexes (`sqlite_autoindex_…`).
         @NullEncoded public var sql: String?
 
-        public init(name: String, table: String, sql: String?) {
+        package init(name: String, table: String, sql: String?) {
             self.name = name
             self.table = table
             self.sql = sql
@@ -62,11 +68,14 @@ public struct StoreSchema: Sendable, Codable, Equatable {
 
     /// A `sqlite_master` trigger row.
     public struct Trigger: Sendable, Codable, Equatable {
+        /// The trigger's name.
         public var name: String
+        /// The table whose changes fire it.
         public var table: String
+        /// The CREATE TRIGGER statement.
         @NullEncoded public var sql: String?
 
-        public init(name: String, table: String, sql: String?) {
+        package init(name: String, table: String, sql: String?) {
             self.name = name
             self.table = table
             self.sql = sql
@@ -75,10 +84,12 @@ public struct StoreSchema: Sendable, Codable, Equatable {
 
     /// In `sqlite_master` order.
     public var tables: [Table]
+    /// In `sqlite_master` order, SQLite's automatic indexes included.
     public var indexes: [Index]
+    /// In `sqlite_master` order.
     public var triggers: [Trigger]
 
-    public init(tables: [Table], indexes: [Index], triggers: [Trigger]) {
+    package init(tables: [Table], indexes: [Index], triggers: [Trigger]) {
         self.tables = tables
         self.indexes = indexes
         self.triggers = triggers
@@ -111,10 +122,12 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         return schema
     }
 
+    /// The table called exactly `name`.
     public func table(named name: String) -> Table? {
         tables.first { $0.name == name }
     }
 
+    /// The index called exactly `name`.
     public func index(named name: String) -> Index? {
         indexes.first { $0.name == name }
     }

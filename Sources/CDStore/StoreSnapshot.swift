@@ -8,7 +8,9 @@ import GRDB
 /// all of a store's content may live (reference/store-format.md §10). A read-write open of the
 /// original would checkpoint the WAL and delete it, changing the user's files.
 public final class StoreSnapshot: @unchecked Sendable {
+    /// The user's files (not the copy).
     public let files: StoreFiles
+    /// The main file's header, read before the copy was made.
     public let header: SQLiteHeader
     /// The connection to the private copy.
     public let database: DatabaseQueue
@@ -23,6 +25,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         try self.init(files: StoreFiles(path: path), trace: trace)
     }
 
+    /// Opens the store made of `files` the same way as ``init(path:trace:)``.
     public init(files: StoreFiles, trace: SQLTrace? = nil) throws {
         self.trace = trace
         self.files = files

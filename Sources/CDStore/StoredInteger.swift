@@ -9,11 +9,14 @@ import GRDB
 /// turns text into `0` without a word; a damaged store would crash cdstore or make it invent an
 /// object ID. Reading through this type makes a wrong type a value the caller must handle.
 public enum StoredInteger: Sendable, Equatable {
+    /// An integer, or a real with no fractional part.
     case integer(Int64)
+    /// SQL NULL.
     case null
     /// Text, a blob or a fractional real where an integer belongs; `description` shows it.
     case wrongType(description: String)
 
+    /// Classifies `value`; a whole real such as `3.0` counts as the integer 3.
     public init(_ value: DatabaseValue) {
         switch value.storage {
         case .null: self = .null
@@ -59,6 +62,7 @@ public enum StoredInteger: Sendable, Equatable {
 /// A value of the store with the wrong SQLite type or out of range: what `validate` reports as
 /// an integrity finding and other commands as a one-line warning.
 public struct StoredValueProblem: Sendable, Equatable {
+    /// What is wrong with the value.
     public enum Kind: String, Sendable {
         /// Text, a blob or a fraction in an integer column.
         case wrongType
@@ -66,8 +70,11 @@ public struct StoredValueProblem: Sendable, Equatable {
         case outOfRange
     }
 
+    /// What is wrong with the value.
     public let kind: Kind
+    /// The table holding the value.
     public let table: String
+    /// The column holding the value.
     public let column: String
     /// The entity the row belongs to, when known.
     public let entity: String?
@@ -76,7 +83,7 @@ public struct StoredValueProblem: Sendable, Equatable {
     /// The value as found, for the message.
     public let value: String
 
-    public init(kind: Kind, table: String, column: String, entity: String?, pk: Int64?, value: String) {
+    package init(kind: Kind, table: String, column: String, entity: String?, pk: Int64?, value: String) {
         self.kind = kind
         self.table = table
         self.column = column
