@@ -82,10 +82,13 @@ struct ArchiveWalk {
 
 /// One object of a ``KeyedArchive``: a dictionary with a `$class`, or an inline value.
 public struct ArchivedObject: Sendable {
+    /// The archive the object lives in, which resolves the UIDs among its values.
     public let archive: KeyedArchive
     /// Position in `$objects`; identical objects share it.
     public let index: Int
 
+    /// The object's entry in `$objects` as stored: for a class instance, its keyed fields with
+    /// UIDs left unresolved.
     public var raw: PropertyListValue { archive.objects[index] }
 
     /// `$classname` of the object's class, or `nil` for plain values.
@@ -113,7 +116,9 @@ public struct ArchivedObject: Sendable {
         return archive.object(for: v)?.stringContent
     }
 
+    /// The number stored inline under `key` as an `Int` (see ``PropertyListValue/intValue``).
     public func int(_ key: String) -> Int? { raw[key]?.intValue }
+    /// The flag stored inline under `key`, whether archived as a boolean or as an integer.
     public func bool(_ key: String) -> Bool? { raw[key]?.boolValue }
 
     /// The object itself as a string: an inline string or an `NSString`'s `NS.string`.
@@ -237,13 +242,16 @@ public indirect enum ArchivedValue: Sendable, Equatable {
     /// encloses it, lies too deep, or would make the result too large.
     public static let unexpanded = ArchivedValue.object(className: "…", size: 0)
 
-    public static func dictionary(_ pairs: [(ArchivedValue, ArchivedValue)]) -> ArchivedValue {
+    /// A dictionary value from key/value tuples, in the given order.
+    package static func dictionary(_ pairs: [(ArchivedValue, ArchivedValue)]) -> ArchivedValue {
         .dictionary(pairs.map { ArchivedValuePair(key: $0.0, value: $0.1) })
     }
 }
 
 /// One key/value entry of a decoded dictionary.
 public struct ArchivedValuePair: Sendable, Equatable {
+    /// The entry's key, usually a string, decoded like any other value.
     public let key: ArchivedValue
+    /// The value stored under `key`.
     public let value: ArchivedValue
 }

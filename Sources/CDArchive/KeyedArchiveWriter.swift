@@ -11,24 +11,24 @@ import Foundation
 /// are written once per class name and shared. Strings are plain plist strings, as Apple
 /// writes `NSString`s; a new UID is made for each call, since an archive names each object once
 /// (Apple's archiver shares only identical instances).
-public struct KeyedArchiveWriter: Sendable {
+package struct KeyedArchiveWriter: Sendable {
     /// `$null`: the UID archives use for nil.
-    public static let null = PropertyListValue.uid(0)
+    package static let null = PropertyListValue.uid(0)
 
     private var objects: [PropertyListValue?] = [.string("$null")]
     private var classUIDs: [String: PropertyListValue] = [:]
 
-    public init() {}
+    package init() {}
 
     /// A UID for an object whose fields are given later with ``fill(_:className:classes:fields:)``.
-    public mutating func reserve() -> PropertyListValue {
+    package mutating func reserve() -> PropertyListValue {
         objects.append(nil)
         return .uid(objects.count - 1)
     }
 
     /// Gives the reserved object `uid` its class and fields. `classes` lists the class and its
     /// superclasses, most specific first (`$classes`); the first use of a class name decides it.
-    public mutating func fill(_ uid: PropertyListValue, className: String, classes: [String],
+    package mutating func fill(_ uid: PropertyListValue, className: String, classes: [String],
                               fields: [(key: String, value: PropertyListValue)]) {
         guard case .uid(let index) = uid, index > 0, index < objects.count else {
             preconditionFailure("fill(_:) needs a UID from reserve()")
@@ -38,7 +38,7 @@ public struct KeyedArchiveWriter: Sendable {
     }
 
     /// A new object with `fields`; returns its UID.
-    public mutating func object(className: String, classes: [String],
+    package mutating func object(className: String, classes: [String],
                                 fields: [(key: String, value: PropertyListValue)]) -> PropertyListValue {
         let uid = reserve()
         fill(uid, className: className, classes: classes, fields: fields)
@@ -46,32 +46,32 @@ public struct KeyedArchiveWriter: Sendable {
     }
 
     /// A string object (a plain plist string in `$objects`); returns its UID.
-    public mutating func string(_ value: String) -> PropertyListValue {
+    package mutating func string(_ value: String) -> PropertyListValue {
         objects.append(.string(value))
         return .uid(objects.count - 1)
     }
 
     /// `string(_:)` for a value, ``null`` for nil.
-    public mutating func string(_ value: String?) -> PropertyListValue {
+    package mutating func string(_ value: String?) -> PropertyListValue {
         value.map { string($0) } ?? Self.null
     }
 
     /// A plain value (number, data, …) stored as its own object, as `NSNumber` and `NSData`
     /// values are when another object refers to them (e.g. a default value).
-    public mutating func value(_ value: PropertyListValue) -> PropertyListValue {
+    package mutating func value(_ value: PropertyListValue) -> PropertyListValue {
         objects.append(value)
         return .uid(objects.count - 1)
     }
 
     /// An array (`NS.objects`) of `members`; `className` is `NSArray`, `NSMutableArray`,
     /// `NSSet` or `NSMutableSet`, and `$classes` follows from it.
-    public mutating func collection(_ members: [PropertyListValue], className: String = "NSArray") -> PropertyListValue {
+    package mutating func collection(_ members: [PropertyListValue], className: String = "NSArray") -> PropertyListValue {
         object(className: className, classes: Self.foundationClasses(className),
                fields: [("NS.objects", .array(members))])
     }
 
     /// A dictionary (`NS.keys` / `NS.objects`) with string keys, in the given order.
-    public mutating func dictionary(_ entries: [(key: String, value: PropertyListValue)],
+    package mutating func dictionary(_ entries: [(key: String, value: PropertyListValue)],
                                     className: String = "NSDictionary") -> PropertyListValue {
         let keys = entries.map { string($0.key) }
         return object(className: className, classes: Self.foundationClasses(className),
@@ -81,7 +81,7 @@ public struct KeyedArchiveWriter: Sendable {
     /// The archive with `root` as `$top.root`.
     ///
     /// Throws when an object was reserved but never filled.
-    public func data(root: PropertyListValue) throws -> Data {
+    package func data(root: PropertyListValue) throws -> Data {
         let filled = try objects.enumerated().map { index, object in
             guard let object else { throw PropertyListError("keyed archive object \(index) was reserved but never filled") }
             return object
@@ -103,7 +103,7 @@ public struct KeyedArchiveWriter: Sendable {
     }
 
     /// `$classes` of the Foundation collections; mutable classes list their immutable parent.
-    public static func foundationClasses(_ className: String) -> [String] {
+    package static func foundationClasses(_ className: String) -> [String] {
         if className.hasPrefix("NSMutable") {
             return [className, "NS" + className.dropFirst("NSMutable".count), "NSObject"]
         }

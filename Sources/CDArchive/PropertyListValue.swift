@@ -19,6 +19,8 @@ public enum PropertyListValue: Sendable, Equatable {
     /// A reference into an archive's `$objects` array.
     case uid(Int)
 
+    /// Values of the same kind with equal contents; dictionaries must also list their keys in
+    /// the same order, since the order in the file is kept.
     public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): return a == b
@@ -41,6 +43,7 @@ public enum PropertyListValue: Sendable, Equatable {
         return entries.first { $0.key == key }?.value
     }
 
+    /// The text of a string value; nil for any other kind.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
@@ -65,16 +68,19 @@ public enum PropertyListValue: Sendable, Equatable {
         }
     }
 
+    /// The bytes of a data value; nil for any other kind.
     public var dataValue: Data? {
         if case .data(let d) = self { return d }
         return nil
     }
 
+    /// The elements of an array value; nil for any other kind.
     public var arrayValue: [PropertyListValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// The entries of a dictionary value in file order; nil for any other kind.
     public var dictionaryEntries: [(key: String, value: PropertyListValue)]? {
         if case .dictionary(let d) = self { return d }
         return nil
@@ -83,9 +89,11 @@ public enum PropertyListValue: Sendable, Equatable {
 
 /// Why a property list could not be read. Descriptions are one line, for the user.
 public struct PropertyListError: UserFacingError, Sendable {
+    /// What is wrong with the property list, in one line.
     public let description: String
+    /// The same line as `description`, as ``UserFacingError`` asks for it.
     public var message: String { description }
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Reads binary (`bplist00`) and XML property lists.

@@ -7,9 +7,9 @@ import Foundation
 /// `deflateInit2` with `windowBits = -15` selects the raw format; the level is zlib's default,
 /// as the exact bytes Core Data produces are not needed, only a stream any raw inflater reads.
 /// ``RawInflate/inflate(_:limit:)`` is the inverse.
-public enum RawDeflate {
+package enum RawDeflate {
     /// Compresses `data` into one complete raw DEFLATE stream.
-    public static func deflate(_ data: Data) throws -> Data {
+    package static func deflate(_ data: Data) throws -> Data {
         var stream = z_stream()
         guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// `Z_MODELCACHE.Z_CONTENT` has no zlib header, so `inflateInit2` is called with
 /// `windowBits = -15` (reference/store-format.md §6).
-public enum RawInflate {
+package enum RawInflate {
     /// Inflates `data`; throws when the stream is corrupt, truncated, or would exceed `limit` bytes.
-    public static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
+    package static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw PropertyListError("zlib could not start inflating")

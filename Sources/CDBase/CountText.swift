@@ -1,5 +1,5 @@
 /// Thousands separators, as people read byte and row counts: 1,763,392.
-public func grouped(_ value: Int) -> String {
+package func grouped(_ value: Int) -> String {
     let digits = String(value.magnitude)
     var result = ""
     for (index, character) in digits.enumerated() {
@@ -15,12 +15,12 @@ public func grouped(_ value: Int) -> String {
 /// agree with the noun ("object has" / "objects have"). Counts are grouped ("1,200 rows") in
 /// the reports that have always grouped them; messages that never did pass `grouping: false`
 /// so their text stays as it was.
-public func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil, grouping: Bool = true) -> String {
+package func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil, grouping: Bool = true) -> String {
     "\(grouping ? grouped(count) : String(count)) \(noun(singular, count: count, pluralForm))"
 }
 
 /// The noun alone, singular or plural for `count`, for text that puts other words between the
 /// count and its noun: "rows with unknown Z_ENT values".
-public func noun(_ singular: String, count: Int, _ pluralForm: String? = nil) -> String {
+package func noun(_ singular: String, count: Int, _ pluralForm: String? = nil) -> String {
     count == 1 ? singular : (pluralForm ?? singular + "s")
 }

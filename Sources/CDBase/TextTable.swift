@@ -1,26 +1,26 @@
 /// Left- or right-aligned plain-text columns, padded to the widest cell: the one column layout
 /// of every text report.
-public struct TextTable {
-    public enum Alignment: Sendable { case left, right }
+package struct TextTable {
+    package enum Alignment: Sendable { case left, right }
 
-    public var columns: [(title: String, alignment: Alignment)]
-    public var rows: [[String]] = []
+    package var columns: [(title: String, alignment: Alignment)]
+    package var rows: [[String]] = []
 
     /// Columns with titles, shown as a header line by ``render(indent:header:separator:)``.
-    public init(_ columns: [(String, Alignment)]) {
+    package init(_ columns: [(String, Alignment)]) {
         self.columns = columns.map { (title: $0.0, alignment: $0.1) }
     }
 
     /// Untitled columns, all left-aligned, for label/value lists rendered without a header.
-    public init(columns count: Int) {
+    package init(columns count: Int) {
         self.init(Array(repeating: ("", .left), count: count))
     }
 
-    public mutating func add(_ row: [String]) { rows.append(row) }
+    package mutating func add(_ row: [String]) { rows.append(row) }
 
     /// The table, each line indented by `indent` spaces, columns `separator` apart. Trailing
     /// spaces are cut, so an empty last cell leaves no padding behind.
-    public func render(indent: Int = 2, header: Bool = true, separator: String = "  ") -> String {
+    package func render(indent: Int = 2, header: Bool = true, separator: String = "  ") -> String {
         let all = (header ? [columns.map(\.title)] : []) + rows
         let widths = columns.indices.map { index in all.map { $0[index].count }.max() ?? 0 }
         let pad = String(repeating: " ", count: indent)

@@ -18,8 +18,11 @@ public protocol UserFacingError: Error, CustomStringConvertible {
 }
 
 extension UserFacingError {
+    /// 2, the status for bad input or an unreadable store, unless a type says otherwise.
     public var exitStatus: Int32 { 2 }
+    /// No lines under the message unless a type has something to point at.
     public var details: [String] { [] }
+    /// No hint unless a type has advice to give.
     public var hint: String? { nil }
     /// The line the command line prints: the message, unless a type adds to it (a predicate
     /// error says at which character).

@@ -48,19 +48,19 @@ public enum ValueText {
 /// The writers fill raw memory so that the dump formats can write a date straight into their
 /// output buffer and ``ValueText`` into a `String`, from the same code. They are inlinable for
 /// the dumps, which call them once per date across a module boundary.
-public struct CivilTime: Sendable {
-    public let year: Int64
-    public let month: Int64
-    public let day: Int64
-    public let secondOfDay: Int64
+package struct CivilTime: Sendable {
+    package let year: Int64
+    package let month: Int64
+    package let day: Int64
+    package let secondOfDay: Int64
     /// The part of a second, in [0, 1).
-    public let fraction: Double
+    package let fraction: Double
 
     /// Room enough for either form of any date: a 20-character year and 25 more bytes.
-    public static let maximumTextLength = 48
+    package static let maximumTextLength = 48
 
     /// Milliseconds when the value is not a whole second.
-    @inlinable public var milliseconds: Int64? {
+    @inlinable package var milliseconds: Int64? {
         fraction == 0 ? nil : min(Int64((fraction * 1000).rounded()), 999)
     }
 
@@ -68,7 +68,7 @@ public struct CivilTime: Sendable {
     /// A stored value beyond about 250 million years either way (or infinite) is damage: it is
     /// held at that limit, so the arithmetic below cannot overflow and the date still shows
     /// as absurd.
-    @inlinable public init(secondsSince2001: Double) {
+    @inlinable package init(secondsSince2001: Double) {
         let limit = 8e15
         let unix = secondsSince2001.isNaN ? 0 : min(max(secondsSince2001 + 978_307_200, -limit), limit)
         // `unix.rounded(.down)` by conversion, which is much cheaper than the libm call; the
@@ -95,7 +95,7 @@ public struct CivilTime: Sendable {
 
     /// `YYYY-MM-DD hh:mm:ss +0000` at `out`, which has room for ``maximumTextLength`` bytes;
     /// returns the number written.
-    @inlinable public func writeCoreData(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable package func writeCoreData(to out: UnsafeMutablePointer<UInt8>) -> Int {
         var count = write(to: out, separator: UInt8(ascii: " "))
         for byte in " +0000".utf8 {
             out[count] = byte
@@ -106,7 +106,7 @@ public struct CivilTime: Sendable {
 
     /// `YYYY-MM-DDThh:mm:ss[.mmm]Z` at `out`, which has room for ``maximumTextLength`` bytes;
     /// returns the number written.
-    @inlinable public func writeISO(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable package func writeISO(to out: UnsafeMutablePointer<UInt8>) -> Int {
         var count = write(to: out, separator: UInt8(ascii: "T"))
         if let milliseconds {
             out[count] = UInt8(ascii: ".")

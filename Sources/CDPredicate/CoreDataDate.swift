@@ -12,12 +12,15 @@ import Foundation
 /// * years have four digits or more, and may be negative: `dump` prints far-future values
 ///   (seen in Photos) in full, and import must read them back exactly.
 public struct CoreDataDate: Sendable, Equatable, Hashable {
+    /// Seconds since 2001-01-01T00:00:00Z (Foundation's reference date); negative before it.
     public var secondsSince2001: Double
 
+    /// The date `secondsSince2001` seconds after 2001-01-01T00:00:00Z, as a store column holds it.
     public init(secondsSince2001: Double) {
         self.secondsSince2001 = secondsSince2001
     }
 
+    /// The same instant as a Foundation `Date`.
     public var date: Date { Date(timeIntervalSinceReferenceDate: secondsSince2001) }
 
     /// The instant `text` names, or nil when it is not one of the forms above or names no

@@ -6,7 +6,9 @@ import Foundation
 public indirect enum Predicate: Sendable, Equatable {
     /// `TRUEPREDICATE` (true) or `FALSEPREDICATE` (false).
     case constant(Bool)
+    /// One comparison, such as `age >= 18` or `ANY tags.name ==[c] "swift"`.
     case comparison(Comparison)
+    /// `NOT` (or `!`) before a predicate.
     case not(Predicate)
     /// Operands of one `AND` chain, in source order. A parenthesised chain stays a nested
     /// operand, so printing and re-parsing gives back the same tree.
@@ -21,12 +23,18 @@ public indirect enum Predicate: Sendable, Equatable {
 
 /// `left op[options] right`, optionally quantified over a to-many left side.
 public struct Comparison: Sendable, Equatable {
+    /// `ANY`, `ALL` or `NONE` before the left side, or `.direct` when there is none.
     public var quantifier: ComparisonQuantifier
+    /// The side before the operator, usually a key path.
     public var left: Expression
+    /// The operator between the two sides.
     public var op: ComparisonOperator
+    /// The bracketed letters after the operator (`[cd]`); empty when there are none.
     public var options: ComparisonOptions
+    /// The side after the operator, usually a constant or a variable.
     public var right: Expression
 
+    /// A comparison of `left` and `right`, with no options and no quantifier unless given.
     public init(_ left: Expression, _ op: ComparisonOperator, _ right: Expression,
                 options: ComparisonOptions = [], quantifier: ComparisonQuantifier = .direct) {
         self.quantifier = quantifier
@@ -68,7 +76,10 @@ public enum ComparisonOperator: String, Sendable, Equatable, CaseIterable {
 
 /// The bracketed options after an operator: `[c]`, `[d]`, `[n]`, `[l]` in any combination.
 public struct ComparisonOptions: OptionSet, Sendable, Equatable, Hashable {
+    /// One bit per option letter, c d n l from the lowest bit up: cdstore's own encoding, not
+    /// the `flags` bits Core Data passes to its SQL string functions.
     public let rawValue: UInt8
+    /// The options whose bits are set in `rawValue`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `c`
@@ -88,6 +99,7 @@ public struct ComparisonOptions: OptionSet, Sendable, Equatable, Hashable {
 
 /// One side of a comparison.
 public indirect enum Expression: Sendable, Equatable {
+    /// A literal, or a `%@`-style argument already substituted.
     case constant(Value)
     /// `SELF`: the object being evaluated.
     case evaluatedObject
@@ -116,7 +128,9 @@ public indirect enum Expression: Sendable, Equatable {
 
 /// One step of a key path.
 public enum KeyPathComponent: Sendable, Equatable {
+    /// A property or relationship name (written `#name` when it is a reserved word).
     case key(String)
+    /// `@count`, `@sum`, `@avg`, `@min` or `@max`.
     case collectionOperator(CollectionOperator)
 }
 

@@ -10,12 +10,13 @@ public struct PredicateError: UserFacingError, Equatable, Sendable {
     /// One line saying what was expected or what is wrong.
     public let message: String
 
-    public init(text: String, offset: Int, message: String) {
+    package init(text: String, offset: Int, message: String) {
         self.text = text
         self.offset = offset
         self.message = message
     }
 
+    /// The message with the character offset it points at, as the command line prints it.
     public var description: String { "predicate error at character \(offset): \(message)" }
 
     /// The caret diagram, for the command line to print under the message.

@@ -2,22 +2,22 @@
 /// given: `SELF` is the value, `length` is a string value's length in UTF-16 units (`NSString`'s
 /// `length`), and the other sides are constants. Validation rules are such predicates: Core
 /// Data evaluates them on the attribute's value.
-public enum PredicateEvaluator {
+package enum PredicateEvaluator {
     /// A value as the evaluator compares it: numbers (integers, booleans and dates included) as
     /// doubles, text, nil, and the list of an aggregate.
-    public enum Operand: Sendable, Equatable {
+    package enum Operand: Sendable, Equatable {
         case null, number(Double), text(String), list([Operand])
     }
 
     /// Whether `predicate` uses only what the evaluator knows, so `evaluate` answers for it.
-    public static func canEvaluate(_ predicate: Predicate) -> Bool {
+    package static func canEvaluate(_ predicate: Predicate) -> Bool {
         evaluate(predicate, on: .text("x")) != nil || evaluate(predicate, on: .number(1)) != nil
     }
 
     /// True or false, or nil when the predicate uses something other than `SELF`, `length` and
     /// constants, or compares operands that do not go together. A nil `value` is one the
     /// evaluator cannot compare: only predicates that do not look at `SELF` have an answer.
-    public static func evaluate(_ predicate: Predicate, on value: Operand?) -> Bool? {
+    package static func evaluate(_ predicate: Predicate, on value: Operand?) -> Bool? {
         switch predicate {
         case .constant(let result): return result
         case .not(let inner): return evaluate(inner, on: value).map { !$0 }

@@ -7,6 +7,7 @@ import Foundation
 /// `PredicateParser.parse(p.description)` gives back `p` for every tree the parser builds, and
 /// `parseModelText` for every tree of a model.
 extension Predicate: CustomStringConvertible {
+    /// The predicate in canonical NSPredicate format, which parses back to the same tree.
     public var description: String {
         switch self {
         case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
@@ -28,6 +29,7 @@ extension Predicate: CustomStringConvertible {
 }
 
 extension Comparison: CustomStringConvertible {
+    /// `[quantifier ]left op[options] right`, as NSPredicate prints a comparison.
     public var description: String {
         let prefix = quantifier == .direct ? "" : quantifier.rawValue + " "
         return prefix + left.description + " " + op.rawValue + options.description + " " + right.description
@@ -43,6 +45,7 @@ extension ComparisonOptions: CustomStringConvertible {
 }
 
 extension Expression: CustomStringConvertible {
+    /// The expression as it is written in a format string: `SELF`, `author.name`, `$x`, `{1, 2}`.
     public var description: String {
         switch self {
         case .constant(let value): return value.description
@@ -72,6 +75,8 @@ extension KeyPathComponent: CustomStringConvertible {
 }
 
 extension Value: CustomStringConvertible {
+    /// The literal as a format string writes it: `nil`, `TRUE`, `42`, a quoted string, or a
+    /// date as `CAST(<seconds since 2001>, "NSDate")`.
     public var description: String {
         switch self {
         case .null: return "nil"

@@ -24,7 +24,7 @@ import Foundation
 ///   against that value; a list is written `IN {%@, %@}`.
 public enum PredicateParser {
     /// Deeper nesting (parentheses, NOT, aggregates, subqueries) is an error instead of a stack overflow.
-    public static let maximumNesting = 100
+    package static let maximumNesting = 100
 
     /// Parses `text`, filling its placeholders from `arguments`. Every failure, including too few or
     /// too many arguments, is a `PredicateError` pointing into `text`.
@@ -43,7 +43,7 @@ public enum PredicateParser {
 
     /// Parses an expression a model holds on its own: a derived attribute's derivation
     /// (`count:(pages)`, `author.name`) or an indexed expression (`SELF`).
-    public static func parseModelExpression(_ text: String) throws(PredicateError) -> Expression {
+    package static func parseModelExpression(_ text: String) throws(PredicateError) -> Expression {
         var parser = try Parser(text: text, arguments: [], allowsFunctions: true)
         return try parser.parseWholeExpression()
     }
@@ -52,13 +52,13 @@ public enum PredicateParser {
     /// Ruby literals after a CDQ format string (`where("name LIKE %@", '*kesp*')`). `%@` takes the
     /// expression as it is (a constant, or an aggregate for a Ruby array); `%K` needs a string
     /// constant, `%d` and friends an integer, `%f` a number.
-    public static func parse(_ text: String, typedArguments: [Expression]) throws(PredicateError) -> Predicate {
+    package static func parse(_ text: String, typedArguments: [Expression]) throws(PredicateError) -> Predicate {
         var parser = try Parser(text: text, arguments: typedArguments.map(PlaceholderArgument.typed))
         return try parser.parseWhole()
     }
 
     /// How a `%@` argument is typed (see the type's documentation).
-    public static func value(ofArgument argument: String) -> Value {
+    package static func value(ofArgument argument: String) -> Value {
         switch argument.uppercased() {
         case "NIL", "NULL": return .null
         case "TRUE", "YES": return .bool(true)

@@ -6,9 +6,9 @@
 /// * `\u0041` (exactly four hex digits) and `\u{41}`, `\u{41 1F600}` (code points in braces);
 /// * a backslash before a line break continues the line; before anything else it stands for
 ///   that character (`\\`, `\"`, `\#`, `\q`).
-public enum RubyStringEscape {
+package enum RubyStringEscape {
     /// What one escape stands for.
-    public enum Decoded: Equatable, Sendable {
+    package enum Decoded: Equatable, Sendable {
         case text(String)
         /// A byte from `\x` or an octal escape, 0x80 or above: part of a UTF-8 sequence.
         case byte(UInt8)
@@ -17,10 +17,10 @@ public enum RubyStringEscape {
     }
 
     /// An escape Ruby refuses, such as `\x` without a hex digit.
-    public struct Failure: Error, Equatable, Sendable {
-        public let message: String
+    package struct Failure: Error, Equatable, Sendable {
+        package let message: String
 
-        public init(message: String) {
+        package init(message: String) {
             self.message = message
         }
     }
@@ -29,7 +29,7 @@ public enum RubyStringEscape {
     /// the backslash as one scalar, or nil past the end (a reader that works on Characters gives
     /// nil for a Character of several scalars, which no escape reads). Returns what the escape
     /// stands for and how many units it takes.
-    public static func decode(_ unit: (Int) -> Unicode.Scalar?) throws(Failure) -> (Decoded, length: Int) {
+    package static func decode(_ unit: (Int) -> Unicode.Scalar?) throws(Failure) -> (Decoded, length: Int) {
         guard let escaped = unit(0) else { throw Failure(message: "a backslash must be followed by a character") }
         func digits(from start: Int, upTo count: Int, radix: Int) -> String {
             var digits = ""
@@ -111,20 +111,20 @@ public enum RubyStringEscape {
 
 /// A Ruby string being decoded: text and escaped bytes in order, each remembering the source
 /// offset it came from. Escaped bytes must form UTF-8 together with what surrounds them.
-public struct RubyStringBuffer: Sendable {
+package struct RubyStringBuffer: Sendable {
     private var utf8: [UInt8] = []
     private var sources: [Int] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func append(_ text: String, from source: Int) {
+    package mutating func append(_ text: String, from source: Int) {
         for byte in text.utf8 {
             utf8.append(byte)
             sources.append(source)
         }
     }
 
-    public mutating func append(_ decoded: RubyStringEscape.Decoded, from source: Int) {
+    package mutating func append(_ decoded: RubyStringEscape.Decoded, from source: Int) {
         switch decoded {
         case .text(let text): append(text, from: source)
         case .byte(let byte):
@@ -136,7 +136,7 @@ public struct RubyStringBuffer: Sendable {
 
     /// The string and, for each of its Characters, the source offset of its first byte; nil
     /// when escaped bytes do not form valid UTF-8.
-    public func decoded() -> (value: String, characterSources: [Int])? {
+    package func decoded() -> (value: String, characterSources: [Int])? {
         guard let value = String(validating: utf8, as: UTF8.self) else { return nil }
         var characterSources: [Int] = []
         var byteIndex = 0

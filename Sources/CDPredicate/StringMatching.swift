@@ -7,22 +7,22 @@ import Foundation
 /// `flags` are the bits of Core Data's SQL functions' `flags` argument: `0x1` case-insensitive
 /// (`[c]`), `0x80` diacritic-insensitive (`[d]`), `0x20` locale-sensitive (`[l]`); Core Data
 /// logs `[c]` as `0x101`, `[d]` as `0x180` and `[l]` as `0x120`.
-public enum StringMatching {
+package enum StringMatching {
     /// Option bits of the `flags` argument, as Core Data logs them.
-    public enum Flag {
-        public static let caseInsensitive = 0x101
-        public static let diacriticInsensitive = 0x180
-        public static let localeSensitive = 0x120
+    package enum Flag {
+        package static let caseInsensitive = 0x101
+        package static let diacriticInsensitive = 0x180
+        package static let localeSensitive = 0x120
     }
 
     /// Which comparison `stringSearch` makes; the raw value is the fourth argument of
     /// `NSCoreDataStringSearch` (cdstore's convention; a real log shows `1` for a contains search).
-    public enum SearchOperation: Int, Sendable {
+    package enum SearchOperation: Int, Sendable {
         case equal = 0, contains = 1, beginsWith = 2, endsWith = 3
     }
 
     /// The flags for `[c]`, `[d]` and `[l]`.
-    public static func flags(_ options: ComparisonOptions) -> Int {
+    package static func flags(_ options: ComparisonOptions) -> Int {
         var flags = 0
         if options.contains(.caseInsensitive) { flags |= Flag.caseInsensitive }
         if options.contains(.diacriticInsensitive) { flags |= Flag.diacriticInsensitive }
@@ -39,7 +39,7 @@ public enum StringMatching {
     }
 
     /// `==`, `CONTAINS`, `BEGINSWITH`, `ENDSWITH`.
-    public static func stringSearch(_ value: String, _ search: String, flags: Int, operation: SearchOperation) -> Bool {
+    package static func stringSearch(_ value: String, _ search: String, flags: Int, operation: SearchOperation) -> Bool {
         let haystack = fold(value, flags: flags), needle = fold(search, flags: flags)
         switch operation {
         case .equal: return haystack == needle
@@ -50,19 +50,19 @@ public enum StringMatching {
     }
 
     /// A `MATCHES` pattern that is not a valid ICU regular expression.
-    public struct InvalidPattern: Error, Sendable {
-        public let pattern: String
+    package struct InvalidPattern: Error, Sendable {
+        package let pattern: String
     }
 
     /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value.
-    public static func matches(_ value: String, pattern: String, flags: Int) throws(InvalidPattern) -> Bool {
+    package static func matches(_ value: String, pattern: String, flags: Int) throws(InvalidPattern) -> Bool {
         try regexes.matches(value, pattern: pattern, flags: flags)
     }
 
     private static let regexes = RegexCache()
 
     /// NSPredicate `LIKE`: `*`, `?` and `\` escapes over the whole value, by Character.
-    public static func like(_ value: String, pattern: String, flags: Int) -> Bool {
+    package static func like(_ value: String, pattern: String, flags: Int) -> Bool {
         let text = Array(fold(value, flags: flags))
         var tokens: [LikeToken] = []
         var escaping = false
