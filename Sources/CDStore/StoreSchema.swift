@@ -50,37 +50,27 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         }
     }
 
+    /// A `sqlite_master` row of an index or a trigger: the object's name, the table it belongs to
+    /// (the table indexed, or whose changes fire the trigger) and its CREATE statement.
+    public struct SchemaObject: Sendable, Codable, Equatable {
+        /// The index's or trigger's name.
+        public var name: String
+        /// The table it indexes, or whose changes fire it.
+        public var table: String
+        /// The CREATE statement; `nil` for SQLite's automatic indexes (`sqlite_autoindex_…`).
+        @NullEncoded public var sql: String?
+
+        package init(name: String, table: String, sql: String?) {
+            self.name = name
+            self.table = table
+            self.sql = sql
+        }
+    }
+
     /// A `sqlite_master` index row.
-    public struct Index: Sendable, Codable, Equatable {
-        /// The index's name.
-        public var name: String
-        /// The table it indexes.
-        public var table: String
-        /// `nil` for SQLite's automatic indexes (`sqlite_autoindex_…`).
-        @NullEncoded public var sql: String?
-
-        package init(name: String, table: String, sql: String?) {
-            self.name = name
-            self.table = table
-            self.sql = sql
-        }
-    }
-
+    public typealias Index = SchemaObject
     /// A `sqlite_master` trigger row.
-    public struct Trigger: Sendable, Codable, Equatable {
-        /// The trigger's name.
-        public var name: String
-        /// The table whose changes fire it.
-        public var table: String
-        /// The CREATE TRIGGER statement.
-        @NullEncoded public var sql: String?
-
-        package init(name: String, table: String, sql: String?) {
-            self.name = name
-            self.table = table
-            self.sql = sql
-        }
-    }
+    public typealias Trigger = SchemaObject
 
     /// In `sqlite_master` order.
     public var tables: [Table]
