@@ -236,6 +236,14 @@ private struct Parser: PredicateTokenWalker {
         if op == .between, case .aggregate(let bounds) = right, bounds.count != 2 {
             throw error("BETWEEN needs exactly two values, {low, high}; found \(bounds.count)", at: rightStart)
         }
+        // Checked here, where the pattern's position is known; SQLite would only fail on the first row.
+        if op == .matches, case .constant(.string(let pattern)) = right {
+            do {
+                _ = try StringMatching.matches("", pattern: pattern, flags: 0)
+            } catch {
+                throw self.error("MATCHES takes an ICU regular expression, and \(PredicateError.quoted(pattern)) is not a valid one", at: rightStart)
+            }
+        }
         return Comparison(left, op, right, options: options, quantifier: quantifier)
     }
 
