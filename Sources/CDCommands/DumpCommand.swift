@@ -64,7 +64,7 @@ struct DumpCommand: ParsableCommand {
         let printer = output.makePrinter()
         let sortKeys = sort.compactMap(ObjectQuery.SortKey.init(parsing:))
         if let predicate {
-            let parsed = try PredicateParser.parse(predicate, arguments: arg)
+            let parsed = try PredicateParser.parse(predicate, arguments: arg, checksPatterns: true)
             let runner = FetchRunner(reader: reader)
             for entity in entities {
                 let request = FetchRequest(entity: entity, predicate: parsed,

@@ -128,7 +128,7 @@ struct FetchOptions: ParsableArguments {
             request = try QueryExpression.parse(expression, arguments: arg)
         } else {
             if predicate == nil && !arg.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg) },
+            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg, checksPatterns: true) },
                                    sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
         }
         var chosen: FetchResultKind?

@@ -31,13 +31,17 @@ package final class FetchRunner {
 
     /// `statement` once SQLite has compiled it. A predicate too large for SQLite (thousands of
     /// ORs nest deeper than its expression limit) is then reported as such, instead of as an
-    /// SQLite error on the store.
+    /// SQLite error on the store. The compile runs outside a transaction so the SQL debug log
+    /// shows only what Core Data would run; any other compile error is left to the run itself,
+    /// which reports it with the store's path.
     private func checked(_ statement: FetchStatement) throws -> FetchStatement {
-        try reader.snapshot.read { db in
+        try reader.snapshot.database.inDatabase { db in
             do {
                 _ = try db.makeStatement(sql: statement.sql)
             } catch let error as DatabaseError where Self.sqliteLimitMessages.contains(where: { error.message?.hasPrefix($0) == true }) {
                 throw StoreError("the predicate is too complex for SQLite (\(error.message ?? "")): list values with IN {…} instead of chaining OR, or split the fetch")
+            } catch {
+                return
             }
         }
         return statement
