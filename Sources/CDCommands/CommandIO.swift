@@ -22,14 +22,18 @@ package struct CommandIO: Sendable {
     package var environment: [String: String]
     /// The width of the terminal standard output goes to, in columns; nil when it is not a terminal.
     package var terminalColumns: Int?
+    /// Whether standard input is a terminal: `explain -` then tells the person what to do
+    /// instead of waiting silently for a paste.
+    package var inputIsTerminal: Bool
 
     package init(output: CommandOutput, error: CommandOutput, input: CommandInput,
-                environment: [String: String], terminalColumns: Int?) {
+                environment: [String: String], terminalColumns: Int?, inputIsTerminal: Bool = false) {
         self.output = output
         self.error = error
         self.input = input
         self.environment = environment
         self.terminalColumns = terminalColumns
+        self.inputIsTerminal = inputIsTerminal
     }
 
     /// The process's standard output, error and input, its environment and terminal.
@@ -38,13 +42,15 @@ package struct CommandIO: Sendable {
         let isTerminal = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         return CommandIO(output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
                          input: .fileDescriptor(STDIN_FILENO), environment: ProcessInfo.processInfo.environment,
-                         terminalColumns: isTerminal ? Int(size.ws_col) : nil)
+                         terminalColumns: isTerminal ? Int(size.ws_col) : nil, inputIsTerminal: isatty(STDIN_FILENO) == 1)
     }
 
     /// Memory streams, for running a command in-process: the environment is exactly
     /// `environment` (nothing of the process's), and the output is not a terminal.
-    package static func memory(input: Data = Data(), environment: [String: String] = [:]) -> CommandIO {
-        CommandIO(output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil)
+    /// `inputIsTerminal` lets a test play a person typing at a terminal.
+    package static func memory(input: Data = Data(), environment: [String: String] = [:], inputIsTerminal: Bool = false) -> CommandIO {
+        CommandIO(output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil,
+                  inputIsTerminal: inputIsTerminal)
     }
 
     /// The IO of the command running in this task. Code that writes later, on another thread

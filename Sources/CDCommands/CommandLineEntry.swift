@@ -53,7 +53,13 @@ package enum CommandLineEntry {
     /// the output, everything else to the error stream.
     private static func report(argumentParserError error: Error, io: CommandIO) -> Int32 {
         let status = CDStoreCommand.exitCode(for: error).rawValue
-        let message = CDStoreCommand.fullMessage(for: error, columns: helpColumns(io))
+        var message = CDStoreCommand.fullMessage(for: error, columns: helpColumns(io))
+        // ArgumentParser starts a usage error with "Error: "; cdstore's own errors start
+        // "cdstore: error: ", and both should read (and grep) the same.
+        let parserPrefix = "Error: "
+        if status != ExitCode.success.rawValue && message.hasPrefix(parserPrefix) {
+            message = "cdstore: error: " + message.dropFirst(parserPrefix.count)
+        }
         if !message.isEmpty {
             try? (status == ExitCode.success.rawValue ? io.output : io.error).write(message + "\n")
         }

@@ -28,7 +28,7 @@ struct CreateCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The model version to use (default: the current one).", valueName: "name"))
     var version: String?
 
-    @Option(name: .long, help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
     var frameworkVersion: Int = FrameworkFeatures.defaultVersion
 
     @Option(name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"))
@@ -41,6 +41,11 @@ struct CreateCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        if store.isEmpty { throw ValidationError("the store path is empty: give the file to create") }
+        // The mapping rules compare the version with release thresholds, so any positive number is taken.
+        if frameworkVersion < 1 {
+            throw ValidationError("--framework-version must be 1 or more (default \(FrameworkFeatures.defaultVersion)), not \(frameworkVersion)")
+        }
         if dryRun && importFile == nil { throw ValidationError("--dry-run needs --import") }
     }
 

@@ -22,10 +22,10 @@ struct DumpCommand: ParsableCommand {
     @Argument(help: "Entities to print (default: all).")
     var entities: [String] = []
 
-    @Option(name: .long, help: "Print at most this many objects per entity.")
+    @Option(name: .long, parsing: .unconditional, help: "Print at most this many objects per entity.")
     var limit: Int?
 
-    @Option(name: .long, help: "Skip this many objects per entity first.")
+    @Option(name: .long, parsing: .unconditional, help: "Skip this many objects per entity first.")
     var offset: Int?
 
     @Option(name: .long, help: ArgumentHelp("Sort by an attribute or to-one relationship; repeatable.", valueName: "key[:desc]"))
@@ -45,8 +45,8 @@ struct DumpCommand: ParsableCommand {
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        try requireNotNegative(limit, option: "--limit")
+        try requireNotNegative(offset, option: "--offset")
         for key in sort where ObjectQuery.SortKey(parsing: key) == nil {
             throw ValidationError("--sort takes KEY or KEY:desc, not \"\(key)\"")
         }
@@ -61,10 +61,10 @@ struct DumpCommand: ParsableCommand {
         let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
         try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
-        let printer = ObjectPrinter(renderer: output.makeRenderer())
+        let printer = output.makePrinter()
         let sortKeys = sort.compactMap(ObjectQuery.SortKey.init(parsing:))
         if let predicate {
-            let parsed = try PredicateParser.parse(predicate, arguments: arg)
+            let parsed = try PredicateParser.parse(predicate, arguments: arg, checksPatterns: true)
             let runner = FetchRunner(reader: reader)
             for entity in entities {
                 let request = FetchRequest(entity: entity, predicate: parsed,

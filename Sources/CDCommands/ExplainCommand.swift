@@ -41,7 +41,7 @@ struct ExplainCommand: ParsableCommand {
         if let code, code != "-" {
             explanation = try explain(code: code)
         } else {
-            let dump = text ?? String(decoding: CommandIO.current.input.readToEnd(), as: UTF8.self)
+            let dump = text ?? readPastedDump()
             guard !dump.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw ExplainInputError(message: "the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
             }
@@ -55,6 +55,13 @@ struct ExplainCommand: ParsableCommand {
             explanation = result
         }
         Output.print(json ? try Output.json(explanation) : ExplanationText.render(explanation))
+    }
+
+    /// Standard input to its end, after a hint on the error stream when a person types it.
+    private func readPastedDump() -> String {
+        let io = CommandIO.current
+        if io.inputIsTerminal { try? io.error.write("Paste the error, then press Ctrl-D\n") }
+        return String(decoding: io.input.readToEnd(), as: UTF8.self)
     }
 
     private func explain(code: String) throws -> Explanation {

@@ -30,8 +30,13 @@ struct ObjectOutputOptions: ParsableArguments {
     /// The text formats show a to-many relationship's size; the others leave it a fault.
     var countsToMany: Bool { format.countsToMany }
 
-    func makeRenderer() -> any ObjectRenderer {
+    private func makeRenderer() -> any ObjectRenderer {
         format.renderer(template: template, binary: binary, null: null, terminalWidth: CommandIO.current.layoutWidth)
+    }
+
+    /// A printer for this output, checking the template's placeholders.
+    func makePrinter() -> ObjectPrinter {
+        ObjectPrinter(renderer: makeRenderer(), template: template, notesEmptyResult: !format.isMachineReadable)
     }
 
     /// Value rows (counts, distinct values, aggregates) in the nearest format.
@@ -47,23 +52,38 @@ extension ObjectFormat: ExpressibleByArgument {}
 /// Streams objects into a renderer and the command's output, section by section.
 final class ObjectPrinter {
     private var renderer: any ObjectRenderer
+    /// The `--template` placeholders, checked against each entity before its objects print.
+    private let templateKeys: [String]
     private let output = BufferedOutput(to: CommandIO.current.output)
     /// Room for a full output chunk plus one large row, so rows are written in place.
     private var pending = ByteBuffer(capacity: 80 * 1024)
     private var open = false
+    /// Whether the output says "no objects" when nothing else was printed: a text format that
+    /// printed nothing would look like a command that did not run; JSON, NDJSON and CSV keep
+    /// their empty forms for the programs reading them.
+    private let notesEmptyResult: Bool
+    private var printedAnything = false
 
-    init(renderer: any ObjectRenderer) {
+    init(renderer: any ObjectRenderer, template: String? = nil, notesEmptyResult: Bool = false) {
         self.renderer = renderer
+        self.notesEmptyResult = notesEmptyResult
+        self.templateKeys = template.map(LineRenderer.placeholders(in:)) ?? []
     }
 
     func section(_ section: ObjectSection) throws {
+        let known = Set(section.properties).union(LineRenderer.objectKeys)
+        // A StoreError, as the reader passes only those through unchanged from inside a read.
+        if let unknown = templateKeys.first(where: { !known.contains($0) }) {
+            throw StoreError("--template {\(unknown)}: \(section.entity) has no property \(unknown); its properties: \(section.properties.joined(separator: ", "))")
+        }
         try output.write(&pending)
-        if open { try output.write(renderer.endSection()) }
-        try output.write(renderer.beginSection(entity: section.entity, properties: section.properties))
+        if open { try write(renderer.endSection()) }
+        try write(renderer.beginSection(entity: section.entity, properties: section.properties))
         open = true
     }
 
     func object(_ object: StoredObject) throws {
+        printedAnything = true
         renderer.render(object, into: &pending)
         if pending.count >= output.limit { try output.write(&pending) }
     }
@@ -71,14 +91,21 @@ final class ObjectPrinter {
     /// A row read in place (``ObjectReader/readRows(_:section:row:)``): the JSON and CSV
     /// renderers write its values without building a ``StoredObject``.
     func row(_ row: borrowing ObjectRow) throws {
+        printedAnything = true
         try renderer.render(row, into: &pending)
         if pending.count >= output.limit { try output.write(&pending) }
     }
 
     func finish() throws {
         try output.write(&pending)
-        if open { try output.write(renderer.endSection()) }
-        try output.write(renderer.finish())
+        if open { try write(renderer.endSection()) }
+        try write(renderer.finish())
+        if notesEmptyResult && !printedAnything { try output.write("no objects\n") }
         try output.flush()
+    }
+
+    private func write(_ text: String) throws {
+        if !text.isEmpty { printedAnything = true }
+        try output.write(text)
     }
 }

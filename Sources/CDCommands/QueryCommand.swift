@@ -35,7 +35,7 @@ struct QueryCommand: ParsableCommand {
         switch request.result {
         case .objects:
             try reader.checkIncludes(Set(output.include), entities: [request.entity])
-            let printer = ObjectPrinter(renderer: output.makeRenderer())
+            let printer = output.makePrinter()
             try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
                                describe: DumpCommand.describe, section: printer.section, object: printer.object)
             try printer.finish()
@@ -74,10 +74,10 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
     var sort: [String] = []
 
-    @Option(name: .long, help: "Return at most this many objects.")
+    @Option(name: .long, parsing: .unconditional, help: "Return at most this many objects.")
     var limit: Int?
 
-    @Option(name: .long, help: "Skip this many objects first.")
+    @Option(name: .long, parsing: .unconditional, help: "Skip this many objects first.")
     var offset: Int?
 
     @Flag(name: .long, help: "Print the number of matching objects.")
@@ -102,8 +102,8 @@ struct FetchOptions: ParsableArguments {
         if expression != nil && (entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil) {
             throw ValidationError("write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
         }
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        try requireNotNegative(limit, option: "--limit")
+        try requireNotNegative(offset, option: "--offset")
         for key in sort where SortDescriptor(parsing: key) == nil {
             throw ValidationError("--sort takes KEY with :desc, :nocase, :numeric, :localized or :standard after it, not \"\(key)\"")
         }
@@ -128,7 +128,7 @@ struct FetchOptions: ParsableArguments {
             request = try QueryExpression.parse(expression, arguments: arg)
         } else {
             if predicate == nil && !arg.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg) },
+            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg, checksPatterns: true) },
                                    sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
         }
         var chosen: FetchResultKind?
@@ -143,6 +143,12 @@ struct FetchOptions: ParsableArguments {
         }
         return request
     }
+}
+
+/// Refuses a negative `--limit` or `--offset` (a usage error, exit 64). The options parse their
+/// value unconditionally so that `--limit -1` reaches this check instead of reading as an option.
+func requireNotNegative(_ value: Int?, option: String) throws {
+    if let value, value < 0 { throw ValidationError("\(option) must be 0 or more, not \(value)") }
 }
 
 extension FetchResultKind {

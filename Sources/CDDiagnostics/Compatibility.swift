@@ -184,14 +184,14 @@ struct Verdict {
             let entity = change.sourceEntity ?? change.entity
             let property = change.sourceProperty ?? change.property ?? ""
             if let count = nulls(entity, property), count > 0 {
-                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(plural(count, "row", grouping: false)) of \(entity) have no \(property)"
+                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(plural(count, "row")) of \(entity) have no \(property)"
             }
         }
         for change in changes where change.leavesRowsEmpty {
             let sourceEntity = change.sourceEntity ?? change.entity
             let count = rows(sourceEntity)
             if count > 0 {
-                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(plural(count, "row", grouping: false))"
+                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(plural(count, "row"))"
             }
         }
         return nil

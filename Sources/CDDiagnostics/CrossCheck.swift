@@ -294,11 +294,11 @@ package enum CrossChecker {
                 notes.append("The dump cuts the hashes of \(unknown.joined(separator: ", ")) to nothing visible, so cdstore cannot tell whether they are this store's.")
             } else if !dump.truncatedHashes.isEmpty {
                 check.comparison = "visibleBytes"
-                notes.append("The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities", grouping: false))).")
+                notes.append("The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities"))).")
             } else {
                 check.dumpMatchesStore = true
                 check.comparison = "full"
-                notes.append("The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities", grouping: false))).")
+                notes.append("The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities"))).")
             }
         }
         for version in versions {

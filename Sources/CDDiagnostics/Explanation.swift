@@ -140,7 +140,7 @@ package struct Explanation: Sendable, Codable {
         let code = finding.code ?? 0
         switch code {
         case 1560:
-            lines.append("\(plural(finding.detailedErrors.count, "validation error", grouping: false)) in one save:")
+            lines.append("\(plural(finding.detailedErrors.count, "validation error")) in one save:")
             for detail in finding.detailedErrors { lines.append(contentsOf: summary(of: detail).map { "  " + $0 }) }
         case 1570 where !property.isEmpty:
             lines.append("\(property) is nil, but the model requires a value\(objectClause(finding.object)).")

@@ -90,13 +90,13 @@ package enum StoreValidator {
         for (_, entry) in externalData.missingFiles.sorted(by: { $0.key < $1.key }) {
             report.integrity.append(IntegrityProblem(kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
                                                      examples: entry.examples,
-                                                     message: "\(plural(entry.count, "external-data reference", grouping: false)) of \(entry.entity).\(entry.key) point to missing files"))
+                                                     message: "\(plural(entry.count, "external-data reference")) of \(entry.entity).\(entry.key) point to missing files"))
         }
         let folder = reader.snapshot.files.externalDataFolder
         let orphans = externalData.orphans(in: folder)
         if !orphans.isEmpty {
             report.integrity.append(IntegrityProblem(kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
-                                                     message: "\(plural(orphans.count, "file", grouping: false)) in \(folder.path) no row refers to"))
+                                                     message: "\(plural(orphans.count, "file")) in \(folder.path) no row refers to"))
         }
     }
 
@@ -162,12 +162,12 @@ package enum StoreValidator {
                     let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
                     if let problem = ent.problem {
                         report.integrity.append(IntegrityProblem(kind: .wrongType, key: "\(table.name).Z_ENT", count: count,
-                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(problem), not an integer"))
+                                                                 message: "\(plural(count, "row")) of \(table.name) have Z_ENT \(problem), not an integer"))
                         continue
                     }
                     guard let number = ent.value, known.contains(Int(clamping: number)) else {
                         report.integrity.append(IntegrityProblem(kind: .unknownEntity, key: table.name, count: count,
-                                                                 message: "\(plural(count, "row", grouping: false)) of \(table.name) have Z_ENT \(ent.value.map(String.init) ?? "NULL"), which is not an entity of this table"))
+                                                                 message: "\(plural(count, "row")) of \(table.name) have Z_ENT \(ent.value.map(String.init) ?? "NULL"), which is not an entity of this table"))
                         continue
                     }
                 }
@@ -220,19 +220,19 @@ package enum StoreValidator {
                         """) ?? 0
                     guard count > 0 else { continue }
                     report.integrity.append(IntegrityProblem(kind: .danglingJoinRow, entity: target, key: "\(table.name).\(column.name)", count: count,
-                                                             message: "\(plural(count, "row", grouping: false)) of \(table.name) point to no \(target) row in \(column.name)"))
+                                                             message: "\(plural(count, "row")) of \(table.name) point to no \(target) row in \(column.name)"))
                 }
             }
             let messages = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             if !messages.isEmpty {
                 report.integrity.append(IntegrityProblem(kind: .sqlite, count: messages.count, examples: Array(messages.prefix(exampleLimit)),
-                                                         message: "SQLite's integrity check found \(plural(messages.count, "problem", grouping: false))"))
+                                                         message: "SQLite's integrity check found \(plural(messages.count, "problem"))"))
             }
         }
         for entity in inspection.entities {
             if entity.isAbstract == true, let rows = entity.rows, rows > 0 {
                 report.integrity.append(IntegrityProblem(kind: .abstractEntity, entity: entity.name, count: rows,
-                                                         message: "\(plural(rows, "row", grouping: false)) of the abstract entity \(entity.name), which Core Data never instantiates"))
+                                                         message: "\(plural(rows, "row")) of the abstract entity \(entity.name), which Core Data never instantiates"))
             }
             if let max = entity.max, let largest = entity.maxPK, largest > max {
                 report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest.subtractingReportingOverflow(max).partialValue,
@@ -254,7 +254,7 @@ package enum StoreValidator {
         if inspection.modelCache.hashesMatch == false {
             let names = inspection.modelCache.mismatches.map(\.entity)
             report.integrity.append(IntegrityProblem(kind: .modelCacheMismatch, count: names.count, examples: Array(names.prefix(exampleLimit)),
-                                                     message: "the model cache and the metadata disagree on \(plural(names.count, "entity", "entities", grouping: false))"))
+                                                     message: "the model cache and the metadata disagree on \(plural(names.count, "entity", "entities"))"))
         }
     }
 }

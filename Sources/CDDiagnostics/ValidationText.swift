@@ -5,7 +5,7 @@ import Foundation
 /// and the first offenders, then integrity problems, then what could not be checked.
 package enum ValidationText {
     package static func render(_ report: ValidationReport) -> String {
-        var lines = ["Store: \(report.store)", "Checked \(plural(report.objects, "object", grouping: false)) against the model's validation rules.", ""]
+        var lines = ["Store: \(report.store)", "Checked \(plural(report.objects, "object")) against the model's validation rules.", ""]
         let flat = report.errors.flatMap { $0.code == 1560 ? $0.errors : [$0] }
         lines.append("Validation errors")
         if flat.isEmpty { lines.append("  none") }
@@ -18,7 +18,7 @@ package enum ValidationText {
                 let failures = groups[key] ?? []
                 let first = failures[0]
                 let name = ErrorCatalogue.entry(code: first.code)?.name ?? ""
-                lines.append("    \(first.code) \(name)  \(first.key ?? "")  \(plural(failures.count, "object", grouping: false)): \(first.message)")
+                lines.append("    \(first.code) \(name)  \(first.key ?? "")  \(plural(failures.count, "object")): \(first.message)")
                 for failure in failures.prefix(StoreValidator.exampleLimit) {
                     lines.append("      \(failure.object)" + (failure.value.map { "  value: \($0)" } ?? ""))
                 }
@@ -27,7 +27,7 @@ package enum ValidationText {
         }
         let multiple = report.errors.filter { $0.code == 1560 }.count
         if multiple > 0 {
-            lines.append("  \(plural(multiple, "object has", "objects have", grouping: false)) several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError.")
+            lines.append("  \(plural(multiple, "object has", "objects have")) several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError.")
         }
         lines += ["", "Integrity"]
         if report.integrity.isEmpty { lines.append("  none") }
@@ -40,7 +40,7 @@ package enum ValidationText {
         }
         let invalid = report.errors.count
         lines += ["", report.hasProblems
-            ? "Result: \(plural(invalid, "invalid object", grouping: false)), \(plural(report.integrity.count, "integrity problem", grouping: false))."
+            ? "Result: \(plural(invalid, "invalid object")), \(plural(report.integrity.count, "integrity problem"))."
             : "Result: no problems found.",
             "See cdstore-troubleshooting(7) and `cdstore explain CODE` for what each code means."]
         return lines.joined(separator: "\n")

@@ -20,21 +20,42 @@ package final class FetchRunner {
     /// The statement that runs for `request`. For CDQ's `last`, the matching objects are counted
     /// first (as CDQ does) and the offset set so that the final `limit` objects come back.
     package func statement(for request: FetchRequest) throws -> FetchStatement {
-        guard request.takesLast, request.result == .objects else { return try translator.statement(for: request) }
+        guard request.takesLast, request.result == .objects else { return try checked(translator.statement(for: request)) }
         let total = try count(FetchRequest(entity: request.entity, predicate: request.predicate, result: .count))
         var resolved = request
         resolved.takesLast = false
         resolved.limit = request.limit ?? 1
         resolved.offset = max(0, total - (request.limit ?? 1))
-        return try translator.statement(for: resolved)
+        return try checked(translator.statement(for: resolved))
     }
+
+    /// `statement` once SQLite has compiled it. A predicate too large for SQLite (thousands of
+    /// ORs nest deeper than its expression limit) is then reported as such, instead of as an
+    /// SQLite error on the store. The compile runs outside a transaction so the SQL debug log
+    /// shows only what Core Data would run; any other compile error is left to the run itself,
+    /// which reports it with the store's path.
+    private func checked(_ statement: FetchStatement) throws -> FetchStatement {
+        try reader.snapshot.database.inDatabase { db in
+            do {
+                _ = try db.makeStatement(sql: statement.sql)
+            } catch let error as DatabaseError where Self.sqliteLimitMessages.contains(where: { error.message?.hasPrefix($0) == true }) {
+                throw StoreError("the predicate is too complex for SQLite (\(error.message ?? "")): list values with IN {…} instead of chaining OR, or split the fetch")
+            } catch {
+                return
+            }
+        }
+        return statement
+    }
+
+    /// The starts of SQLite's messages for a statement beyond its compile-time limits.
+    private static let sqliteLimitMessages = ["Expression tree is too large", "too many SQL variables", "parser stack overflow"]
 
     /// The number of objects `request` matches, with its offset and limit applied to the count
     /// as Core Data applies them to a count request.
     package func count(_ request: FetchRequest) throws -> Int {
         var counting = request
         counting.result = .count
-        let statement = try translator.statement(for: counting)
+        let statement = try checked(translator.statement(for: counting))
         let total = try reader.snapshot.read { db in
             let run = { try Int.fetchOne(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)) ?? 0 }
             guard let trace = reader.snapshot.trace else { return try run() }
@@ -116,7 +137,14 @@ extension FetchRunner {
         try snapshot.read { db in
             let statement: Statement
             do {
-                statement = try db.makeStatement(sql: sql)
+                // Compiled one at a time so that a second statement is refused with a message of
+                // ours (GRDB's own advises running all of them, which --raw never does).
+                let statements = try db.allStatements(sql: sql)
+                guard let first = try statements.next() else { throw StoreError("--raw needs one SQL statement; the text holds none") }
+                guard try statements.next() == nil else {
+                    throw StoreError("--raw runs exactly one read-only statement; this text holds more than one")
+                }
+                statement = first
             } catch let error as DatabaseError {
                 throw StoreError("SQL error: \(error.message ?? "cannot prepare the statement")")
             }

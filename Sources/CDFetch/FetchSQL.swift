@@ -92,6 +92,10 @@ package struct FetchSQL: Sendable {
                                       arguments: builder.arguments, columns: [], valueColumns: [("count(\(keyPath))", .integer64)])
             }
             let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "\(function.rawValue):")
+            // SQLite would sum text as 0.0; Core Data refuses sum and average of a non-number.
+            if function == .sum || function == .average, let attribute, !Self.summable.contains(attribute.type) {
+                throw FetchSQLError("\(function.rawValue):\(keyPath): \(keyPath) is a \(attribute.type) attribute; \(function.rawValue) takes a number (min and max also take dates and strings)")
+            }
             let sqlFunction: String
             var type = attribute?.type
             switch function {
@@ -110,6 +114,9 @@ package struct FetchSQL: Sendable {
                                   columns: [], valueColumns: [("\(function.rawValue)(\(keyPath))", type)])
         }
     }
+
+    /// The attribute types `sum` and `average` add up: numbers, and booleans stored as 0 and 1.
+    static let summable: Set<AttributeType> = [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean]
 
     /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in the order Core Data's logs
     /// show (sqldebug.md excerpts 1, 10, 12, 18, 19), which is not the table's order: entity by

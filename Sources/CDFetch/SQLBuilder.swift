@@ -424,30 +424,32 @@ final class SQLBuilder {
         case (.equal, .value(.null)): return lhs + " IS NULL"
         case (.notEqual, .value(.null)): return lhs + " IS NOT NULL"
         case (.equal, .value(let value)) where flags != 0, (.notEqual, .value(let value)) where flags != 0:
-            let search = " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: destination) + ", \(flags), 0)"
+            let search = try " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: destination) + ", \(flags), 0)"
             return op == .equal ? search : " NOT (" + search + ")"
         case (.equal, _), (.notEqual, _), (.less, _), (.lessOrEqual, _), (.greater, _), (.greaterOrEqual, _):
             let symbol = [ComparisonOperator.equal: "=", .notEqual: "<>", .less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">="][op]!
             return lhs + " \(symbol) " + (try rhs(right, attribute: attribute, destination: destination))
         case (.between, .values(let bounds)) where bounds.count == 2:
-            return lhs + " BETWEEN " + bind(bounds[0], attribute: attribute, destination: destination)
+            return try lhs + " BETWEEN " + bind(bounds[0], attribute: attribute, destination: destination)
                 + " AND " + bind(bounds[1], attribute: attribute, destination: destination)
         case (.between, _):
             throw FetchSQLError("BETWEEN needs two bounds: BETWEEN {low, high}")
         case (.in, .values(let values)):
-            return lhs + " IN (" + values.map { bind($0, attribute: attribute, destination: destination) }.joined(separator: ", ") + ")"
+            var placeholders: [String] = []
+            for value in values { placeholders.append(try bind(value, attribute: attribute, destination: destination)) }
+            return lhs + " IN (" + placeholders.joined(separator: ", ") + ")"
         case (.in, .value(let value)):
-            return lhs + " = " + bind(value, attribute: attribute, destination: destination)
+            return try lhs + " = " + bind(value, attribute: attribute, destination: destination)
         case (.in, _):
             throw FetchSQLError("IN needs a list of values: IN {a, b}")
         case (.beginsWith, .value(let value)), (.endsWith, .value(let value)), (.contains, .value(let value)):
             let operation: CoreDataSQLFunctions.SearchOperation = op == .beginsWith ? .beginsWith : op == .endsWith ? .endsWith : .contains
-            return " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: nil)
+            return try " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: nil)
                 + ", \(flags), \(operation.rawValue))"
         case (.like, .value(let value)):
-            return " NSCoreDataLike(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
+            return try " NSCoreDataLike(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
         case (.matches, .value(let value)):
-            return " NSCoreDataMatches(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
+            return try " NSCoreDataMatches(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
         case (.beginsWith, _), (.endsWith, _), (.contains, _), (.like, _), (.matches, _):
             throw FetchSQLError("\(op.rawValue) needs a string value on its right")
         }
@@ -455,15 +457,20 @@ final class SQLBuilder {
 
     private func rhs(_ right: Operand, attribute: AttributeDescription?, destination: String?) throws(FetchSQLError) -> String {
         switch right {
-        case .value(let value): return bind(value, attribute: attribute, destination: destination)
+        case .value(let value): return try bind(value, attribute: attribute, destination: destination)
         case .sql(let sql, _, _): return sql
         case .values: throw FetchSQLError("a {…} list goes with IN or BETWEEN")
         }
     }
 
     /// Binds `value` (converted for the attribute or to-one it is compared with) and returns `?`.
-    func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) -> String {
-        bind(Self.databaseValue(value, type: attribute?.type, destination: destination))
+    /// Text compared with a date attribute must name a date: bound as text it would compare with
+    /// the column's numbers and silently match nothing (or everything).
+    func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) throws(FetchSQLError) -> String {
+        if let attribute, attribute.type == .date, case .string(let text) = value, CoreDataDate(iso8601: text) == nil {
+            throw FetchSQLError("\(PredicateError.quoted(text)) is not a date, and \(attribute.name) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)")
+        }
+        return bind(Self.databaseValue(value, type: attribute?.type, destination: destination))
     }
 
     func bind(_ value: DatabaseValue) -> String {

@@ -7,13 +7,13 @@ package enum MaintenanceText {
     package static func created(_ store: CreatedStore) -> String {
         let identifiers = store.versionIdentifiers.isEmpty ? "none" : store.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
-            Created \(store.path) (\(store.bytes) bytes)
+            Created \(store.path) (\(grouped(store.bytes)) bytes)
               Store UUID:          \(store.storeUUID)
               Framework version:   \(store.frameworkVersion)
               Version identifiers: \(identifiers)
               Entities:            \(store.entities)
               Tables:              \(store.tables), indexes: \(store.indexes)
-              Model cache:         \(store.modelCacheBytes.map { "\($0) bytes compressed" } ?? "none (framework before 754)")
+              Model cache:         \(store.modelCacheBytes.map { "\(grouped($0)) bytes compressed" } ?? "none (framework before 754)")
             """
     }
 
@@ -23,11 +23,11 @@ package enum MaintenanceText {
         if outcome.installed {
             verdict = created(outcome.store)
         } else if outcome.dryRun && !outcome.validation.hasProblems {
-            verdict = "Dry run: \(outcome.store.path) would be created (\(outcome.store.bytes) bytes); nothing was written."
+            verdict = "Dry run: \(outcome.store.path) would be created (\(grouped(outcome.store.bytes)) bytes); nothing was written."
         } else {
             verdict = "Not created: \(outcome.store.path) failed validation; nothing was written."
         }
-        var lines = [verdict, "  Imported:            \(plural(outcome.objects, "object", grouping: false))"]
+        var lines = [verdict, "  Imported:            \(plural(outcome.objects, "object"))"]
         var perEntity = TextTable(columns: 2)
         for entry in outcome.imported { perEntity.add([entry.entity, String(entry.objects)]) }
         if !outcome.imported.isEmpty { lines.append(perEntity.render(indent: 4, header: false)) }

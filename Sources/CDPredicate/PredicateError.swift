@@ -23,11 +23,21 @@ public struct PredicateError: UserFacingError, Equatable, Sendable {
     public var details: [String] { caretDiagram.split(separator: "\n").map(String.init) }
 
     /// Two lines: the format string (line breaks and tabs shown as spaces, so the columns line up)
-    /// and a caret under the error position.
+    /// and a caret under the error position. Only ``caretWindow`` characters each side of the
+    /// caret are shown, with `…` where text was cut: a generated predicate can be a line of
+    /// many kilobytes.
     public var caretDiagram: String {
-        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
-        return flat + "\n" + String(repeating: " ", count: offset) + "^"
+        let flat = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }
+        let caret = min(max(offset, 0), flat.count)
+        let start = max(0, caret - Self.caretWindow)
+        let end = min(flat.count, caret + Self.caretWindow)
+        let head = start > 0 ? "…" : ""
+        let tail = end < flat.count ? "…" : ""
+        return head + String(flat[start..<end]) + tail + "\n" + String(repeating: " ", count: caret - start + head.count) + "^"
     }
+
+    /// How many characters the caret diagram shows on each side of the caret.
+    public static let caretWindow = 60
 
     /// `text` in double quotes for a message: line breaks and tabs escaped so the message stays on
     /// one line, and long text shortened.

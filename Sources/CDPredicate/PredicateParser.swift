@@ -28,8 +28,14 @@ public enum PredicateParser {
 
     /// Parses `text`, filling its placeholders from `arguments`. Every failure, including too few or
     /// too many arguments, is a `PredicateError` pointing into `text`.
-    public static func parse(_ text: String, arguments: [String] = []) throws(PredicateError) -> Predicate {
+    ///
+    /// With `checksPatterns`, a `MATCHES` pattern that is not a valid regular expression is a
+    /// parse error at its position. NSPredicate itself takes any pattern and fails only when it
+    /// evaluates one, so the default parses as it does; the command line checks, because SQLite
+    /// would otherwise report the bad pattern on the store with no position.
+    public static func parse(_ text: String, arguments: [String] = [], checksPatterns: Bool = false) throws(PredicateError) -> Predicate {
         var parser = try Parser(text: text, arguments: arguments.map(PlaceholderArgument.text))
+        parser.checksPatterns = checksPatterns
         return try parser.parseWhole()
     }
 
@@ -96,6 +102,8 @@ private struct Parser: PredicateTokenWalker {
     let arguments: [PlaceholderArgument]
     /// Whether `name(…)` function expressions are read (model texts) or refused (queries).
     let allowsFunctions: Bool
+    /// Whether a constant `MATCHES` pattern must compile (see ``PredicateParser/parse(_:arguments:checksPatterns:)``).
+    var checksPatterns = false
     var index = 0
     var nextArgument = 0
     var depth = 0
@@ -235,6 +243,13 @@ private struct Parser: PredicateTokenWalker {
         let right = try parseExpression(after: source(from: operatorStart, to: previous?.end ?? operatorStart))
         if op == .between, case .aggregate(let bounds) = right, bounds.count != 2 {
             throw error("BETWEEN needs exactly two values, {low, high}; found \(bounds.count)", at: rightStart)
+        }
+        if checksPatterns, op == .matches, case .constant(.string(let pattern)) = right {
+            do {
+                _ = try StringMatching.matches("", pattern: pattern, flags: 0)
+            } catch {
+                throw self.error("MATCHES takes an ICU regular expression, and \(PredicateError.quoted(pattern)) is not a valid one", at: rightStart)
+            }
         }
         return Comparison(left, op, right, options: options, quantifier: quantifier)
     }

@@ -106,7 +106,7 @@ package struct DescriptionRenderer: ObjectRenderer {
             let address = Self.objectAddress(owner) + 8 * UInt64(index + 1)
             return "\"<relationship fault: 0x\(String(address, radix: 16)) '\(name)'>\""
         case .objectCount(let count):
-            return "\"<relationship with \(plural(count, "object", grouping: false))>\""
+            return "\"<relationship with \(plural(count, "object"))>\""
         case .objects(let members?):
             var items = members.prefix(listLimit).map { "\"\(Self.idText($0))\"" }
             if members.count > listLimit { items.append("\"(...and \(members.count - listLimit) more...)\"") }

@@ -63,35 +63,53 @@ package struct LineRenderer: ObjectRenderer {
         text.isEmpty || text.contains(where: { $0 == " " || $0 == "'" }) ? "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" : text
     }
 
-    /// Replaces `{name}` placeholders; an unknown name is left as written so mistakes show.
+    /// The names besides property names a template may use: the entity, the URI and the primary key.
+    package static let objectKeys: Set<String> = ["_entity", "_id", "_pk"]
+
+    /// The `{name}` placeholders of `template`, in order, so a command can check them against
+    /// the entity's properties before printing anything.
+    package static func placeholders(in template: String) -> [String] {
+        var keys: [String] = []
+        walk(template, literal: { _ in }, key: { keys.append($0) })
+        return keys
+    }
+
+    /// Replaces `{name}` placeholders; an unknown name is left as written (commands check the
+    /// names first with ``placeholders(in:)``).
     static func fill(_ template: String, object: StoredObject, values: PlainValues) -> String {
         var out = ""
+        walk(template, literal: { out.append($0) }, key: { key in
+            switch key {
+            case "_entity": out += object.id.entity
+            case "_id": out += object.id.uri
+            case "_pk": out += String(object.id.pk)
+            default:
+                if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
+            }
+        })
+        return out
+    }
+
+    /// Splits `template` into literal characters (`{{` and `}}` give one brace) and placeholder names.
+    private static func walk(_ template: String, literal: (Character) -> Void, key: (String) -> Void) {
         var index = template.startIndex
         while index < template.endIndex {
             let character = template[index]
             let next = template.index(after: index)
             if character == "{", next < template.endIndex, template[next] == "{" {
-                out.append("{"); index = template.index(after: next); continue
+                literal("{"); index = template.index(after: next); continue
             }
             if character == "}", next < template.endIndex, template[next] == "}" {
-                out.append("}"); index = template.index(after: next); continue
+                literal("}"); index = template.index(after: next); continue
             }
             if character == "{", let close = template[next...].firstIndex(of: "}") {
-                let key = String(template[next..<close])
-                switch key {
-                case "_entity": out += object.id.entity
-                case "_id": out += object.id.uri
-                case "_pk": out += String(object.id.pk)
-                default:
-                    if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
-                }
+                key(String(template[next..<close]))
                 index = template.index(after: close)
                 continue
             }
-            out.append(character)
+            literal(character)
             index = next
         }
-        return out
     }
 }
 

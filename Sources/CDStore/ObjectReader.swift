@@ -200,7 +200,8 @@ public final class ObjectReader {
         })
         for name in includes.sorted() where !toMany.contains(name) {
             let place = entities?.joined(separator: ", ") ?? "any entity"
-            throw StoreError("--include \(name): not a to-many relationship of \(place); to-many relationships: \(toMany.sorted().joined(separator: ", "))")
+            let known = toMany.isEmpty ? "it has no to-many relationships" : "to-many relationships: \(toMany.sorted().joined(separator: ", "))"
+            throw StoreError("--include \(name): not a to-many relationship of \(place); \(known)")
         }
     }
 

@@ -66,7 +66,7 @@ public enum StoreInspector {
                 warnings.append("the header says WAL mode but there is no -wal file: normal after a clean close; if the store was copied from a running app, recent changes may be missing (copy the -wal and -shm too)")
             }
             if let missing = extras.externalData?.missingFiles, missing > 0 {
-                warnings.append("\(plural(missing, "external-data reference", grouping: false)) point to files missing from \(files.externalDataFolder.path)")
+                warnings.append("\(plural(missing, "external-data reference")) point to files missing from \(files.externalDataFolder.path)")
             }
 
             return StoreInspection(path: path, files: fileEntries, supportFolder: support, sqlite: sqlite,
@@ -134,7 +134,7 @@ public enum StoreInspector {
         }
         info.hashesMatch = info.mismatches.isEmpty
         if !info.mismatches.isEmpty {
-            warnings.append("the model cache and the metadata disagree on \(plural(info.mismatches.count, "entity", "entities", grouping: false)): \(info.mismatches.map(\.entity).joined(separator: ", "))")
+            warnings.append("the model cache and the metadata disagree on \(plural(info.mismatches.count, "entity", "entities")): \(info.mismatches.map(\.entity).joined(separator: ", "))")
         }
     }
 
@@ -155,7 +155,7 @@ public enum StoreInspector {
                         let stored = StoredInteger(row, 0)
                         let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
                         if let problem = stored.problem {
-                            warnings.append("\(plural(count, "row", grouping: false)) of \(table) have Z_ENT \(problem), not an integer")
+                            warnings.append("\(plural(count, "row")) of \(table) have Z_ENT \(problem), not an integer")
                             continue
                         }
                         let ent = stored.value(in: EntityRegistry.entityNumbers) ?? -1

@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 import GRDB
 
@@ -94,10 +95,10 @@ public final class StoreSnapshot: @unchecked Sendable {
         }
         let walSize = StoreFiles.size(of: files.wal) ?? 0
         if header.isPageCountValid, walSize == 0, header.pageCount * header.pageSize > size {
-            throw StoreError("\(path) is truncated: the header expects \(header.pageCount * header.pageSize) bytes, the file has \(size)")
+            throw StoreError("\(path) is truncated: the header expects \(grouped(header.pageCount * header.pageSize)) bytes, the file has \(grouped(size))")
         }
         if size % header.pageSize != 0, walSize == 0 {
-            throw StoreError("\(path) is truncated: \(size) bytes is not a whole number of \(header.pageSize)-byte pages")
+            throw StoreError("\(path) is truncated: \(grouped(size)) bytes is not a whole number of \(grouped(header.pageSize))-byte pages")
         }
         return header
     }

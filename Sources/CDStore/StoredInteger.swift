@@ -26,7 +26,7 @@ public enum StoredInteger: Sendable, Equatable {
         case .string(let text):
             self = .wrongType(description: "text \(Self.quoted(text))")
         case .blob(let data):
-            self = .wrongType(description: "blob of \(plural(data.count, "byte", grouping: false))")
+            self = .wrongType(description: "blob of \(plural(data.count, "byte"))")
         }
     }
 

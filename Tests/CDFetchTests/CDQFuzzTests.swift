@@ -20,7 +20,7 @@ private func problem(parsingQuery text: String, arguments: [String] = []) -> Str
         let quoted = text.debugDescription
         if !(0...text.count).contains(error.offset) { return "\(quoted): offset \(error.offset) outside the text" }
         if error.text != text { return "\(quoted): the error quotes other text" }
-        if lines.count != 2 || lines[1].count != error.offset + 1 { return "\(quoted): bad caret diagram" }
+        if lines.count != 2 || lines[1].count != caretColumn(of: error) + 1 { return "\(quoted): bad caret diagram" }
         if error.message.isEmpty || error.message.contains("\n") { return "\(quoted): bad message" }
         return nil
     }

@@ -16,7 +16,7 @@ private func problem(parsing text: String, arguments: [String]) -> String? {
     } catch {
         let lines = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false)
         if !(0...text.count).contains(error.offset) { return "\(text.debugDescription): offset \(error.offset) outside the text" }
-        if lines.count != 2 || lines[1].count != error.offset + 1 { return "\(text.debugDescription): bad caret diagram" }
+        if lines.count != 2 || lines[1].count != caretColumn(of: error) + 1 { return "\(text.debugDescription): bad caret diagram" }
         if error.message.isEmpty || error.message.contains("\n") { return "\(text.debugDescription): bad message" }
         return nil
     }

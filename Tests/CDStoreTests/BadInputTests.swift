@@ -55,7 +55,8 @@ import Testing
         let data = try Data(contentsOf: copy)
         try data.prefix(data.count / 2).write(to: copy)
         let message = try #require(error(opening: copy.path)).description
-        #expect(message == "\(copy.path) is truncated: the header expects \(data.count) bytes, the file has \(data.count / 2)")
+        let grouped = { (count: Int) in count.formatted(.number.locale(Locale(identifier: "en_US"))) }
+        #expect(message == "\(copy.path) is truncated: the header expects \(grouped(data.count)) bytes, the file has \(grouped(data.count / 2))")
     }
 
     /// A file cut mid-page (not a whole number of pages) is caught even without a valid header size.

@@ -14,8 +14,9 @@ public enum CommandRunner {
     /// Runs `arguments` in this process with memory streams. `stdin` is the whole standard input
     /// and `environment` the whole environment the command sees, so a test does not depend on
     /// the variables of the shell that runs it.
-    public static func runInProcess(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:]) -> Result {
-        let io = CommandIO.memory(input: stdin, environment: environment)
+    public static func runInProcess(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
+                                    stdinIsTerminal: Bool = false) -> Result {
+        let io = CommandIO.memory(input: stdin, environment: environment, inputIsTerminal: stdinIsTerminal)
         let status = CommandLineEntry.run(arguments, io: io)
         return Result(status: status, stdout: io.output.text, stderr: io.error.text)
     }

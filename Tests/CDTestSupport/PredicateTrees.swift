@@ -23,3 +23,9 @@ public func cmp(_ left: CDPredicate.Expression, _ op: ComparisonOperator, _ righ
                 _ options: ComparisonOptions = [], _ quantifier: ComparisonQuantifier = .direct) -> CDPredicate.Predicate {
     .comparison(Comparison(left, op, right, options: options, quantifier: quantifier))
 }
+
+/// The column of the caret in `error`'s caret diagram: the offset itself, or, when text before
+/// it was cut, the window plus one for the `…` mark.
+public func caretColumn(of error: PredicateError) -> Int {
+    error.offset > PredicateError.caretWindow ? PredicateError.caretWindow + 1 : error.offset
+}
