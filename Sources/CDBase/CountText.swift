@@ -13,8 +13,8 @@ package func grouped(_ value: Int) -> String {
 ///
 /// `pluralForm` is for nouns that do not just take an "s"; it may also carry the words that
 /// agree with the noun ("object has" / "objects have"). Counts are grouped ("1,200 rows") in
-/// the reports that have always grouped them; messages that never did pass `grouping: false`
-/// so their text stays as it was.
+/// every report and message; `grouping: false` is for counts that are data rather than report
+/// text (dump's to-many object counts).
 package func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil, grouping: Bool = true) -> String {
     "\(grouping ? grouped(count) : String(count)) \(noun(singular, count: count, pluralForm))"
 }
