@@ -1,3 +1,4 @@
+import CDRendering
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -159,11 +160,9 @@ package struct CommandInput: Sendable {
 }
 
 extension CommandIO {
-    /// The width tables and expanded records are laid out to: `COLUMNS`, the terminal's width, or
-    /// 120 when the output is not a terminal (values of 20 or less are ignored).
+    /// The width tables and expanded records are laid out to (``Terminal/width(columnsVariable:terminalColumns:)``
+    /// with this IO's `COLUMNS` and terminal).
     var layoutWidth: Int {
-        if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
-        if let columns = terminalColumns, columns > 20 { return columns }
-        return 120
+        Terminal.width(columnsVariable: environment["COLUMNS"], terminalColumns: terminalColumns)
     }
 }

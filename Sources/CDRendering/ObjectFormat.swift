@@ -41,13 +41,19 @@ package enum ObjectFormat: String, Sendable, CaseIterable {
 
 /// The terminal's width: `COLUMNS`, the tty's size, or 120 when output is not a terminal.
 package enum Terminal {
-    package static var width: Int { width(of: STDOUT_FILENO) }
-
-    /// The width of the terminal on `descriptor`.
-    package static func width(of descriptor: Int32) -> Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
-        var size = winsize()
-        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+    /// The width to lay output out to: `columnsVariable` (the `COLUMNS` value), else the
+    /// terminal's own width, else 120; widths of 20 or less are ignored. The commands pass what
+    /// their `CommandIO` holds, the console what the process has.
+    package static func width(columnsVariable: String?, terminalColumns: Int?) -> Int {
+        if let columns = columnsVariable.flatMap(Int.init), columns > 20 { return columns }
+        if let terminalColumns, terminalColumns > 20 { return terminalColumns }
         return 120
+    }
+
+    /// The width of the terminal on `descriptor`, with the process's `COLUMNS` first.
+    package static func width(of descriptor: Int32) -> Int {
+        var size = winsize()
+        let columns = ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+        return width(columnsVariable: ProcessInfo.processInfo.environment["COLUMNS"], terminalColumns: columns)
     }
 }
