@@ -165,4 +165,19 @@ import Testing
         #expect(ColumnOrderStyle(frameworkVersion: frameworkVersion) != style)
         #expect(mapping.compare(with: schema).failures.map { "\($0.kind) \($0.table)" } == ["columnOrder \(table)"])
     }
+
+    /// The stores whose column order only the dictionary order gives (CoreDataBooks, also 230,
+    /// has the same order either way).
+    static let dictionaryOrderedStores: Set = ["apple-recipes/Recipes.sqlite", "recipes-migration/Recipes.sqlite"]
+
+    /// With a store at hand the model file's mapping takes the store's column order style, so
+    /// reading or recreating a store written before 640 keeps its column order.
+    @Test(arguments: ModelPairTests.discoveredPairs)
+    func resolvedMappingHasTheStoresColumnOrder(_ store: String) throws {
+        let (model, schema, registry, _) = try pair(store)
+        let resolved = StoreMapping.resolve(model: model, registry: registry, schema: schema)
+        #expect(!resolved.compare(with: schema).differences.contains { $0.kind == .columnOrder })
+        let noted = resolved.resolutions.contains { $0.rule == .columnOrder && $0.held == true }
+        #expect(noted == Self.dictionaryOrderedStores.contains(store))
+    }
 }
