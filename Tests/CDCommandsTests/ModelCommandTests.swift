@@ -1,5 +1,6 @@
 import CDTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// `cdstore model` on each kind of source, end to end.
@@ -137,6 +138,28 @@ import Testing
         #expect(refused.stderr.contains("--framework-version applies to model files"))
         let misplaced = CommandRunner.runInProcess(["model", model, "--framework-version", "754"])
         #expect(misplaced.stderr.contains("--framework-version goes with --sql"))
+    }
+
+    /// Before 419 the columns of one type follow the entity's dictionaries: the Recipes model
+    /// at 241 gives the Recipes store's own `ZRECIPE`, and text and JSON say the rule is inferred.
+    @Test func oldFrameworkColumnOrderIsTheStoresAndMarkedUncertain() throws {
+        let model = Corpus.url("apple-recipes/Recipes.xcdatamodel").path
+        let store = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        let stored = try DatabaseQueue(path: store.path).read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ZRECIPE'")
+        }
+        let text = CommandRunner.runInProcess(["model", "--sql", model, "--framework-version", "241"])
+        #expect(text.status == 0, "stderr: \(text.stderr)")
+        #expect(text.stdout.contains(try #require(stored) + ";\n"))
+        #expect(text.stdout.contains("-- columnOrder: columns of one type in the order of the entity's attribute, then relationship, dictionary"))
+        let json = CommandRunner.runInProcess(["model", "--sql", "--json", model, "--framework-version", "241"])
+        let mapping = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let notes = (mapping["resolutions"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "columnOrder" }
+        #expect(notes.count == 1)
+        #expect((notes.first?["detail"] as? String ?? "").hasSuffix("uncertain"))
+        let newest = CommandRunner.runInProcess(["model", "--sql", model])
+        #expect(newest.stdout.contains("ZTYPE INTEGER, ZINSTRUCTIONS VARCHAR, ZNAME VARCHAR, ZOVERVIEW VARCHAR, ZPREPTIME VARCHAR,"))
+        #expect(!newest.stdout.contains("-- columnOrder:"))
     }
 
     @Test func optionsExcludeEachOther() throws {
