@@ -3,7 +3,7 @@ import CDMaintenance
 import CDModel
 import CDStore
 
-struct ModelCommand: ParsableCommand {
+struct ModelCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Show a model from any source: its entities, version hashes, SQL tables or lint findings.",
@@ -50,6 +50,8 @@ struct ModelCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
         if format.isOneVersion && (hashes || lint || sql || json) {
             throw ValidationError("--format \(format.rawValue) cannot be combined with --hashes, --sql, --lint or --json")
@@ -84,13 +86,13 @@ struct ModelCommand: ParsableCommand {
             }
         } else if lint {
             let report = LintReport(versions: versions, cloudKit: cloudkit)
-            Output.print(asJSON ? try Output.json(report) : LintText.render(report))
+            try Output.report(report, json: asJSON, text: LintText.render(report))
             if report.versions.contains(where: { !$0.findings.isEmpty }) { throw ExitCode(1) }
         } else if hashes {
             let report = ModelHashReport(versions: versions)
-            Output.print(asJSON ? try Output.json(report) : ModelText.renderHashes(report))
+            try Output.report(report, json: asJSON, text: ModelText.renderHashes(report))
         } else {
-            Output.print(asJSON ? try Output.json(versions) : ModelText.render(versions))
+            try Output.report(versions, json: asJSON, text: ModelText.render(versions))
         }
     }
 }
