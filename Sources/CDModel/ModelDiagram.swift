@@ -2,8 +2,8 @@ import Foundation
 
 /// Pictures of one model version for `cdstore model --format dot|mermaid`: a box per entity
 /// with its attributes and their types, an edge per relationship (a relationship and its
-/// inverse share one edge), each end labelled with its name, multiplicity, order and delete
-/// rule, and an inheritance edge from each sub-entity to its parent.
+/// inverse share one edge) labelled with each one's `Entity.name`, order and delete rule and
+/// with the multiplicity at each end, and an inheritance edge from each sub-entity to its parent.
 ///
 /// DOT is Graphviz's language (`dot -Tpng`); Mermaid's `classDiagram` renders in Markdown on
 /// GitHub and in many editors. Both draw the same ``ModelGraph``.
@@ -43,7 +43,8 @@ package enum ModelDiagram {
     /// The Mermaid `classDiagram` text of `version`.
     package static func mermaid(_ version: ModelVersion) -> String {
         let graph = ModelGraph(version.model)
-        let ids = MermaidIDs(entityNames: graph.boxes.map(\.name) + graph.links.map(\.forward.destinationEntity))
+        let ids = MermaidIDs(entityNames: graph.boxes.map(\.name) + graph.links.map(\.forward.destinationEntity)
+            + graph.inheritance.map(\.parent))
         var lines = ["classDiagram"]
         for box in graph.boxes {
             let id = ids.id(box.name)
@@ -232,7 +233,9 @@ package struct ModelGraph {
         package var inverse: RelationshipDescription?
     }
 
+    /// One box per entity, in model order.
     package var boxes: [Box]
+    /// One edge per relationship or inverse pair, in the order the model declares them.
     package var links: [Link]
     /// (sub-entity, parent) pairs, in model order.
     package var inheritance: [(child: String, parent: String)]
