@@ -31,7 +31,10 @@ public final class TmuxServer {
 
     /// Runs a tmux command and returns what it printed. tmux is started with posix_spawn and
     /// waited for with waitpid: the server it forks keeps the client's descriptors, and
-    /// Foundation's Process was seen never to report such a client's exit.
+    /// Foundation's Process was seen never to report such a client's exit. It starts with no
+    /// signal blocked and the usual ones at their defaults: a spawned process inherits the
+    /// calling thread's blocked signals, and a server (or pane) that inherited a blocked
+    /// SIGHUP or SIGTERM outlives `kill-server`.
     @discardableResult
     public func run(_ arguments: [String]) throws -> String {
         let capture = socketFolder.appendingPathComponent("tmux-\(UUID().uuidString).out")
@@ -42,7 +45,21 @@ public final class TmuxServer {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
         defer { argv.forEach { free($0) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+        #if canImport(Glibc)
+        var attributes = posix_spawnattr_t()
+        #else
+        var attributes: posix_spawnattr_t?
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t(), defaults = sigset_t()
+        sigemptyset(&unblocked)
+        sigemptyset(&defaults)
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        guard posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         guard status == 0 else { throw CocoaError(.executableLoad) }
