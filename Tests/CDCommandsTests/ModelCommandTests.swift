@@ -83,6 +83,43 @@ import Testing
     }
 }
 
+/// `model --format dot|mermaid`: the pictures of two models, as golden files. Core Data Editor's
+/// iOS example has an abstract entity, inheritance, ordered to-many relationships with counts,
+/// cascade rules and a relationship to its own entity; the README's picture is CoreDataPlus's
+/// SampleModel3 from Samples/.
+@Suite struct ModelDiagramCommandTests {
+    static let models: [(golden: String, arguments: [String])] = [
+        ("model/ios-example", [Corpus.url("core-data-editor-models/iOS_Example.xcdatamodel").path]),
+        ("model/samplemodel3", [Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path,
+                                "--version", "SampleModel3"]),
+    ]
+
+    @Test(arguments: ["dot", "mermaid"])
+    func goldenPictures(format: String) throws {
+        for (golden, arguments) in Self.models {
+            let result = CommandRunner.runInProcess(["model", "--format", format] + arguments)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let name = golden + (format == "dot" ? ".dot" : ".mmd")
+            #expect(result.stdout == (try Golden.expected(name, actual: result.stdout)), "\(name)")
+        }
+    }
+
+    /// A bundle's picture is of its current version, unless --version names another.
+    @Test func currentVersionByDefault() throws {
+        let bundle = Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path
+        let current = CommandRunner.runInProcess(["model", "--format", "mermaid", bundle])
+        #expect(current.status == 0)
+        #expect(!current.stdout.contains("class Maker"))
+        #expect(current.stdout.contains("\n  class ExpensiveSportCar {\n"))
+    }
+
+    @Test func picturesAreOneFormatOnly() throws {
+        let result = CommandRunner.runInProcess(["model", "x", "--format", "dot", "--hashes"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--format dot cannot be combined with --hashes, --sql, --lint or --json"))
+    }
+}
+
 @Suite struct VersionFlagTests {
     @Test func rootVersion() throws {
         let result = CommandRunner.runInProcess(["--version"])

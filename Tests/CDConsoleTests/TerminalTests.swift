@@ -8,12 +8,9 @@ import Testing
 @Suite(.serialized) struct TerminalTests {
     /// One tmux server running one console session on a private copy of a sample store.
     final class Terminal {
-        let socket = "cdstore-console-\(UUID().uuidString.prefix(8))"
         let home: URL
         let store: URL
-        /// tmux's socket folder: short and directly under /tmp, because a Unix socket path is
-        /// limited to about 100 bytes and the tests' own temporary folders are nested deeper.
-        let socketFolder: URL
+        let server: TmuxServer
 
         init() throws {
             // Not a cdstore-tests-* folder: the tmux socket must outlive any sweep of those
@@ -21,20 +18,17 @@ import Testing
             home = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-console-tests-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             store = home.appendingPathComponent("Articles.sqlite")
-            socketFolder = URL(fileURLWithPath: "/tmp/\(socket)")
-            try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true)
+            server = try TmuxServer()
             try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/Articles.sqlite"), to: store)
         }
 
         /// The process group of the pane's shell, killed at the end so the server, left without
-        /// sessions, exits even if `kill-server` cannot reach it.
+        /// sessions, exits even if `kill-server` (when ``server`` goes) cannot reach it.
         private var paneProcess: pid_t?
 
         deinit {
             if let paneProcess { kill(-paneProcess, SIGKILL) }
-            _ = try? tmux(["kill-server"])
             try? FileManager.default.removeItem(at: home)
-            try? FileManager.default.removeItem(at: socketFolder)
         }
 
         /// Starts a console; when it exits the pane prints `EXIT=<status>` and stays open.
@@ -51,24 +45,10 @@ import Testing
             try waitFor("Articles>")
         }
 
-        /// Runs a tmux command and returns what it printed. tmux is started with posix_spawn and
-        /// waited for with waitpid: the server it forks keeps the client's descriptors, and
-        /// Foundation's Process was seen never to report such a client's exit.
+        /// Runs a tmux command on the test's own server (``TmuxServer/run(_:)``).
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
-            let capture = home.appendingPathComponent("tmux-\(UUID().uuidString).out")
-            defer { try? FileManager.default.removeItem(at: capture) }
-            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-            // The server's socket lives in the test's own short folder, not in a shared /tmp/tmux-UID.
-            let script = "TMUX_TMPDIR='\(socketFolder.path)' exec tmux -L \(socket) -f /dev/null \(quoted) </dev/null >'\(capture.path)' 2>/dev/null"
-            var pid: pid_t = 0
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
-            defer { argv.forEach { free($0) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            guard status == 0 else { throw CocoaError(.executableLoad) }
-            return (try? String(contentsOf: capture, encoding: .utf8)) ?? ""
+            try server.run(arguments)
         }
 
         func send(_ keys: String...) throws {
@@ -81,20 +61,12 @@ import Testing
         }
 
         func screen() throws -> String {
-            try tmux(["capture-pane", "-p"])
+            try server.screen()
         }
 
         /// Waits until the screen shows `text`; fails the test with the screen otherwise.
         func waitFor(_ text: String, seconds: Double = 20) throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            var last = ""
-            while Date() < deadline {
-                last = try screen()
-                if last.contains(text) { return }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            Issue.record("the screen never showed \"\(text)\":\n\(last)")
-            throw CocoaError(.userCancelled)
+            try server.waitFor(text, seconds: seconds)
         }
 
         /// The line the cursor is on.
@@ -105,9 +77,7 @@ import Testing
         }
     }
 
-    static let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
-        || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")
-        || FileManager.default.isExecutableFile(atPath: "/opt/homebrew/bin/tmux")
+    static let hasTmux = TmuxServer.isAvailable
 
     @Test func tabCompletesEntitiesAttributesAndKeyPaths() throws {
         try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
