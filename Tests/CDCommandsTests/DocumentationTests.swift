@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// man/cdstore.1 is the full reference: every command has its entry in COMMANDS, in the words of
-/// `--help` (its abstract, its arguments and long options).
+/// `--help` (its abstract, its arguments and long options); README.md's command table names every
+/// command with its abstract and points to that entry.
 @Suite struct DocumentationTests {
     struct HelpEntry: Sendable, CustomStringConvertible {
         let command: String
@@ -121,6 +122,16 @@ import Testing
         let section = Self.plain(Self.manSection(title).joined(separator: " "))
         let named = Set(Self.subcommands).intersection(Self.words(section))
         #expect(named == Self.sqlDebugCommands, "\(title) names \(named.sorted())")
+    }
+
+    /// README.md's table row for the command: `| \`cdstore NAME …\` | abstract | [cdstore(1) › NAME](man/cdstore.1) |`.
+    @Test(arguments: subcommands)
+    func readmeTablePointsToTheManPage(_ name: String) throws {
+        let rows = Self.read("README.md").split(separator: "\n").filter { $0.hasPrefix("| `cdstore \(name)") }
+        let row = try #require(rows.count == 1 ? rows.first : nil, "README.md needs one command-table row for \(name)")
+        let abstract = try #require(Self.help.first { $0.command == name }?.text)
+        #expect(row.contains("| \(abstract) |"), "README.md's row for \(name) lacks its --help abstract")
+        #expect(row.contains("[cdstore(1) › \(name)](man/cdstore.1)"), "README.md's row for \(name) does not point to its man page entry")
     }
 
     @Test(arguments: ["man/cdstore.1", "man/cdstore-troubleshooting.7"])
