@@ -44,7 +44,8 @@ import Testing
 
     /// Options every command (or every SQL-logging command) shares: the man page gives them once,
     /// under OPTIONS, instead of in each command's entry.
-    static let commonOptionTexts: Set<String> = ["--help", "Show help information.", "The same, spelled as an Xcode scheme's launch argument."]
+    static let commonOptionTexts: Set<String> = ["--help", "Show help information.", "The same, spelled as an Xcode scheme's launch argument.",
+                                                 "--color", "When to colour the output: auto (on a terminal, unless NO_COLOR is set), always or never."]
 
     static func read(_ relativePath: String) -> String {
         (try? String(contentsOf: Corpus.repositoryRoot.appendingPathComponent(relativePath), encoding: .utf8)) ?? ""
