@@ -17,7 +17,7 @@ package struct DotCommand: Sendable {
     /// Every dot-command, in the order `.help` lists them.
     package static let all: [DotCommand] = [
         DotCommand(name: ".help", arguments: "", help: "Show this list of dot-commands.", argumentKind: .none),
-        DotCommand(name: ".open", arguments: "STORE", help: "Close the store and open STORE, on a new private copy.",
+        DotCommand(name: ".open", arguments: "STORE", help: "Close the store and open STORE, on a new snapshot.",
                    argumentKind: .path),
         DotCommand(name: ".reload", arguments: "", help: "Take a fresh snapshot of the store, to see what the app wrote since.",
                    argumentKind: .none),
