@@ -47,6 +47,8 @@ package struct WatchedCommit: Sendable {
 /// only the `(Z_PK, Z_OPT)` pairs are kept in memory.
 package final class StoreWatcher {
     package let path: String
+    /// The previous poll's version, on a private copy: an update's old values are read from it
+    /// after the app has written, which a store read in place no longer shows.
     private var previous: ObjectReader
     private var previousSignature: [FileSignature?]
     private var watchedEnts: Set<Int>
@@ -58,7 +60,7 @@ package final class StoreWatcher {
     package init(path: String, entities: [String] = []) throws {
         self.path = path
         previousSignature = FileSignature.of(StoreFiles(path: path))
-        previous = try ObjectReader(snapshot: StoreSnapshot(path: path))
+        previous = try ObjectReader(snapshot: StoreSnapshot(path: path, keepingThisVersion: true))
         watchedEnts = try Self.watchedEnts(previous, entities: entities)
         if try previous.snapshot.read(HistoryReader.hasHistory) {
             lastTransaction = try previous.snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") } ?? 0
@@ -74,7 +76,7 @@ package final class StoreWatcher {
     package func poll() throws -> [WatchedCommit] {
         let signature = FileSignature.of(StoreFiles(path: path))
         guard signature != previousSignature else { return [] }
-        let current = try ObjectReader(snapshot: StoreSnapshot(path: path))
+        let current = try ObjectReader(snapshot: StoreSnapshot(path: path, keepingThisVersion: true))
         let commits: [WatchedCommit]
         if let last = lastTransaction, try current.snapshot.read(HistoryReader.hasHistory) {
             let transactions = try HistoryReader(snapshot: current.snapshot, model: current.model)

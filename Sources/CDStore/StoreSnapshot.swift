@@ -38,17 +38,20 @@ public final class StoreSnapshot: @unchecked Sendable {
     /// Opens `path` safely. Throws ``StoreError`` with a one-line reason for anything that is not
     /// a readable Core Data store.
     /// `trace` logs every statement run on the store, from the first one (``SQLTrace``).
-    public convenience init(path: String, trace: SQLTrace? = nil) throws {
-        try self.init(files: StoreFiles(path: path), trace: trace)
+    /// `keepingThisVersion` reads a private copy even where the store could be read in place:
+    /// for a caller that reads this version again after the app has written (`watch` compares
+    /// each poll with the one before).
+    public convenience init(path: String, trace: SQLTrace? = nil, keepingThisVersion: Bool = false) throws {
+        try self.init(files: StoreFiles(path: path), trace: trace, keepingThisVersion: keepingThisVersion)
     }
 
-    /// Opens the store made of `files` the same way as ``init(path:trace:)``.
-    public init(files: StoreFiles, trace: SQLTrace? = nil) throws {
+    /// Opens the store made of `files` the same way as ``init(path:trace:keepingThisVersion:)``.
+    public init(files: StoreFiles, trace: SQLTrace? = nil, keepingThisVersion: Bool = false) throws {
         self.trace = trace
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
-        if !FileManager.default.fileExists(atPath: files.journal.path),
+        if !keepingThisVersion, !FileManager.default.fileExists(atPath: files.journal.path),
            let inPlace = try Self.openInPlace(files, header: header, trace: trace) {
             database = inPlace.database
             openingState = inPlace.state

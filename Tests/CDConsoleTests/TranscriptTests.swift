@@ -197,7 +197,10 @@ import Testing
         _ = try Self.transcript(store: store, arguments: ["--bail"], script: "Nope\nTask.count\n")
         _ = try Self.transcript(store: store, arguments: ["-c", "Task.count"], script: "")
         #expect(try snapshots().isEmpty)
-        // SIGTERM while waiting for input: the session ends and exits with 128+15.
+        // SIGTERM while waiting for input: the session ends and exits with 128+15. An empty
+        // -journal beside the store makes the console read a private copy, the kind of snapshot
+        // that is a folder to remove.
+        try Data().write(to: URL(fileURLWithPath: store.path + "-journal"))
         let process = try ConsoleProcess.start(["console", store.path], environment: ["HOME": directory.path, "TMPDIR": directory.path])
         try ConsoleProcess.waitFor({ try snapshots().count == 1 }, seconds: 20)
         process.process.terminate()
