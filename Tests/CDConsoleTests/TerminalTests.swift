@@ -6,108 +6,25 @@ import Testing
 /// sessions, Ctrl-C during a query, Ctrl-D. Each test has its own tmux server (`-L`), always
 /// killed at the end.
 @Suite(.serialized) struct TerminalTests {
-    /// One tmux server running one console session on a private copy of a sample store.
-    final class Terminal {
-        let socket = "cdstore-console-\(UUID().uuidString.prefix(8))"
-        let home: URL
-        let store: URL
-        /// tmux's socket folder: short and directly under /tmp, because a Unix socket path is
-        /// limited to about 100 bytes and the tests' own temporary folders are nested deeper.
-        let socketFolder: URL
+    /// A private tmux terminal whose pane runs a console on a copy of a sample store.
+    final class Terminal: TmuxTerminal {
+        var store: URL { home.appendingPathComponent("Articles.sqlite") }
 
-        init() throws {
-            // Not a cdstore-tests-* folder: the tmux socket must outlive any sweep of those
-            // while the test runs, or the server could not be reached to kill it.
-            home = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-console-tests-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-            store = home.appendingPathComponent("Articles.sqlite")
-            socketFolder = URL(fileURLWithPath: "/tmp/\(socket)")
-            try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true)
+        override init() throws {
+            try super.init()
             try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/Articles.sqlite"), to: store)
-        }
-
-        /// The process group of the pane's shell, killed at the end so the server, left without
-        /// sessions, exits even if `kill-server` cannot reach it.
-        private var paneProcess: pid_t?
-
-        deinit {
-            if let paneProcess { kill(-paneProcess, SIGKILL) }
-            _ = try? tmux(["kill-server"])
-            try? FileManager.default.removeItem(at: home)
-            try? FileManager.default.removeItem(at: socketFolder)
         }
 
         /// Starts a console; when it exits the pane prints `EXIT=<status>` and stays open.
         func startConsole() throws {
             let executable = try #require(CommandRunner.executable)
-            let command = "env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
-                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60"
-            if (try? tmux(["has-session"])) == nil {
-                try tmux(["new-session", "-d", "-x", "120", "-y", "40", command])
-            } else {
-                try tmux(["respawn-pane", "-k", command])
-            }
-            paneProcess = pid_t(try tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+            try start("env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
+                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60")
             try waitFor("Articles>")
-        }
-
-        /// Runs a tmux command and returns what it printed. tmux is started with posix_spawn and
-        /// waited for with waitpid: the server it forks keeps the client's descriptors, and
-        /// Foundation's Process was seen never to report such a client's exit.
-        @discardableResult
-        func tmux(_ arguments: [String]) throws -> String {
-            let capture = home.appendingPathComponent("tmux-\(UUID().uuidString).out")
-            defer { try? FileManager.default.removeItem(at: capture) }
-            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-            // The server's socket lives in the test's own short folder, not in a shared /tmp/tmux-UID.
-            let script = "TMUX_TMPDIR='\(socketFolder.path)' exec tmux -L \(socket) -f /dev/null \(quoted) </dev/null >'\(capture.path)' 2>/dev/null"
-            var pid: pid_t = 0
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
-            defer { argv.forEach { free($0) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            guard status == 0 else { throw CocoaError(.executableLoad) }
-            return (try? String(contentsOf: capture, encoding: .utf8)) ?? ""
-        }
-
-        func send(_ keys: String...) throws {
-            try tmux(["send-keys"] + keys)
-        }
-
-        /// Types `text` literally (no key names).
-        func type(_ text: String) throws {
-            try tmux(["send-keys", "-l", text])
-        }
-
-        func screen() throws -> String {
-            try tmux(["capture-pane", "-p"])
-        }
-
-        /// Waits until the screen shows `text`; fails the test with the screen otherwise.
-        func waitFor(_ text: String, seconds: Double = 20) throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            var last = ""
-            while Date() < deadline {
-                last = try screen()
-                if last.contains(text) { return }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            Issue.record("the screen never showed \"\(text)\":\n\(last)")
-            throw CocoaError(.userCancelled)
-        }
-
-        /// The line the cursor is on.
-        func currentLine() throws -> String {
-            let lines = try screen().split(separator: "\n", omittingEmptySubsequences: false)
-            let row = Int(try tmux(["display-message", "-p", "#{cursor_y}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            return row < lines.count ? String(lines[row]) : ""
         }
     }
 
-    static let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
-        || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")
-        || FileManager.default.isExecutableFile(atPath: "/opt/homebrew/bin/tmux")
+    static let hasTmux = TmuxTerminal.isAvailable
 
     @Test func tabCompletesEntitiesAttributesAndKeyPaths() throws {
         try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
