@@ -123,38 +123,29 @@ import Testing
         try terminal.start("env -i HOME='\(home.path)' TMPDIR='\(home.path)' PATH='\(path)' TERM=xterm "
             + "bash --noprofile --rcfile '\(home.path)/bashrc' -i")
         try terminal.waitFor("ready\n$")
-        // capture-pane drops trailing spaces: the space after a full completion is not seen.
 
-        try terminal.type("cdstore inspect Samples/St")
-        try terminal.send("Tab")
-        try terminal.waitFor("$ cdstore inspect Samples/Stores/")
-        try terminal.type("Ta")
-        try terminal.send("Tab")
-        try terminal.waitFor("$ cdstore inspect Samples/Stores/TaskList.sqlite")
-
-        try terminal.send("C-u")
-        try terminal.type("cdstore dump Samples/Stores/TaskList.sqlite Ta")
-        try terminal.send("Tab")
-        try terminal.waitFor("$ cdstore dump Samples/Stores/TaskList.sqlite Task")
-
-        try terminal.send("C-u")
-        try terminal.type("cdstore dump Samples/Stores/FailedBank.sqlite F")
-        try terminal.send("Tab")
-        try terminal.waitFor("$ cdstore dump Samples/Stores/FailedBank.sqlite FailedBank")
+        /// Clears the line, types `line`, presses Tab and waits for `screen`. capture-pane drops
+        /// trailing spaces, so the space after a full completion is not part of `screen`.
+        func expectCompletion(of line: String, shows screen: String) throws {
+            try terminal.send("C-u")
+            try terminal.type(line)
+            try terminal.send("Tab")
+            try terminal.waitFor(screen)
+        }
+        try expectCompletion(of: "cdstore inspect Samples/St", shows: "$ cdstore inspect Samples/Stores/")
+        try expectCompletion(of: "cdstore inspect Samples/Stores/Ta", shows: "$ cdstore inspect Samples/Stores/TaskList.sqlite")
+        try expectCompletion(of: "cdstore dump Samples/Stores/TaskList.sqlite Ta",
+                             shows: "$ cdstore dump Samples/Stores/TaskList.sqlite Task")
+        try expectCompletion(of: "cdstore dump Samples/Stores/FailedBank.sqlite F",
+                             shows: "$ cdstore dump Samples/Stores/FailedBank.sqlite FailedBank")
         try terminal.send("Tab", "Tab")
         try terminal.waitFor("FailedBankDetails  FailedBankInfo")
-
+        try expectCompletion(of: "cdstore query Samples/Stores/Articles.sqlite --entity Au",
+                             shows: "$ cdstore query Samples/Stores/Articles.sqlite --entity Author")
+        try expectCompletion(of: "cdstore compat Samples/Stores/Articles.sqlite --model Samples/Stores/Fa",
+                             shows: "--model Samples/Stores/FailedBank.sqlite")
         try terminal.send("C-u")
-        try terminal.type("cdstore query Samples/Stores/Articles.sqlite --entity Au")
-        try terminal.send("Tab")
-        try terminal.waitFor("$ cdstore query Samples/Stores/Articles.sqlite --entity Author")
 
-        try terminal.send("C-u")
-        try terminal.type("cdstore compat Samples/Stores/Articles.sqlite --model Samples/Stores/Fa")
-        try terminal.send("Tab")
-        try terminal.waitFor("--model Samples/Stores/FailedBank.sqlite")
-
-        try terminal.send("C-u")
         #expect(try Checksums.of(directory: stores) == checksums)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("cdstore-") }
         #expect(leftovers.isEmpty)
