@@ -108,7 +108,7 @@ fi
 
 if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
     echo "Running the installed binary with $toolchain hidden:"
-    unshare --mount --propagation private bash "$0" --installed "$toolchain" "$prefix" "$work/run"
+    unshare --mount --propagation private bash "$repository/scripts/check-install.sh" --installed "$toolchain" "$prefix" "$work/run"
     read -r inner_passed inner_failed < "$work/run/counts"
     passed=$((passed + inner_passed))
     failed=$((failed + inner_failed))
