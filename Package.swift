@@ -33,10 +33,13 @@ let package = Package(
             "CDBase", "CDArchive", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
+        /// no locks, the WAL index in process memory instead of the `-shm`.
+        .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(name: "CDStore", dependencies: [
-            "CDBase", "CDArchive", "CDModel", "CDPredicate",
+            "CDBase", "CDArchive", "CDModel", "CDPredicate", "CReadOnlyVFS",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),

@@ -3,7 +3,7 @@ import CDMaintenance
 import CDPredicate
 import Foundation
 
-struct CleanCommand: ParsableCommand {
+struct CleanCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "clean",
         abstract: "Checkpoint a store's WAL, remove orphaned external data, and optionally prune history, repair Z_MAX and vacuum.",
@@ -40,6 +40,8 @@ struct CleanCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
         if let historyBefore, CoreDataDate(iso8601: historyBefore) == nil {
             throw ValidationError("--history-before takes an ISO 8601 date (2024-05-31) or date-time (2024-05-31T12:00:00Z), not \"\(historyBefore)\"")
@@ -50,6 +52,6 @@ struct CleanCommand: ParsableCommand {
         let options = StoreCleaner.Options(vacuum: vacuum, historyBefore: historyBefore.flatMap { CoreDataDate(iso8601: $0)?.date },
                                            repairPrimaryKeys: repairPrimaryKeys, dryRun: dryRun, backup: !noBackup, force: force)
         let report = try StoreCleaner.run(path: store, options: options, trace: sqlDebug.trace)
-        Output.print(json ? try Output.json(report) : MaintenanceText.render(report))
+        try Output.report(report, json: json, text: MaintenanceText.render(report))
     }
 }

@@ -1,3 +1,4 @@
+import CDBase
 import CDRendering
 import Foundation
 #if canImport(Glibc)
@@ -26,25 +27,39 @@ package struct CommandIO: Sendable {
     /// Whether standard input is a terminal: `explain -` then tells the person what to do
     /// instead of waiting silently for a paste.
     package var inputIsTerminal: Bool
+    /// Whether standard output and standard error are terminals, for `--color auto`.
+    package var outputIsTerminal: Bool
+    package var errorIsTerminal: Bool
+    /// The command's `--color`; ``CommandLineEntry`` sets it once the command line is parsed.
+    package var colorMode: ColorMode = .auto
 
     package init(output: CommandOutput, error: CommandOutput, input: CommandInput,
-                environment: [String: String], terminalColumns: Int?, inputIsTerminal: Bool = false) {
+                environment: [String: String], terminalColumns: Int?, inputIsTerminal: Bool = false,
+                outputIsTerminal: Bool = false, errorIsTerminal: Bool = false) {
         self.output = output
         self.error = error
         self.input = input
         self.environment = environment
         self.terminalColumns = terminalColumns
         self.inputIsTerminal = inputIsTerminal
+        self.outputIsTerminal = outputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
     }
 
     /// The process's standard output, error and input, its environment and terminal.
     package static func process() -> CommandIO {
         var size = winsize()
-        let isTerminal = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+        let hasSize = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
         return CommandIO(output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
                          input: .fileDescriptor(STDIN_FILENO), environment: ProcessInfo.processInfo.environment,
-                         terminalColumns: isTerminal ? Int(size.ws_col) : nil, inputIsTerminal: isatty(STDIN_FILENO) == 1)
+                         terminalColumns: hasSize ? Int(size.ws_col) : nil, inputIsTerminal: isatty(STDIN_FILENO) == 1,
+                         outputIsTerminal: isatty(STDOUT_FILENO) == 1, errorIsTerminal: isatty(STDERR_FILENO) == 1)
     }
+
+    /// Whether reports on the output get colour (``ColorMode/colors(streamIsTerminal:environment:)``).
+    package var colorsOutput: Bool { colorMode.colors(streamIsTerminal: outputIsTerminal, environment: environment) }
+    /// Whether messages on the error stream get colour.
+    package var colorsErrors: Bool { colorMode.colors(streamIsTerminal: errorIsTerminal, environment: environment) }
 
     /// Memory streams, for running a command in-process: the environment is exactly
     /// `environment` (nothing of the process's), and the output is not a terminal.

@@ -28,9 +28,13 @@ package enum CommandLineEntry {
             Output.print("cdstore \(CDStoreCommand.version)")
             return 0
         }
+        // A command line that does not parse still has its usage error follow its --color.
+        var io = io
+        io.colorMode = ColorOptions.mode(in: arguments) ?? .auto
         do {
             var command = try CDStoreCommand.parseAsRoot(arguments)
-            try command.run()
+            if let choosing = command as? ChoosesColor { io.colorMode = choosing.colorOptions.color }
+            try CommandIO.$current.withValue(io) { try command.run() }
             return 0
         } catch _ where io.output.isClosed {
             // Nobody reads the output any more (`| head`): the failed write stopped the command,
@@ -41,7 +45,7 @@ package enum CommandLineEntry {
             // Problems with the user's input: one line, then any lines that show where.
             let lines = ["cdstore: error: \(error.description)"] + error.details.map { "  " + $0 }
                 + (error.hint.map { ["hint: " + $0] } ?? [])
-            try? io.error.write(lines.map { $0 + "\n" }.joined())
+            Output.message(lines.joined(separator: "\n"), io: io)
             return error.exitStatus
         } catch {
             // Usage errors, help and `ExitCode` keep ArgumentParser's own messages and exit codes.
@@ -60,8 +64,10 @@ package enum CommandLineEntry {
         if status != ExitCode.success.rawValue && message.hasPrefix(parserPrefix) {
             message = "cdstore: error: " + message.dropFirst(parserPrefix.count)
         }
-        if !message.isEmpty {
-            try? (status == ExitCode.success.rawValue ? io.output : io.error).write(message + "\n")
+        if status == ExitCode.success.rawValue {
+            if !message.isEmpty { try? io.output.write(message + "\n") }
+        } else if !message.isEmpty {
+            Output.message(message, io: io)
         }
         return status
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CDDiagnostics
 import CDStore
 
-struct CompatCommand: ParsableCommand {
+struct CompatCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "compat",
         abstract: "Tell which model version wrote a store, whether the current version opens it, and if not the error and the fix.",
@@ -32,10 +32,12 @@ struct CompatCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func run() throws {
         let report = try Compatibility.analyse(storePath: store, modelPath: model, versionName: versionName,
                                                options: options, trace: sqlDebug.trace)
-        Output.print(json ? try Output.json(report) : CompatibilityText.render(report))
+        try Output.report(report, json: json, text: CompatibilityText.render(report))
         if !report.compatible { throw ExitCode(1) }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CDConsole
 
-struct ConsoleCommand: ParsableCommand {
+struct ConsoleCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "console",
         abstract: "Explore a store interactively: queries, dot-commands, completion from the model, history.",
@@ -27,6 +27,8 @@ struct ConsoleCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Stop at the first command that fails.")
     var bail = false
+
+    @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
         let status = try Console.run(ConsoleOptions(storePath: store, modelPath: model, initFile: initFile,

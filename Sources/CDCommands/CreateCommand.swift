@@ -3,7 +3,7 @@ import CDDiagnostics
 import CDMaintenance
 import CDStore
 
-struct CreateCommand: ParsableCommand {
+struct CreateCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a new, empty store for a model, exactly as Core Data would.",
@@ -40,6 +40,8 @@ struct CreateCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the result as JSON (a stable contract for scripts).")
     var json = false
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
         if store.isEmpty { throw ValidationError("the store path is empty: give the file to create") }
         // The mapping rules compare the version with release thresholds, so any positive number is taken.
@@ -54,16 +56,16 @@ struct CreateCommand: ParsableCommand {
         let blueprint = StoreBlueprint.fresh(model: chosen.model, frameworkVersion: frameworkVersion)
         guard let importFile else {
             let created = try StoreCreator.create(blueprint, at: store)
-            Output.print(json ? try Output.json(created) : MaintenanceText.created(created))
+            try Output.report(created, json: json, text: MaintenanceText.created(created))
             return
         }
         let outcome = try StoreCreator.create(blueprint, at: store, importing: try ImportInput(contentsOf: importFile), dryRun: dryRun)
         if json {
             Output.print(try Output.json(outcome))
         } else if outcome.validation.hasProblems {
-            Output.print(MaintenanceText.imported(outcome) + "\n\n" + ValidationText.render(outcome.validation))
+            Output.report(MaintenanceText.imported(outcome) + "\n\n" + ValidationText.render(outcome.validation))
         } else {
-            Output.print(MaintenanceText.imported(outcome))
+            Output.report(MaintenanceText.imported(outcome))
         }
         if outcome.validation.hasProblems { throw ExitCode(1) }
     }

@@ -6,7 +6,7 @@ import CDRendering
 import CDStore
 import Foundation
 
-struct DumpCommand: ParsableCommand {
+struct DumpCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "dump",
         abstract: "Print the objects of a store, typed and rendered the way Core Data or your app shows them.",
@@ -43,6 +43,8 @@ struct DumpCommand: ParsableCommand {
     @OptionGroup var output: ObjectOutputOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
+
+    @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
         try requireNotNegative(limit, option: "--limit")

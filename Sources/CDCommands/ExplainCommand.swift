@@ -3,7 +3,7 @@ import CDBase
 import CDDiagnostics
 import Foundation
 
-struct ExplainCommand: ParsableCommand {
+struct ExplainCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract: "Explain a Core Data error code, or a pasted error dump: its entity, key, object and store version.",
@@ -27,6 +27,8 @@ struct ExplainCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("A model to check the dump against: which version wrote the store.", valueName: "path"), completion: .file())
     var model: String?
+
+    @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
         if code == nil && text == nil { throw ValidationError("give an error code, - (read standard input) or --text") }
@@ -54,7 +56,7 @@ struct ExplainCommand: ParsableCommand {
             }
             explanation = result
         }
-        Output.print(json ? try Output.json(explanation) : ExplanationText.render(explanation))
+        try Output.report(explanation, json: json, text: ExplanationText.render(explanation))
     }
 
     /// Standard input to its end, after a hint on the error stream when a person types it.

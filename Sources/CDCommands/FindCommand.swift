@@ -2,7 +2,7 @@ import ArgumentParser
 import CDFinder
 import Foundation
 
-struct FindCommand: ParsableCommand {
+struct FindCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "find",
         abstract: "List every Core Data store under folders, with its simulator device, app and model version.",
@@ -28,12 +28,14 @@ struct FindCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the stores as JSON (a stable contract for scripts).")
     var json = false
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func run() throws {
         let roots = paths.isEmpty ? StoreFinder.defaultRoots() : paths
         let progress = ProgressLine()
         let report = StoreFinder.find(roots: roots, app: app, sort: sort, progress: progress.isEnabled ? progress.show : nil)
         progress.clear()
-        Output.print(json ? try Output.json(report) : FindText.render(report))
+        try Output.report(report, json: json, text: FindText.render(report))
     }
 }
 

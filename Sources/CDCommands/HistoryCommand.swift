@@ -5,7 +5,7 @@ import CDMaintenance
 import CDStore
 import Foundation
 
-struct HistoryCommand: ParsableCommand {
+struct HistoryCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Show the persistent history: who changed which objects, when.",
@@ -33,6 +33,8 @@ struct HistoryCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per transaction, one per line.")
     var json = false
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func run() throws {
         var filter = HistoryFilter(author: author, entity: entity)
         if let since {
@@ -49,7 +51,7 @@ struct HistoryCommand: ParsableCommand {
         if json {
             Output.write(try transactions.map(JSONLines.line).joined())
         } else {
-            Output.print(HistoryText.render(transactions))
+            Output.report(HistoryText.render(transactions))
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CDStore
 
-struct InspectCommand: ParsableCommand {
+struct InspectCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show a store's files, SQLite settings, metadata, model cache, entities and warnings.")
@@ -17,8 +17,10 @@ struct InspectCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func run() throws {
         let inspection = try StoreInspector.inspect(path: store, counts: !noCounts, trace: sqlDebug.trace)
-        Output.print(json ? try Output.json(inspection) : InspectionText.render(inspection))
+        try Output.report(inspection, json: json, text: InspectionText.render(inspection))
     }
 }

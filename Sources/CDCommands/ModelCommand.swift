@@ -3,7 +3,7 @@ import CDMaintenance
 import CDModel
 import CDStore
 
-struct ModelCommand: ParsableCommand {
+struct ModelCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Show a model from any source: its entities, version hashes, SQL tables or lint findings.",
@@ -15,7 +15,10 @@ struct ModelCommand: ParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json, xcdatamodel
+        case text, json, xcdatamodel, dot, mermaid
+
+        /// The formats that print one version of the model as a file of its own kind.
+        var isOneVersion: Bool { self == .xcdatamodel || self == .dot || self == .mermaid }
     }
 
     @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.", completion: .file())
@@ -39,7 +42,7 @@ struct ModelCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON (same as --format json).")
     var json = false
 
-    @Option(name: .long, help: "Output format: text, json or xcdatamodel (an editable contents XML of one version).")
+    @Option(name: .long, help: "Output format: text, json, xcdatamodel (an editable contents XML of one version), dot or mermaid (a diagram of one version, for Graphviz or Mermaid).")
     var format: Format = .text
 
     @Option(name: .long, help: ArgumentHelp("With --sql on a model file, the NSPersistenceFrameworkVersion whose rules apply (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
@@ -47,9 +50,11 @@ struct ModelCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
-        if format == .xcdatamodel && (hashes || lint || sql || json) {
-            throw ValidationError("--format xcdatamodel cannot be combined with --hashes, --sql, --lint or --json")
+        if format.isOneVersion && (hashes || lint || sql || json) {
+            throw ValidationError("--format \(format.rawValue) cannot be combined with --hashes, --sql, --lint or --json")
         }
         if [hashes, lint, sql].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --hashes, --sql and --lint")
@@ -72,18 +77,22 @@ struct ModelCommand: ParsableCommand {
         if let versionName {
             versions = [try ModelSource.chooseVersion(versions, named: versionName, path: path)]
         }
-        if format == .xcdatamodel {
+        if format.isOneVersion {
             let version = try ModelSource.chooseVersion(versions, named: nil, path: path)
-            Output.print(ModelXMLWriter.xml(for: version.model))
+            switch format {
+            case .dot: Output.print(ModelDiagram.dot(version))
+            case .mermaid: Output.print(ModelDiagram.mermaid(version))
+            default: Output.print(ModelXMLWriter.xml(for: version.model))
+            }
         } else if lint {
             let report = LintReport(versions: versions, cloudKit: cloudkit)
-            Output.print(asJSON ? try Output.json(report) : LintText.render(report))
+            try Output.report(report, json: asJSON, text: LintText.render(report))
             if report.versions.contains(where: { !$0.findings.isEmpty }) { throw ExitCode(1) }
         } else if hashes {
             let report = ModelHashReport(versions: versions)
-            Output.print(asJSON ? try Output.json(report) : ModelText.renderHashes(report))
+            try Output.report(report, json: asJSON, text: ModelText.renderHashes(report))
         } else {
-            Output.print(asJSON ? try Output.json(versions) : ModelText.render(versions))
+            try Output.report(versions, json: asJSON, text: ModelText.render(versions))
         }
     }
 }

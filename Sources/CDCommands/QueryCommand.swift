@@ -4,7 +4,7 @@ import CDPredicate
 import CDRendering
 import CDStore
 
-struct QueryCommand: ParsableCommand {
+struct QueryCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Run a fetch written as an NSPredicate or a CDQ chain and print its results.",
@@ -21,6 +21,8 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var output: ObjectOutputOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
+
+    @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
         try fetch.requireTarget()

@@ -2,7 +2,7 @@ import ArgumentParser
 import CDMaintenance
 import CDStore
 
-struct ResetCommand: ParsableCommand {
+struct ResetCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "reset",
         abstract: "Delete a Core Data store and every file that belongs to it, after backing it up.",
@@ -41,6 +41,8 @@ struct ResetCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
     var json = false
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
         if !recreate, model != nil || version != nil || frameworkVersion != nil {
             throw ValidationError("--model, --version and --framework-version need --recreate")
@@ -59,6 +61,6 @@ struct ResetCommand: ParsableCommand {
         } else {
             report = try StoreReset.run(path: store, options: options)
         }
-        Output.print(json ? try Output.json(report) : MaintenanceText.render(report))
+        try Output.report(report, json: json, text: MaintenanceText.render(report))
     }
 }

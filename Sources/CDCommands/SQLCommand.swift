@@ -4,7 +4,7 @@ import CDRendering
 import CDStore
 import Foundation
 
-struct SQLCommand: ParsableCommand {
+struct SQLCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Print the SQL Core Data runs for a fetch, or run read-only SQL on a store.",
@@ -31,6 +31,8 @@ struct SQLCommand: ParsableCommand {
     var format: Format = .text
 
     @OptionGroup var sqlDebug: SQLDebugOptions
+
+    @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
         if raw != nil {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CDDiagnostics
 import CDStore
 
-struct ValidateCommand: ParsableCommand {
+struct ValidateCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check every object against the model's validation rules, and the store's integrity.",
@@ -26,11 +26,13 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func run() throws {
         let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
         let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
         let report = try StoreValidator.validate(snapshot, model: chosenModel)
-        Output.print(json ? try Output.json(report) : ValidationText.render(report))
+        try Output.report(report, json: json, text: ValidationText.render(report))
         if report.hasProblems { throw ExitCode(1) }
     }
 }

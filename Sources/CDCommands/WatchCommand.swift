@@ -5,7 +5,7 @@ import CDRendering
 import CDStore
 import Foundation
 
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: ParsableCommand, ChoosesColor {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow a store while an app writes to it: each commit's inserts, updates (old and new values) and deletes.",
@@ -31,6 +31,8 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per change, one per line.")
     var json = false
 
+    @OptionGroup var colorOptions: ColorOptions
+
     func validate() throws {
         guard interval >= 0.05, interval <= 3600 else { throw ValidationError("--interval must be between 0.05 and 3600 seconds") }
     }
@@ -39,7 +41,7 @@ struct WatchCommand: ParsableCommand {
         let stop = StopSignal()
         let watcher = try StoreWatcher(path: store, entities: entities)
         let method = watcher.usesHistory ? "persistent history" : "comparing snapshots"
-        FileHandle.standardError.write(Data("Watching \(store) (\(method)), every \(ValueText.number(interval)) s; Ctrl-C stops.\n".utf8))
+        Output.message("Watching \(store) (\(method)), every \(ValueText.number(interval)) s; Ctrl-C stops.")
         var lastProblem: String?
         while !stop.isSet {
             do {
@@ -51,7 +53,7 @@ struct WatchCommand: ParsableCommand {
                 // A copy taken while the app checkpoints can be unreadable; the next poll retries.
                 let problem = "\(error)"
                 if problem != lastProblem {
-                    FileHandle.standardError.write(Data("cdstore: warning: \(problem); retrying\n".utf8))
+                    Output.message("cdstore: warning: \(problem); retrying")
                 }
                 lastProblem = problem
             }

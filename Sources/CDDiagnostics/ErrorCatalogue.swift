@@ -101,6 +101,10 @@ package enum ErrorCatalogue {
     private static let ioDiagnose = [
         "cdstore inspect STORE (files, sizes, -wal and -shm, journal mode)",
     ]
+    /// The fix of every migration error while the data do not matter yet (development, the
+    /// simulator): `reset` removes the store whole and can put an empty one of the current
+    /// version in its place.
+    private static let developmentReset = "During development, throw the old store away: cdstore reset STORE --dry-run lists what goes, cdstore reset STORE removes the store with its -wal, -shm and support folder (keeping a backup), and --recreate --model MODEL puts an empty store of the current version in its place."
 
     /// The catalogue, in code order within each domain.
     package static let entries: [CatalogueEntry] = cocoaValidation + cocoaStore + cocoaOther + fileErrors + sqliteCodes
@@ -198,12 +202,13 @@ package enum ErrorCatalogue {
         cocoa(134100, "NSPersistentStoreIncompatibleVersionHashError", "The entity version hashes in the store's metadata do not match the model used to open it: the store was written by another model version.",
               message: "The managed object model version used to open the persistent store is incompatible with the one that was used to create the persistent store.",
               causes: ["The model was edited without adding a new model version.", "Automatic migration is off (NSMigratePersistentStoresAutomaticallyOption = 0).", "An older build of the app opens a store written by a newer one."],
-              diagnose: hashDiagnose,
-              fixes: ["Add a model version instead of editing the shipped one, and turn on automatic migration with inferred mapping.", "During development, delete the app (or reset the simulator store, with its -wal and -shm)."], .incompatibleModel),
+              diagnose: ["cdstore compat STORE --model MODEL (the version that wrote the store, what changed, and whether the store opens once automatic migration is on)"] + hashDiagnose,
+              fixes: ["Add a model version instead of editing the shipped one, and turn on automatic migration with inferred mapping.", developmentReset], .incompatibleModel),
         cocoa(134110, "NSMigrationError", "The migration failed; reason and NSUnderlyingError say where (entity, attribute, SQL error).", message: "An error occurred during persistent store migration.",
               causes: ["A mandatory destination attribute has no value for existing rows.", "A table or column the migration expects is missing (\"no such table\").", "The store was copied without its -wal."],
-              diagnose: migrationDiagnose + ["cdstore query STORE --entity Entity --where 'key == nil' --count (rows with NULL in the named attribute)"],
-              fixes: ["Give the new mandatory attribute a default value, or make it optional.", "Migrate a copy that includes the -wal and -shm files."], .migration),
+              diagnose: ["cdstore compat STORE --model MODEL (the new mandatory attribute or relationship, and how many rows lack a value)"]
+                  + migrationDiagnose + ["cdstore query STORE --entity Entity --where 'key == nil' --count (rows with NULL in the named attribute)"],
+              fixes: ["Give the new mandatory attribute a default value, or make it optional.", "Migrate a copy that includes the -wal and -shm files.", developmentReset], .migration),
         cocoa(134111, "NSMigrationConstraintViolationError", "A migration produced rows that violate a uniqueness constraint.", message: nil,
               causes: ["Existing rows have duplicate values for an attribute set that the new version constrains."],
               diagnose: ["cdstore dump STORE Entity --sort KEY (find the duplicates)", "cdstore model MODEL (the new constraints)"],
@@ -213,11 +218,13 @@ package enum ErrorCatalogue {
               fixes: ["Run the migration again on the original store (the destination is a temporary file)."], .migration),
         cocoa(134130, "NSMigrationMissingSourceModelError", "No model version in the app matches the store's hashes, so there is nothing to migrate from.", message: "Persistent store migration failed, missing source managed object model.",
               causes: ["The model version that wrote the store was deleted or edited after shipping.", "The store comes from a newer build of the app."],
-              diagnose: hashDiagnose + ["cdstore model STORE --format xcdatamodel (rebuild the missing source version from the store's cache)"],
-              fixes: ["Put the original model version back into the .xcdatamodeld (rebuild it from the store's cache if it is lost)."], .missingSourceModel),
+              diagnose: ["cdstore compat STORE --model MODEL (confirms that no version has the store's hashes, and diffs the model cached in the store against the current version)"]
+                  + hashDiagnose + ["cdstore model STORE --format xcdatamodel (rebuild the missing source version from the store's cache)"],
+              fixes: ["Put the original model version back into the .xcdatamodeld (rebuild it from the store's cache if it is lost).", developmentReset], .missingSourceModel),
         cocoa(134140, "NSMigrationMissingMappingModelError", "No mapping model between the store's version and the current one, and none could be inferred.", message: "Persistent store migration failed, missing mapping model.",
               causes: ["The change is not lightweight (a type change, a split entity) and no .xcmappingmodel covers it.", "NSInferMappingModelAutomaticallyOption is off.", "A mapping model exists but its source or destination hashes are stale."],
-              diagnose: migrationDiagnose, fixes: ["Add a mapping model for the pair of versions, or split the change into lightweight steps."], .missingMapping),
+              diagnose: ["cdstore compat STORE --model MODEL --options migrate (whether a mapping model connects the store's version to the current one; without --options, whether inference would do it)"] + migrationDiagnose,
+              fixes: ["Add a mapping model for the pair of versions, or split the change into lightweight steps.", "If compat finds the change inferable, pass NSInferMappingModelAutomaticallyOption.", developmentReset], .missingMapping),
         cocoa(134150, "NSMigrationManagerSourceStoreError", "The migration could not read the source store.", message: "Persistent store migration failed, there was a problem with the source persistent store.",
               causes: ["The source store is corrupt, locked or incomplete (copied without its -wal)."], diagnose: ioDiagnose,
               fixes: ["Check the store with inspect; migrate a complete copy."], .migration),
@@ -231,8 +238,9 @@ package enum ErrorCatalogue {
               causes: ["See the SQLite code: locked, I/O error, corrupt file, full disk."], diagnose: ioDiagnose,
               fixes: ["Explain the SQLite code (cdstore explain CODE)."], .storeOpenSave),
         cocoa(134190, "NSInferredMappingModelError", "The inferred mapping model could not be created.", message: nil,
-              causes: ["The change between the versions is not lightweight, or renaming identifiers are ambiguous."], diagnose: migrationDiagnose,
-              fixes: ["Add an explicit mapping model, or make the change lightweight."], .missingMapping),
+              causes: ["The change between the versions is not lightweight, or renaming identifiers are ambiguous."],
+              diagnose: ["cdstore compat STORE --model MODEL (the change inference cannot handle, and what fixes it)"] + migrationDiagnose,
+              fixes: ["Add an explicit mapping model, or make the change lightweight.", developmentReset], .missingMapping),
         cocoa(134200, "NSExternalRecordImportError", "External records (Spotlight) could not be imported.", message: nil,
               causes: ["A Spotlight external record file is unreadable or stale."], diagnose: ["cdstore inspect STORE"],
               fixes: ["Remove the external records folder so it is rebuilt."], .otherObjectGraph),

@@ -14,25 +14,29 @@ public struct MappingOptions: Sendable, Equatable {
     public var legacyIndexes: LegacyIndexStyle
     /// Whether R-tree tables come with the triggers that fill them (``rtreeTriggerVersions``).
     public var rtreeTriggers: Bool
+    /// How the columns of one type are ordered; see ``ColumnOrderStyle``.
+    public var columnOrder: ColumnOrderStyle
 
     /// The defaults describe a store written by a current framework.
     public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
                 uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
-                rtreeTriggers: Bool = false) {
+                rtreeTriggers: Bool = false, columnOrder: ColumnOrderStyle = .byName) {
         self.history = history
         self.includesModelCache = includesModelCache
         self.uniqueness = uniqueness
         self.legacyIndexes = legacyIndexes
         self.rtreeTriggers = rtreeTriggers
+        self.columnOrder = columnOrder
     }
 
     /// Everything the framework version that writes the store decides: the model cache, the
-    /// uniqueness and legacy index styles, the R-tree triggers.
+    /// uniqueness and legacy index styles, the R-tree triggers, the column order.
     public init(frameworkVersion: Int, history: HistoryOption = .asRegistered) {
         self.init(history: history, includesModelCache: frameworkVersion >= Self.firstModelCacheVersion,
                   uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
                   legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
-                  rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion))
+                  rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion),
+                  columnOrder: ColumnOrderStyle(frameworkVersion: frameworkVersion))
     }
 
     /// The framework versions that fill an R-tree table by `_INSERT`, `_UPDATE` and `_DELETE`
@@ -90,6 +94,36 @@ public enum UniquenessStyle: String, Sendable, Codable {
     /// The style of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
     public init(frameworkVersion: Int) {
         self = frameworkVersion < 866 ? .columnConstraint : .index
+    }
+}
+
+/// How Core Data orders the columns within one type group (§7.3).
+///
+/// From framework 419 on each entity's attributes come in name order, then its relationships'
+/// keys in name order: bookmigration (419) has `ZAUTHORNAME, ZTITLE`, which the older order
+/// reverses, and failedbankcd (481), wibosco-revised (866) and cdplus-samplemodel (1044) also
+/// contradict the older order. Frameworks 230 and 241 (CoreDataBooks, Recipes) wrote them in
+/// the enumeration order of the entity's attribute dictionary, then of its relationship
+/// dictionary (``HashTableOrder``, names inserted in name order): `ZRECIPE` has
+/// `ZPREPTIME, ZNAME, ZINSTRUCTIONS, ZOVERVIEW`, which neither name order (in any case), the
+/// model file's order nor the order of the property hashes gives. That rule is inferred from
+/// the four groups of two or more columns in those stores (`ZRECIPE`'s strings and keys,
+/// `ZINGREDIENT`'s and `ZBOOK`'s strings; a random order fits all four once in 192) with the
+/// 64-bit hash of a Mac: a store written by a 32-bit process (iPhone OS 3 or its simulator)
+/// would follow the 32-bit hash, and none has been seen (**uncertain**). Which version between
+/// 242 and 418 switched to name order is unknown; 419, the lowest seen with it, is used.
+public enum ColumnOrderStyle: String, Sendable, Codable {
+    /// Attributes, then relationships, each in name order (419 on).
+    case byName
+    /// Attributes, then relationships, each in the order of the entity's dictionary (230, 241).
+    case hashTable
+
+    /// The lowest framework version seen writing the columns of one type in name order.
+    public static let firstByNameVersion = 419
+
+    /// The order of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
+    public init(frameworkVersion: Int) {
+        self = frameworkVersion < Self.firstByNameVersion ? .hashTable : .byName
     }
 }
 
@@ -185,8 +219,9 @@ enum ColumnGroup: Int, Comparable {
 
 /// Where a column sorts (§7.3): by group; within the integer group, each entity's own columns
 /// (`Z_ENT` order), then hidden to-many keys, then `Z_FOK_` order columns (both observed in
-/// Photos); then attributes before relationships, by name. A relationship's `Z<n>_` companion
-/// follows its key (`part` 1).
+/// Photos); then attributes before relationships, by `rank` (0 in name order, the place in the
+/// entity's dictionary with ``ColumnOrderStyle/hashTable``), then by name. A relationship's
+/// `Z<n>_` companion follows its key (`part` 1).
 private struct ColumnSortKey: Comparable {
     enum Block: Int { case own, hiddenKeys, orderColumns }
 
@@ -196,12 +231,14 @@ private struct ColumnSortKey: Comparable {
     var entity: Int
     /// 0 for attributes, 1 for relationships.
     var kind: Int
+    var rank = 0
     var name: String
     var part = 0
 
     static func < (lhs: ColumnSortKey, rhs: ColumnSortKey) -> Bool {
-        (lhs.group, lhs.block.rawValue, lhs.entity, lhs.kind, lhs.name, lhs.part)
-            < (rhs.group, rhs.block.rawValue, rhs.entity, rhs.kind, rhs.name, rhs.part)
+        let (left, right) = ((lhs.group, lhs.block.rawValue, lhs.entity, lhs.kind, lhs.rank),
+                             (rhs.group, rhs.block.rawValue, rhs.entity, rhs.kind, rhs.rank))
+        return left != right ? left < right : (lhs.name, lhs.part) < (rhs.name, rhs.part)
     }
 }
 
@@ -216,6 +253,7 @@ struct MappingBuilder {
     /// Per table: the upper-cased column names taken so far (§7.2 collisions are per table).
     private var takenNames: [String: Set<String>] = [:]
     private var pending: [String: [(ColumnSortKey, MappedColumn)]] = [:]
+    private var columnOrder = ColumnOrderStyle.byName
 
     init(model: ManagedObjectModel, registry: EntityRegistry?) {
         self.model = model
@@ -224,6 +262,11 @@ struct MappingBuilder {
 
     mutating func build(options: MappingOptions) -> StoreMapping {
         assignNumbers()
+        columnOrder = options.columnOrder
+        if columnOrder == .hashTable {
+            notes.append(MappingResolution(rule: .columnOrder, held: nil,
+                detail: "columns of one type in the order of the entity's attribute, then relationship, dictionary, as frameworks before \(ColumnOrderStyle.firstByNameVersion) write them; inferred from the stores of 230 and 241 (a Mac's 64-bit hash), uncertain"))
+        }
         let ordered = model.entities.sorted { number($0.name) < number($1.name) }
         let roots = ordered.filter { isRoot($0) }
         for root in roots {
@@ -350,11 +393,28 @@ struct MappingBuilder {
         pending[table, default: []].append((key, column))
     }
 
+    /// Where each property of `entity` sorts among the columns of its type: 0 for all in name
+    /// order; with ``ColumnOrderStyle/hashTable`` its place in the dictionary of the entity's
+    /// attributes or of its relationships (`attributesByName`, `relationshipsByName`: inherited
+    /// and transient ones included, which only matters for sub-entities, unseen at those versions).
+    private func columnRanks(of entity: EntityDescription) -> [String: Int] {
+        guard columnOrder == .hashTable else { return [:] }
+        let properties = model.allProperties(of: entity.name)
+        let attributes = properties.filter { if case .attribute = $0 { true } else { false } }.map(\.name).sorted()
+        let relationships = properties.filter { if case .relationship = $0 { true } else { false } }.map(\.name).sorted()
+        var ranks: [String: Int] = [:]
+        for names in [attributes, relationships] {
+            for (rank, name) in (HashTableOrder.enumerationOrder(of: names) ?? names).enumerated() { ranks[name] = rank }
+        }
+        return ranks
+    }
+
     /// Attributes and to-one relationships, the entity's own properties in name order: the order
     /// in which colliding names are numbered (NoteStore `ZACCOUNT` … `ZACCOUNT5` by `Z_ENT`).
     private mutating func addColumns(of entity: EntityDescription) {
         guard let table = tableOf[entity.name] else { return }
         let ent = number(entity.name)
+        let ranks = columnRanks(of: entity)
         for property in entity.properties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
             switch property {
             case .attribute(let attribute):
@@ -367,9 +427,10 @@ struct MappingBuilder {
                 let column = MappedColumn(name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
                                           entity: entity.name, property: attribute.name,
                                           renamedFrom: attribute.common.renamingIdentifier)
-                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, name: attribute.name), to: table)
+                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, rank: ranks[attribute.name] ?? 0,
+                                               name: attribute.name), to: table)
             case .relationship(let relationship) where !relationship.isToMany:
-                addToOne(relationship, of: entity, table: table)
+                addToOne(relationship, of: entity, table: table, rank: ranks[relationship.name] ?? 0)
             default:
                 continue
             }
@@ -378,12 +439,12 @@ struct MappingBuilder {
 
     /// The key, the `Z<n>_` companion when the destination has sub-entities, and `Z_FOK_` when
     /// the inverse is an ordered to-many (§7.6).
-    private mutating func addToOne(_ relationship: RelationshipDescription, of entity: EntityDescription, table: String) {
+    private mutating func addToOne(_ relationship: RelationshipDescription, of entity: EntityDescription, table: String, rank: Int) {
         let ent = number(entity.name)
         let key = uniqueName("Z" + relationship.name.uppercased(), in: table)
         let stem = String(key.dropFirst())
         let destination = relationship.destinationEntity
-        let sortKey = ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name)
+        let sortKey = ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name)
         add(MappedColumn(name: key, type: "INTEGER", role: .toOneKey, entity: entity.name, property: relationship.name,
                          destination: destination, renamedFrom: relationship.common.renamingIdentifier),
             key: sortKey, to: table)
@@ -391,7 +452,7 @@ struct MappingBuilder {
             let companion = uniqueName("Z\(number(destination))_" + stem, in: table)
             add(MappedColumn(name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
                              property: relationship.name, destination: destination),
-                key: ColumnSortKey(group: .integer, entity: ent, kind: 1, name: relationship.name, part: 1), to: table)
+                key: ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name, part: 1), to: table)
         }
         if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
             let order = uniqueName("Z_FOK_" + stem, in: table)

@@ -9,7 +9,8 @@ extension StoreMapping {
     /// Settled against the store: which relationship names a join table and the suffixes of its
     /// columns (migrations keep names chosen under earlier entity numbers), the column order of
     /// tables a migration reshaped, and the options the model cannot say (history tables,
-    /// `Z_MODELCACHE`, the uniqueness and legacy index styles). Everything else stays as predicted, so
+    /// `Z_MODELCACHE`, the uniqueness and legacy index styles, and for a store without a model
+    /// cache the column order style of ``ColumnOrderStyle``). Everything else stays as predicted, so
     /// ``compare(with:)`` still reports what does not match.
     public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema) -> StoreMapping {
         let history: HistoryLayout? = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
@@ -17,6 +18,9 @@ extension StoreMapping {
         var options = MappingOptions(history: history.map(HistoryOption.layout) ?? HistoryOption.none,
                                      includesModelCache: schema.table(named: "Z_MODELCACHE") != nil,
                                      rtreeTriggers: schema.triggers.contains { $0.name.hasPrefix("Z_RT_") })
+        if schema.table(named: "Z_MODELCACHE") == nil {
+            options.columnOrder = columnOrderStyle(of: model, registry: registry, options: options, in: schema)
+        }
         var mapping = predict(model: model, registry: registry, options: options)
         options.legacyIndexes = .plainIndexes
         let plain = predict(model: model, registry: registry, options: options)
@@ -36,6 +40,11 @@ extension StoreMapping {
             mapping.resolutions.append(MappingResolution(rule: .legacyIndexStyle, held: nil,
                 detail: "indexed attributes and compound indexes are plain indexes, as frameworks before \(LegacyIndexStyle.firstFetchIndexVersion) write them"))
         }
+        if options.columnOrder == .hashTable {
+            mapping.resolutions.removeAll { $0.rule == .columnOrder }
+            mapping.resolutions.append(MappingResolution(rule: .columnOrder, held: true,
+                detail: "the store orders the columns of one type by the entity's dictionaries, as frameworks before \(ColumnOrderStyle.firstByNameVersion) do"))
+        }
         if let layout = history {
             mapping.resolutions.append(MappingResolution(rule: .historyLayout, held: true,
                 detail: "persistent-history tables (\(layout.rawValue) layout) found in the store"))
@@ -53,6 +62,21 @@ extension StoreMapping {
         let registry = try EntityRegistry.read(db)
         let schema = try StoreSchema.read(db)
         return resolve(model: cache.model, registry: registry, schema: schema)
+    }
+
+    /// The column order style under which more of the model's tables have the store's column
+    /// order; name order on a tie. Only stores written before framework 640 (no model cache) can
+    /// be old enough for the dictionary order.
+    private static func columnOrderStyle(of model: ManagedObjectModel, registry: EntityRegistry?,
+                                         options: MappingOptions, in schema: StoreSchema) -> ColumnOrderStyle {
+        var options = options
+        func matchingTables(_ style: ColumnOrderStyle) -> Int {
+            options.columnOrder = style
+            return predict(model: model, registry: registry, options: options).tables.filter { table in
+                table.kind == .entity && schema.table(named: table.name)?.columns.map(\.name) == table.columns.map(\.name)
+            }.count
+        }
+        return matchingTables(.hashTable) > matchingTables(.byName) ? .hashTable : .byName
     }
 
     /// How many of the mapping's indexes the store has, by name.

@@ -1,27 +1,43 @@
 import CDBase
 import Foundation
+import CReadOnlyVFS
 import GRDB
+import GRDBSQLite
 
-/// A read-only view of a store, opened on a private copy so the user's files never change.
+/// A read-only view of a store that never changes a byte of the user's files.
 ///
-/// The main file is copied with its `-wal` and `-shm` into a temporary directory and the copy is
-/// opened with `SQLITE_OPEN_READONLY`. `immutable=1` would be wrong: it ignores the WAL, where
-/// all of a store's content may live (reference/store-format.md §10). A read-write open of the
-/// original would checkpoint the WAL and delete it, changing the user's files.
+/// Normally the store is read where it lies, through cdstore's read-only SQLite VFS
+/// (`CReadOnlyVFS`): the main file and `-wal` are opened `O_RDONLY`, SQLite's WAL index is
+/// rebuilt in memory from the `-wal` instead of being read from or written to the `-shm`, and no
+/// lock is taken, so nothing is copied however big the store is. `immutable=1` would be wrong: it
+/// ignores the WAL, where all of a store's content may live (reference/store-format.md §10).
+///
+/// Because no lock is taken, an app may write while cdstore reads: every ``read(_:)`` compares the
+/// files with their state at opening (``StoreFileState``) and fails with "changed while reading"
+/// rather than return a mix of two versions.
+///
+/// A store with a `-journal` beside it is read from a private copy instead (in
+/// `$TMPDIR/cdstore-<pid>-<UUID>/`, removed on every way out, see ``PrivateCopyRegistry``): a hot
+/// rollback journal must be played back before the data is consistent, which is a write. The
+/// copy is also the fallback where SQLite does not accept the VFS.
 public final class StoreSnapshot: @unchecked Sendable {
-    /// The user's files (not the copy).
+    /// The user's files (not a copy).
     public let files: StoreFiles
-    /// The main file's header, read before the copy was made.
+    /// The main file's header, read before opening.
     public let header: SQLiteHeader
-    /// The connection to the private copy.
+    /// The read-only connection.
     public let database: DatabaseQueue
     /// The SQL debug log this snapshot writes, if any.
     public let trace: SQLTrace?
-    private let copyDirectory: URL
+    /// Whether the store is read where it lies (true) or from a private copy (false).
+    public let readsInPlace: Bool
+    /// The files' state when the view was taken; nil for a private copy, which nobody else writes.
+    private let openingState: StoreFileState?
+    private let copyDirectory: URL?
 
     /// Opens `path` safely. Throws ``StoreError`` with a one-line reason for anything that is not
     /// a readable Core Data store.
-    /// `trace` logs every statement run on the copy, from the first one (``SQLTrace``).
+    /// `trace` logs every statement run on the store, from the first one (``SQLTrace``).
     public convenience init(path: String, trace: SQLTrace? = nil) throws {
         try self.init(files: StoreFiles(path: path), trace: trace)
     }
@@ -32,48 +48,57 @@ public final class StoreSnapshot: @unchecked Sendable {
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
-        let directory = PrivateCopyRegistry.newCopyDirectory()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create a temporary directory for the private copy: \(error.localizedDescription)")
-        }
-        PrivateCopyRegistry.register(directory)
-        copyDirectory = directory
-        let copy = directory.appendingPathComponent("store.sqlite")
-        do {
-            for (role, url) in files.existingFiles {
-                let suffix = role == "main" ? "" : "-\(role)"
-                try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
-            }
-            database = try Self.open(copy: copy, hasJournal: FileManager.default.fileExists(atPath: files.journal.path), trace: trace)
-            try Self.checkSignature(database, files: files, header: header)
-        } catch {
-            try? FileManager.default.removeItem(at: directory)
-            PrivateCopyRegistry.unregister(directory)
-            if let storeError = error as? StoreError { throw storeError }
-            throw Self.describe(error, path: files.main.path)
+        if !FileManager.default.fileExists(atPath: files.journal.path),
+           let inPlace = try Self.openInPlace(files, header: header, trace: trace) {
+            database = inPlace.database
+            openingState = inPlace.state
+            copyDirectory = nil
+            readsInPlace = true
+        } else {
+            let copy = try Self.openPrivateCopy(files, header: header, trace: trace)
+            database = copy.database
+            copyDirectory = copy.directory
+            openingState = nil
+            readsInPlace = false
         }
     }
 
     deinit {
         try? database.close()
-        try? FileManager.default.removeItem(at: copyDirectory)
-        PrivateCopyRegistry.unregister(copyDirectory)
+        if let copyDirectory {
+            try? FileManager.default.removeItem(at: copyDirectory)
+            PrivateCopyRegistry.unregister(copyDirectory)
+        }
+    }
+
+    /// Fails when an app has changed the store since this view was taken, in a way that makes
+    /// what was read a mix of two versions (``StoreFileState``). ``read(_:)`` calls it after
+    /// every read; long reads may call it as they go.
+    public func checkUnchanged() throws {
+        guard let openingState, openingState.isInvalidated(by: StoreFileState.current(files)) else { return }
+        throw Self.changedWhileReading(files)
+    }
+
+    static func changedWhileReading(_ files: StoreFiles) -> StoreError {
+        StoreError("\(files.main.path) changed while cdstore was reading it (an app is writing to it); run the command again")
     }
 
     /// Runs `body` with the read-only connection, turning SQLite failures into ``StoreError``.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try database.read(body)
-        } catch let error as StoreError {
-            throw error
+            let value = try database.read(body)
+            try checkUnchanged()
+            return value
         } catch {
+            // A page torn by an app's write reads as corruption or an I/O error: when the files
+            // changed, that is the cause to report.
+            try checkUnchanged()
+            if let storeError = error as? StoreError { throw storeError }
             throw Self.describe(error, path: files.main.path)
         }
     }
 
-    /// Checks the main file before copying: it exists, is a readable regular file, and is SQLite.
+    /// Checks the main file before opening: it exists, is a readable regular file, and is SQLite.
     private static func checkMainFile(_ files: StoreFiles) throws -> SQLiteHeader {
         let path = files.main.path
         var isDirectory: ObjCBool = false
@@ -103,14 +128,93 @@ public final class StoreSnapshot: @unchecked Sendable {
         return header
     }
 
-    private static func open(copy: URL, hasJournal: Bool, trace: SQLTrace?) throws -> DatabaseQueue {
-        if hasJournal {
-            // A hot rollback journal must be rolled back before the data is consistent; do it
-            // on the private copy, which is ours to write.
-            let recovery = try DatabaseQueue(path: copy.path)
-            try recovery.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
-            try recovery.close()
+    /// Attempts a whole opening (connection and signature check) this many times when an app
+    /// changes the store meanwhile, before giving up with "changed while reading".
+    private static let openingAttempts = 3
+
+    /// Opens the store where it lies through the read-only VFS; nil where SQLite will not use
+    /// the VFS (URI file names turned off in its build), so the caller falls back to a copy.
+    private static func openInPlace(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
+        -> (database: DatabaseQueue, state: StoreFileState)? {
+        guard cdstore_read_only_vfs_register() == SQLITE_OK else { return nil }
+        for _ in 0..<openingAttempts {
+            let state = StoreFileState.current(files)
+            let database: DatabaseQueue
+            do {
+                database = try DatabaseQueue(path: readOnlyURI(files.main), configuration: configuration(trace: trace))
+            } catch {
+                throw describe(error, path: files.main.path)
+            }
+            let usesVFS = database.inDatabase { db in
+                db.sqliteConnection.map { cdstore_read_only_vfs_in_use(UnsafeMutableRawPointer($0)) == 1 } ?? false
+            }
+            guard usesVFS else {
+                try? database.close()
+                return nil
+            }
+            do {
+                try checkSignature(database, files: files, header: header)
+            } catch {
+                try? database.close()
+                if state.isInvalidated(by: StoreFileState.current(files)) { continue }
+                throw error is StoreError ? error : describe(error, path: files.main.path)
+            }
+            if !state.isInvalidated(by: StoreFileState.current(files)) { return (database, state) }
+            try? database.close()
         }
+        throw changedWhileReading(files)
+    }
+
+    /// `file:` URI of `url` for the read-only VFS: every byte outside the unreserved set and
+    /// `/` percent-encoded, so `?`, `#` and `%` in a path stay part of it.
+    static func readOnlyURI(_ url: URL) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        var path = ""
+        for byte in url.path.utf8 {
+            if unreserved.contains(byte) {
+                path.append(Character(Unicode.Scalar(byte)))
+            } else {
+                path += String(format: "%%%02X", byte)
+            }
+        }
+        return "file:\(path)?vfs=\(String(cString: cdstore_read_only_vfs_name))&mode=ro"
+    }
+
+    /// Copies the main file, `-wal`, `-shm` and `-journal` into a private folder and opens the copy.
+    private static func openPrivateCopy(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
+        -> (database: DatabaseQueue, directory: URL) {
+        let directory = PrivateCopyRegistry.newCopyDirectory()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create a temporary directory for the private copy: \(error.localizedDescription)")
+        }
+        PrivateCopyRegistry.register(directory)
+        let copy = directory.appendingPathComponent("store.sqlite")
+        do {
+            for (role, url) in files.existingFiles {
+                let suffix = role == "main" ? "" : "-\(role)"
+                try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
+            }
+            if FileManager.default.fileExists(atPath: files.journal.path) {
+                // A hot rollback journal must be rolled back before the data is consistent; do
+                // it on the private copy, which is ours to write.
+                let recovery = try DatabaseQueue(path: copy.path)
+                try recovery.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+                try recovery.close()
+            }
+            let database = try DatabaseQueue(path: copy.path, configuration: configuration(trace: trace))
+            try checkSignature(database, files: files, header: header)
+            return (database, directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            PrivateCopyRegistry.unregister(directory)
+            if let storeError = error as? StoreError { throw storeError }
+            throw describe(error, path: files.main.path)
+        }
+    }
+
+    private static func configuration(trace: SQLTrace?) -> Configuration {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(2)
@@ -118,7 +222,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         if let trace {
             configuration.prepareDatabase { db in trace.attach(to: db) }
         }
-        return try DatabaseQueue(path: copy.path, configuration: configuration)
+        return configuration
     }
 
     /// A Core Data store has both `Z_METADATA` and `Z_PRIMARYKEY` (store-format.md §1).

@@ -1,5 +1,6 @@
 import CDTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// `cdstore model` on each kind of source, end to end.
@@ -82,6 +83,43 @@ import Testing
     }
 }
 
+/// `model --format dot|mermaid`: the pictures of two models, as golden files. Core Data Editor's
+/// iOS example has an abstract entity, inheritance, ordered to-many relationships with counts,
+/// cascade rules and a relationship to its own entity; the README's picture is CoreDataPlus's
+/// SampleModel3 from Samples/.
+@Suite struct ModelDiagramCommandTests {
+    static let models: [(golden: String, arguments: [String])] = [
+        ("model/ios-example", [Corpus.url("core-data-editor-models/iOS_Example.xcdatamodel").path]),
+        ("model/samplemodel3", [Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path,
+                                "--version", "SampleModel3"]),
+    ]
+
+    @Test(arguments: ["dot", "mermaid"])
+    func goldenPictures(format: String) throws {
+        for (golden, arguments) in Self.models {
+            let result = CommandRunner.runInProcess(["model", "--format", format] + arguments)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let name = golden + (format == "dot" ? ".dot" : ".mmd")
+            #expect(result.stdout == (try Golden.expected(name, actual: result.stdout)), "\(name)")
+        }
+    }
+
+    /// A bundle's picture is of its current version, unless --version names another.
+    @Test func currentVersionByDefault() throws {
+        let bundle = Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path
+        let current = CommandRunner.runInProcess(["model", "--format", "mermaid", bundle])
+        #expect(current.status == 0)
+        #expect(!current.stdout.contains("class Maker"))
+        #expect(current.stdout.contains("\n  class ExpensiveSportCar {\n"))
+    }
+
+    @Test func picturesAreOneFormatOnly() throws {
+        let result = CommandRunner.runInProcess(["model", "x", "--format", "dot", "--hashes"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--format dot cannot be combined with --hashes, --sql, --lint or --json"))
+    }
+}
+
 @Suite struct VersionFlagTests {
     @Test func rootVersion() throws {
         let result = CommandRunner.runInProcess(["--version"])
@@ -137,6 +175,28 @@ import Testing
         #expect(refused.stderr.contains("--framework-version applies to model files"))
         let misplaced = CommandRunner.runInProcess(["model", model, "--framework-version", "754"])
         #expect(misplaced.stderr.contains("--framework-version goes with --sql"))
+    }
+
+    /// Before 419 the columns of one type follow the entity's dictionaries: the Recipes model
+    /// at 241 gives the Recipes store's own `ZRECIPE`, and text and JSON say the rule is inferred.
+    @Test func oldFrameworkColumnOrderIsTheStoresAndMarkedUncertain() throws {
+        let model = Corpus.url("apple-recipes/Recipes.xcdatamodel").path
+        let store = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        let stored = try DatabaseQueue(path: store.path).read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ZRECIPE'")
+        }
+        let text = CommandRunner.runInProcess(["model", "--sql", model, "--framework-version", "241"])
+        #expect(text.status == 0, "stderr: \(text.stderr)")
+        #expect(text.stdout.contains(try #require(stored) + ";\n"))
+        #expect(text.stdout.contains("-- columnOrder: columns of one type in the order of the entity's attribute, then relationship, dictionary"))
+        let json = CommandRunner.runInProcess(["model", "--sql", "--json", model, "--framework-version", "241"])
+        let mapping = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let notes = (mapping["resolutions"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "columnOrder" }
+        #expect(notes.count == 1)
+        #expect((notes.first?["detail"] as? String ?? "").hasSuffix("uncertain"))
+        let newest = CommandRunner.runInProcess(["model", "--sql", model])
+        #expect(newest.stdout.contains("ZTYPE INTEGER, ZINSTRUCTIONS VARCHAR, ZNAME VARCHAR, ZOVERVIEW VARCHAR, ZPREPTIME VARCHAR,"))
+        #expect(!newest.stdout.contains("-- columnOrder:"))
     }
 
     @Test func optionsExcludeEachOther() throws {

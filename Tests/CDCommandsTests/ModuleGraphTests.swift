@@ -2,8 +2,8 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// README's "How it is built" table names, for every module, exactly the modules `Package.swift`
-/// lets it use, so the picture of the layers cannot drift from the build.
+/// CONTRIBUTING.md's "How it is built" table names, for every module, exactly the modules
+/// `Package.swift` lets it use, so the picture of the layers cannot drift from the build.
 @Suite struct ModuleGraphTests {
     /// Each source target of `Package.swift` with the targets it depends on.
     static func packageGraph() throws -> [String: Set<String>] {
@@ -23,11 +23,11 @@ import Testing
         return graph
     }
 
-    /// The README table's rows: module → the modules in its "Uses" column.
-    static func readmeGraph() throws -> [String: Set<String>] {
-        let readme = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The CONTRIBUTING.md table's rows: module → the modules in its "Uses" column.
+    static func documentedGraph() throws -> [String: Set<String>] {
+        let text = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("CONTRIBUTING.md"), encoding: .utf8)
         var graph: [String: Set<String>] = [:]
-        for line in readme.split(separator: "\n") where line.hasPrefix("| `CD") {
+        for line in text.split(separator: "\n") where line.hasPrefix("| `CD") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 4 else { continue }
             let module = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
@@ -37,12 +37,12 @@ import Testing
         return graph
     }
 
-    @Test func readmeTableIsPackageSwift() throws {
+    @Test func contributingTableIsPackageSwift() throws {
         let package = try Self.packageGraph()
-        let readme = try Self.readmeGraph()
+        let documented = try Self.documentedGraph()
         #expect(package.count == 16)
         // The two system libraries have no row of their own: they appear in the Uses column.
         let described = package.filter { !["CZlib", "CEditLine"].contains($0.key) }
-        #expect(readme == described)
+        #expect(documented == described)
     }
 }

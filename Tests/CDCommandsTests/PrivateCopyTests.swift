@@ -4,6 +4,9 @@ import Testing
 
 /// The private copy (`$TMPDIR/cdstore-<pid>-<UUID>/`) is removed on every way out, and copies
 /// left by dead processes are removed at start-up. Each test gives the child its own TMPDIR.
+///
+/// Stores are read in place unless a `-journal` lies beside them, so these tests put an empty
+/// one there: it sends cdstore down the private-copy path, the one that can leave files behind.
 @Suite(.temporaryDirectories) struct PrivateCopyTests {
     /// A `cdstore` child with its own temporary directory and its output on a pipe.
     struct Child {
@@ -36,8 +39,16 @@ import Testing
 
     static let largeStore = "osxphotos-photos-15.4.1/Photos.sqlite"
 
+    /// A copy of the corpus store `path` with an empty `-journal` beside it, so cdstore reads it
+    /// from a private copy.
+    static func storeReadFromACopy(_ path: String) throws -> URL {
+        let copy = try Corpus.copyStore(path)
+        try Data().write(to: URL(fileURLWithPath: copy.path + "-journal"))
+        return copy
+    }
+
     @Test func closedPipeExits141WithoutACopy() throws {
-        let copy = try Corpus.copyStore(Self.largeStore)
+        let copy = try Self.storeReadFromACopy(Self.largeStore)
         let child = try Child(["dump", copy.path])
         var first = Data()
         while !first.contains(UInt8(ascii: "\n")) {
@@ -54,7 +65,7 @@ import Testing
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
     func signalExitsWithoutACopy(_ signal: Int32, _ status: Int32) throws {
-        let copy = try Corpus.copyStore(Self.largeStore)
+        let copy = try Self.storeReadFromACopy(Self.largeStore)
         // Nobody reads the output: the child blocks on a full pipe, in the middle of its work.
         let child = try Child(["dump", copy.path])
         child.waitForCopy()
@@ -67,7 +78,7 @@ import Testing
     }
 
     @Test func normalExitAndErrorsLeaveNoCopy() throws {
-        let copy = try Corpus.copyStore("cdplus-samplemodel3/SampleModel3_V1.sqlite")
+        let copy = try Self.storeReadFromACopy("cdplus-samplemodel3/SampleModel3_V1.sqlite")
         for arguments in [["inspect", copy.path], ["dump", copy.path, "NoSuchEntity"]] {
             let child = try Child(arguments)
             _ = child.output.fileHandleForReading.readDataToEndOfFile()

@@ -100,10 +100,9 @@ import Testing
     }
 
     @Test func bashCompletesPathsAndEntityNamesOnATerminal() throws {
-        try #require(TmuxTerminal.isAvailable, "tmux is needed for the terminal tests (.ci/run installs it)")
+        try #require(TmuxServer.isAvailable, "tmux is needed for the terminal tests (.ci/run installs it)")
         let executable = try #require(CommandRunner.executable)
-        let terminal = try TmuxTerminal()
-        let home = terminal.home
+        let home = try TemporaryDirectory.make()
         let stores = home.appendingPathComponent("Samples/Stores")
         try FileManager.default.createDirectory(at: stores, withIntermediateDirectories: true)
         for name in ["TaskList.sqlite", "FailedBank.sqlite", "Articles.sqlite"] {
@@ -120,17 +119,19 @@ import Testing
 
             """.utf8).write(to: home.appendingPathComponent("bashrc"))
         let path = executable.deletingLastPathComponent().path + ":/usr/bin:/bin"
-        try terminal.start("env -i HOME='\(home.path)' TMPDIR='\(home.path)' PATH='\(path)' TERM=xterm "
-            + "bash --noprofile --rcfile '\(home.path)/bashrc' -i")
-        try terminal.waitFor("ready\n$")
+        let server = try TmuxServer()
+        try server.run(["new-session", "-d", "-x", "120", "-y", "40",
+                        "env -i HOME='\(home.path)' TMPDIR='\(home.path)' PATH='\(path)' TERM=xterm "
+                            + "bash --noprofile --rcfile '\(home.path)/bashrc' -i"])
+        try server.waitFor("ready\n$")
 
         /// Clears the line, types `line`, presses Tab and waits for `screen`. capture-pane drops
         /// trailing spaces, so the space after a full completion is not part of `screen`.
         func expectCompletion(of line: String, shows screen: String) throws {
-            try terminal.send("C-u")
-            try terminal.type(line)
-            try terminal.send("Tab")
-            try terminal.waitFor(screen)
+            try server.run(["send-keys", "C-u"])
+            try server.run(["send-keys", "-l", line])
+            try server.run(["send-keys", "Tab"])
+            try server.waitFor(screen)
         }
         try expectCompletion(of: "cdstore inspect Samples/St", shows: "$ cdstore inspect Samples/Stores/")
         try expectCompletion(of: "cdstore inspect Samples/Stores/Ta", shows: "$ cdstore inspect Samples/Stores/TaskList.sqlite")
@@ -138,13 +139,13 @@ import Testing
                              shows: "$ cdstore dump Samples/Stores/TaskList.sqlite Task")
         try expectCompletion(of: "cdstore dump Samples/Stores/FailedBank.sqlite F",
                              shows: "$ cdstore dump Samples/Stores/FailedBank.sqlite FailedBank")
-        try terminal.send("Tab", "Tab")
-        try terminal.waitFor("FailedBankDetails  FailedBankInfo")
+        try server.run(["send-keys", "Tab", "Tab"])
+        try server.waitFor("FailedBankDetails  FailedBankInfo")
         try expectCompletion(of: "cdstore query Samples/Stores/Articles.sqlite --entity Au",
                              shows: "$ cdstore query Samples/Stores/Articles.sqlite --entity Author")
         try expectCompletion(of: "cdstore compat Samples/Stores/Articles.sqlite --model Samples/Stores/Fa",
                              shows: "--model Samples/Stores/FailedBank.sqlite")
-        try terminal.send("C-u")
+        try server.run(["send-keys", "C-u"])
 
         #expect(try Checksums.of(directory: stores) == checksums)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("cdstore-") }

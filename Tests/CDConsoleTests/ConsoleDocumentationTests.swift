@@ -3,7 +3,8 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// The manual page and the README describe every dot-command in the words of `.help`.
+/// The manual page describes every dot-command in the words of `.help`, and the README's console
+/// transcript is real.
 @Suite struct ConsoleDocumentationTests {
     static func read(_ relativePath: String) -> String {
         (try? String(contentsOf: Corpus.repositoryRoot.appendingPathComponent(relativePath), encoding: .utf8)) ?? ""
@@ -25,8 +26,20 @@ import Testing
         #expect(Self.manText.contains(command.help), "man/cdstore.1 lacks the help of \(name): \(command.help)")
     }
 
-    @Test func readmeShowsTheHelp() {
-        #expect(Self.read("README.md").contains(DotCommand.helpText))
+    /// README.md's console section shows a session fed on standard input: the script after
+    /// `$ cat session.txt`, the command that runs it on a sample store, and its output. Running
+    /// that script on a copy of that store prints exactly that output.
+    @Test(.temporaryDirectories) func readmeTranscriptIsWhatTheConsolePrints() throws {
+        let lines = Self.read("README.md").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "$ cat session.txt"), "README.md has no console transcript")
+        let run = try #require(lines[start...].firstIndex { $0.hasPrefix("$ cdstore console Samples/Stores/") })
+        let end = try #require(lines[run...].firstIndex(of: "```"))
+        let words = lines[run].split(separator: " ").map(String.init)
+        #expect(words.dropFirst(4) == ["<", "session.txt", "2>&1"])
+        let store = try TranscriptTests.sample(String(words[3].dropFirst("Samples/Stores/".count)))
+        let result = try TranscriptTests.transcript(store: store, script: lines[(start + 1)..<run].joined(separator: "\n") + "\n")
+        #expect(result.text == lines[(run + 1)..<end].joined(separator: "\n") + "\n")
+        #expect(result.status == 1, "the session ends with an error, so the console exits with 1")
     }
 
     @Test func troubleshootingHasTheConsoleRecipes() {

@@ -6,25 +6,78 @@ import Testing
 /// sessions, Ctrl-C during a query, Ctrl-D. Each test has its own tmux server (`-L`), always
 /// killed at the end.
 @Suite(.serialized) struct TerminalTests {
-    /// A private tmux terminal whose pane runs a console on a copy of a sample store.
-    final class Terminal: TmuxTerminal {
-        var store: URL { home.appendingPathComponent("Articles.sqlite") }
+    /// One tmux server running one console session on a private copy of a sample store.
+    final class Terminal {
+        let home: URL
+        let store: URL
+        let server: TmuxServer
 
-        override init() throws {
-            try super.init()
+        init() throws {
+            // Not a cdstore-tests-* folder: the tmux socket must outlive any sweep of those
+            // while the test runs, or the server could not be reached to kill it.
+            home = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-console-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            store = home.appendingPathComponent("Articles.sqlite")
+            server = try TmuxServer()
             try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/Articles.sqlite"), to: store)
+        }
+
+        /// The process group of the pane's shell, killed at the end so the server, left without
+        /// sessions, exits even if `kill-server` (when ``server`` goes) cannot reach it.
+        private var paneProcess: pid_t?
+
+        deinit {
+            if let paneProcess { kill(-paneProcess, SIGKILL) }
+            try? FileManager.default.removeItem(at: home)
         }
 
         /// Starts a console; when it exits the pane prints `EXIT=<status>` and stays open.
         func startConsole() throws {
             let executable = try #require(CommandRunner.executable)
-            try start("env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
-                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60")
+            let command = "env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
+                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60"
+            if (try? tmux(["has-session"])) == nil {
+                try tmux(["new-session", "-d", "-x", "120", "-y", "40", command])
+            } else {
+                try tmux(["respawn-pane", "-k", command])
+            }
+            paneProcess = pid_t(try tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
             try waitFor("Articles>")
+        }
+
+        /// Runs a tmux command on the test's own server (``TmuxServer/run(_:)``).
+        @discardableResult
+        func tmux(_ arguments: [String]) throws -> String {
+            try server.run(arguments)
+        }
+
+        func send(_ keys: String...) throws {
+            try tmux(["send-keys"] + keys)
+        }
+
+        /// Types `text` literally (no key names).
+        func type(_ text: String) throws {
+            try tmux(["send-keys", "-l", text])
+        }
+
+        func screen() throws -> String {
+            try server.screen()
+        }
+
+        /// Waits until the screen shows `text`; fails the test with the screen otherwise.
+        func waitFor(_ text: String, seconds: Double = 20) throws {
+            try server.waitFor(text, seconds: seconds)
+        }
+
+        /// The line the cursor is on.
+        func currentLine() throws -> String {
+            let lines = try screen().split(separator: "\n", omittingEmptySubsequences: false)
+            let row = Int(try tmux(["display-message", "-p", "#{cursor_y}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            return row < lines.count ? String(lines[row]) : ""
         }
     }
 
-    static let hasTmux = TmuxTerminal.isAvailable
+    static let hasTmux = TmuxServer.isAvailable
 
     @Test func tabCompletesEntitiesAttributesAndKeyPaths() throws {
         try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")

@@ -62,6 +62,17 @@ import Testing
         #expect(ErrorCatalogue.sqliteExtended(1570) == nil)
     }
 
+    /// The store/model errors `compat` predicts say which compat command shows them, and that
+    /// `reset` (dry run first) clears them during development.
+    @Test(arguments: [134100, 134110, 134130, 134140, 134190])
+    func migrationErrorsPointToCompatAndReset(_ code: Int) throws {
+        let entry = try #require(ErrorCatalogue.entry(code: code))
+        #expect(entry.diagnose.contains { $0.hasPrefix("cdstore compat STORE --model MODEL") })
+        let fixes = entry.fixes.joined(separator: " ")
+        #expect(fixes.contains("cdstore reset STORE --dry-run"))
+        #expect(fixes.contains("cdstore reset STORE removes"))
+    }
+
     /// The troubleshooting page has a `.SS` for every section the catalogue points to.
     @Test(arguments: TroubleshootingSection.allCases)
     func sectionExistsInTheManPage(_ section: TroubleshootingSection) throws {

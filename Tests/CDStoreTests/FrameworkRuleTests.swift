@@ -1,5 +1,7 @@
+import CDArchive
 import CDModel
 @testable import CDStore
+import CDTestSupport
 import Foundation
 import Testing
 
@@ -79,6 +81,62 @@ import Testing
         let resolved = StoreMapping.resolve(model: model, registry: nil, schema: schema)
         #expect(resolved.compare(with: schema).matchesExactly)
         #expect(resolved.resolutions.contains { $0.rule == .legacyIndexStyle })
+    }
+
+    /// The columns of one type: before 419 in the order of the entity's attribute dictionary,
+    /// then of its relationship dictionary; from 419 in name order. The expected old order is
+    /// the one of `ZRECIPE` in the Recipes store (framework 241, corpus apple-recipes).
+    @Test func columnOrderWithinATypeFollowsTheFrameworkVersion() throws {
+        let model = try model("""
+            <entity name="Recipe" syncable="YES">
+                <attribute name="instructions" optional="YES" attributeType="String"/>
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <attribute name="overview" optional="YES" attributeType="String"/>
+                <attribute name="prepTime" optional="YES" attributeType="String"/>
+                <attribute name="thumbnailImage" optional="YES" attributeType="Transformable"/>
+                <relationship name="image" optional="YES" maxCount="1" deletionRule="Cascade" destinationEntity="Recipe"/>
+                <relationship name="type" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Recipe"/>
+            </entity>
+            """)
+        func columns(_ frameworkVersion: Int) -> [String] {
+            StoreMapping.predict(model: model, options: MappingOptions(frameworkVersion: frameworkVersion))
+                .table(named: "ZRECIPE")?.columns.map(\.name) ?? []
+        }
+        let stem = ["Z_PK", "Z_ENT", "Z_OPT", "ZIMAGE", "ZTYPE"]
+        #expect(columns(241) == stem + ["ZPREPTIME", "ZNAME", "ZINSTRUCTIONS", "ZOVERVIEW", "ZTHUMBNAILIMAGE"])
+        #expect(columns(ColumnOrderStyle.firstByNameVersion - 1) == columns(241))
+        #expect(columns(ColumnOrderStyle.firstByNameVersion) == stem + ["ZINSTRUCTIONS", "ZNAME", "ZOVERVIEW", "ZPREPTIME", "ZTHUMBNAILIMAGE"])
+        let old = StoreMapping.predict(model: model, options: MappingOptions(frameworkVersion: 241))
+        #expect(old.resolutions.contains { $0.rule == .columnOrder && $0.held == nil && $0.detail.contains("uncertain") })
+        #expect(MappingText.render(old).contains("-- columnOrder: columns of one type in the order of the entity's attribute"))
+    }
+
+    /// The dictionary order rests on Core Foundation's string hash and table, checked on the
+    /// Xcode 3 model files of the corpus saved by a 64-bit Xcode: each archived dictionary lists
+    /// its keys in enumeration order, which the hash alone decides when no two keys share a
+    /// bucket (with a collision it also depends on the unknown insertion order).
+    @Test func dictionaryOrderOfThe64BitModelFiles() throws {
+        let files = ["apple-recipes/DesktopRecipes/Recipes.xcdatamodel/elements",
+                     "recipes-migration/Recipes.xcdatamodeld/Recipes.xcdatamodel/elements",
+                     "recipes-migration/Recipes.xcdatamodeld/Recipes 2.xcdatamodel/elements"]
+        var checked: Set<[String]> = []
+        for file in files {
+            let archive = try PropertyList.decode(Data(contentsOf: Corpus.url(file)))
+            let objects = archive["$objects"]?.arrayValue ?? []
+            for object in objects {
+                guard let uids = object["NS.keys"]?.arrayValue, uids.count > 1 else { continue }
+                let keys = uids.compactMap { uid -> String? in
+                    guard case .uid(let index) = uid, objects.indices.contains(index) else { return nil }
+                    return objects[index].stringValue
+                }
+                let buckets = try #require(HashTableOrder.bucketCount(forKeys: keys.count))
+                guard keys.count == uids.count,
+                      Set(keys.map { HashTableOrder.stringHash($0) % UInt64(buckets) }).count == keys.count else { continue }
+                #expect(HashTableOrder.enumerationOrder(of: keys.sorted()) == keys, "\(file): \(keys)")
+                checked.insert(keys)
+            }
+        }
+        #expect(checked.map(\.count).sorted() == [2, 2, 2, 5, 8, 9])
     }
 
     /// Two many-to-many relationships of one name on different entities: the tables keep the

@@ -53,7 +53,10 @@ import Testing
     func theToolsPrivateCopiesGoUnderTheRoot() throws {
         try TemporaryDirectory.withScope {
             let copy = try Corpus.copyStore(Self.store)
+            // A `-journal` beside the store is what makes cdstore read a private copy.
+            try Data().write(to: URL(fileURLWithPath: copy.path + "-journal"))
             var snapshot: StoreSnapshot? = try StoreSnapshot(path: copy.path)
+            #expect(snapshot?.readsInPlace == false)
             let privateCopy = URL(fileURLWithPath: try #require(snapshot?.database.path)).deletingLastPathComponent()
             #expect(privateCopy.deletingLastPathComponent().standardizedFileURL == TemporaryDirectory.root.standardizedFileURL)
             #expect(FileManager.default.fileExists(atPath: privateCopy.path))

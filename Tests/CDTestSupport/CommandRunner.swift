@@ -13,10 +13,13 @@ public enum CommandRunner {
 
     /// Runs `arguments` in this process with memory streams. `stdin` is the whole standard input
     /// and `environment` the whole environment the command sees, so a test does not depend on
-    /// the variables of the shell that runs it.
+    /// the variables of the shell that runs it. `outputIsTerminal` has the command take its
+    /// output and error streams for terminals (colour with `--color auto`).
     public static func runInProcess(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
-                                    stdinIsTerminal: Bool = false) -> Result {
-        let io = CommandIO.memory(input: stdin, environment: environment, inputIsTerminal: stdinIsTerminal)
+                                    stdinIsTerminal: Bool = false, outputIsTerminal: Bool = false) -> Result {
+        var io = CommandIO.memory(input: stdin, environment: environment, inputIsTerminal: stdinIsTerminal)
+        io.outputIsTerminal = outputIsTerminal
+        io.errorIsTerminal = outputIsTerminal
         let status = CommandLineEntry.run(arguments, io: io)
         return Result(status: status, stdout: io.output.text, stderr: io.error.text)
     }
