@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Paths complete as file names. Entity names are read from the store named earlier on the
 /// command line when the user presses Tab: the shell runs `cdstore ---completion …`, which opens
-/// a private read-only copy like every other read and prints the names.
+/// the store read-only through ``StoreSnapshot``, like every other read, and prints the names.
 enum ShellCompletion {
     /// The entity names of the store named earlier on the line; nothing when no word before the
     /// cursor opens as a store.
@@ -28,7 +28,7 @@ enum ShellCompletion {
 
     /// The names of the store's own entities (Core Data's history and CloudKit entities left
     /// out), or nil when `path` is not a readable store. A file that is not SQLite is refused
-    /// before anything is copied, so the other words of a line cost next to nothing.
+    /// from its header, so the other words of a line cost next to nothing.
     static func entityNames(ofStoreAt path: String) -> [String]? {
         guard let snapshot = try? StoreSnapshot(path: path),
               let registry = try? snapshot.read({ try EntityRegistry.read($0) }) else { return nil }
