@@ -15,10 +15,10 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
             when it does not.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The app's model: .xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm schemas, or a store (its cached model).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The app's model: .xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm schemas, or a store (its cached model).", valueName: "path"), completion: .file())
     var model: String
 
     @Option(name: .customLong("version"), help: ArgumentHelp("The version the app opens the store with (default: the current one).", valueName: "name"))

@@ -13,13 +13,13 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
             without prompts; the exit status is 1 if any command failed.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
     var model: String?
 
-    @Option(name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"))
+    @Option(name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"), completion: .file())
     var initFile: String?
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Run this command and exit; repeatable.", valueName: "command"))

@@ -19,10 +19,10 @@ struct CreateCommand: ParsableCommand, ChoosesColor {
             does; it is installed only when the import succeeded and validation found nothing.
             """)
 
-    @Argument(help: "The store file to create; it must not exist.")
+    @Argument(help: "The store file to create; it must not exist.", completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model: .xcdatamodeld, .xcdatamodel, .momd, .mom, a ruby-xcdm schemas folder or a store.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The model: .xcdatamodeld, .xcdatamodel, .momd, .mom, a ruby-xcdm schemas folder or a store.", valueName: "path"), completion: .file())
     var model: String
 
     @Option(name: .long, help: ArgumentHelp("The model version to use (default: the current one).", valueName: "name"))
@@ -31,7 +31,7 @@ struct CreateCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
     var frameworkVersion: Int = FrameworkFeatures.defaultVersion
 
-    @Option(name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"))
+    @Option(name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"), completion: .file())
     var importFile: String?
 
     @Flag(name: .long, help: "With --import, import and validate but do not write the store.")

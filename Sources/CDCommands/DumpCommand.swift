@@ -16,10 +16,10 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
             are faults (or counts in the text formats) unless named with --include.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
-    @Argument(help: "Entities to print (default: all).")
+    @Argument(help: "Entities to print (default: all).", completion: ShellCompletion.entityName)
     var entities: [String] = []
 
     @Option(name: .long, parsing: .unconditional, help: "Print at most this many objects per entity.")
@@ -31,7 +31,7 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("Sort by an attribute or to-one relationship; repeatable.", valueName: "key[:desc]"))
     var sort: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
     var model: String?
 
     @Option(name: .customLong("where"), help: ArgumentHelp("Only objects matching this NSPredicate (needs ENTITY).", valueName: "predicate"))

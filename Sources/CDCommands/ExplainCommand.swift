@@ -22,10 +22,10 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print the explanation as JSON (a stable contract for scripts).")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"))
+    @Option(name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"), completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("A model to check the dump against: which version wrote the store.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("A model to check the dump against: which version wrote the store.", valueName: "path"), completion: .file())
     var model: String?
 
     @OptionGroup var colorOptions: ColorOptions

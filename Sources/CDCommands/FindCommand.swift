@@ -16,7 +16,7 @@ struct FindCommand: ParsableCommand, ChoosesColor {
             read are counted in the summary.
             """)
 
-    @Argument(help: ArgumentHelp("Folders (or files) to search.", valueName: "path"))
+    @Argument(help: ArgumentHelp("Folders (or files) to search.", valueName: "path"), completion: .file())
     var paths: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Only stores in the container of this app, extension or app group.", valueName: "bundle-id"))

@@ -18,7 +18,7 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
             the text output says so and --json keeps the raw bits.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
     @Option(name: .long, help: ArgumentHelp("Only transactions after this transaction number, or at or after this date (2024-05-31, 2024-05-31T12:00:00Z).", valueName: "date|transaction"))
@@ -27,7 +27,7 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("Only transactions with exactly this author.", valueName: "text"))
     var author: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only changes of this entity (and its sub-entities).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("Only changes of this entity (and its sub-entities).", valueName: "name"), completion: ShellCompletion.entityName)
     var entity: String?
 
     @Flag(name: .long, help: "Print one JSON object per transaction, one per line.")

@@ -21,7 +21,7 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
         var isOneVersion: Bool { self == .xcdatamodel || self == .dot || self == .mermaid }
     }
 
-    @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.")
+    @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.", completion: .file())
     var path: String
 
     @Option(name: .customLong("version"), help: ArgumentHelp("Only this model version (by name).", valueName: "name"))

@@ -13,7 +13,7 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
             Objects print in the dump formats; --count, --distinct and --aggregate print values.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
     @OptionGroup var fetch: FetchOptions
@@ -61,10 +61,10 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 /// or `--entity` with `--where`, `--sort`, `--limit` and `--offset`; `--count`, `--distinct` and
 /// `--aggregate` choose the result of either.
 struct FetchOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"))
+    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"), completion: ShellCompletion.entityName)
     var expression: String?
 
-    @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"))
+    @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"), completion: ShellCompletion.entityName)
     var entity: String?
 
     @Option(name: .customLong("where"), help: ArgumentHelp("An NSPredicate the objects must match.", valueName: "predicate"))
@@ -91,7 +91,7 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Print sum, avg, min, max or count of an attribute.", valueName: "function:attribute"))
     var aggregate: String?
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
     var model: String?
 
     /// Whether any option that describes a fetch was given (`sql --raw` takes none of them).

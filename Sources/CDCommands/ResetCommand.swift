@@ -14,7 +14,7 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
             store for the model is written first and moved into the old one's place.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
     @Flag(name: .customLong("dry-run"), help: "List what would be removed and change nothing.")
@@ -29,7 +29,7 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Write an empty store for the model in its place, as Core Data would.")
     var recreate = false
 
-    @Option(name: .long, help: ArgumentHelp("With --recreate, the model to create the store for (default: the model cached in the store).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("With --recreate, the model to create the store for (default: the model cached in the store).", valueName: "path"), completion: .file())
     var model: String?
 
     @Option(name: .long, help: ArgumentHelp("With --recreate, the model version to use (default: the current one).", valueName: "name"))

@@ -19,7 +19,7 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
         case text, json, ndjson, csv
     }
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
     @OptionGroup var fetch: FetchOptions

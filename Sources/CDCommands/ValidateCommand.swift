@@ -15,10 +15,10 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
             mismatches, SQLite's integrity check. Exits with status 1 when anything is wrong.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model to validate with (default: the model cached in the store).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The model to validate with (default: the model cached in the store).", valueName: "path"), completion: .file())
     var model: String?
 
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")

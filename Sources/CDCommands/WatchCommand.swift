@@ -19,10 +19,10 @@ struct WatchCommand: ParsableCommand, ChoosesColor {
             sees a change. Ctrl-C stops and removes the copies.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).")
+    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
     var store: String
 
-    @Argument(help: ArgumentHelp("Entities to watch, with their sub-entities (default: all).", valueName: "entity"))
+    @Argument(help: ArgumentHelp("Entities to watch, with their sub-entities (default: all).", valueName: "entity"), completion: ShellCompletion.entityName)
     var entities: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seconds between polls (default 1).", valueName: "seconds"))
