@@ -90,6 +90,7 @@ let package = Package(
             "CDCommands", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
+        .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport"]),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
         .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
