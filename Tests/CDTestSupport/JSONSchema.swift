@@ -2,7 +2,7 @@ import Foundation
 
 /// A parsed JSON document, kept exact enough to validate: booleans stay apart from numbers (which
 /// `JSONSerialization` merges on some platforms), and object keys keep no order.
-public indirect enum JSONValue: Equatable, Sendable, Decodable {
+public indirect enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,39 +10,15 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses one JSON document.
+    /// JSON text that does not parse, with the byte offset where it stops making sense.
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Parses one JSON document (RFC 8259); anything but white space after it is an error.
     public init(parsing text: String) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-    }
-
-    public init(from decoder: Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var elements: [JSONValue] = []
-            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
-            self = .array(elements)
-        } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            var members: [String: JSONValue] = [:]
-            for key in object.allKeys { members[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
-            self = .object(members)
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let bool = try? single.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let number = try? single.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try single.decode(String.self))
-            }
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+        var parser = JSONParser(bytes: Array(text.utf8))
+        self = try parser.document()
     }
 
     /// The JSON Schema type names that describe this value (a whole number is also a `number`).
@@ -81,6 +57,7 @@ public struct JSONSchemaValidator {
     private let load: ((String) throws -> JSONValue)?
     private let root: JSONValue
     private let rootName: String
+    private let patterns = PatternCache()
 
     /// A validator for `schema`; `load` returns the sibling schema file of a given name.
     public init(schema: JSONValue, name: String = "schema", load: ((String) throws -> JSONValue)? = nil) {
@@ -89,13 +66,18 @@ public struct JSONSchemaValidator {
         self.load = load
     }
 
-    /// A validator for the schema file `name` in `folder`, whose `$ref`s to other files resolve
-    /// in the same folder.
-    public init(file name: String, in folder: URL) throws {
+    /// A validator for the schema file `name` in `folder`, or for the part of it at `pointer`
+    /// (`/$defs/object`: one line of NDJSON output). `$ref`s to other files resolve in the same
+    /// folder.
+    public init(file name: String, in folder: URL, at pointer: String = "") throws {
         let read: (String) throws -> JSONValue = { file in
             try JSONValue(parsing: String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
         }
-        self.init(schema: try read(name), name: name, load: read)
+        if pointer.isEmpty {
+            self.init(schema: try read(name), name: name, load: read)
+        } else {
+            self.init(schema: .object(["$ref": .string("\(name)#\(pointer)")]), name: "\(name)#\(pointer)", load: read)
+        }
     }
 
     /// Every way `document` breaks the schema, as `path: problem` lines; empty when it conforms.
@@ -162,7 +144,7 @@ public struct JSONSchemaValidator {
             found.append("\(path): \(Self.summary(value)) is shorter than \(Int(length)) characters")
         }
         if case .string(let pattern)? = keywords["pattern"] {
-            guard let expression = try? NSRegularExpression(pattern: pattern) else {
+            guard let expression = patterns.expression(pattern) else {
                 throw SchemaError(description: "\(file): pattern \(pattern) is not a regular expression")
             }
             let whole = NSRange(text.startIndex..., in: text)
@@ -261,5 +243,165 @@ public struct JSONSchemaValidator {
         case .array(let elements): return "an array of \(elements.count)"
         case .object: return "an object"
         }
+    }
+}
+
+/// Each `pattern` compiled once: a schema applies the same few to thousands of values.
+private final class PatternCache {
+    private var compiled: [String: NSRegularExpression] = [:]
+
+    func expression(_ pattern: String) -> NSRegularExpression? {
+        if let known = compiled[pattern] { return known }
+        let expression = try? NSRegularExpression(pattern: pattern)
+        compiled[pattern] = expression
+        return expression
+    }
+}
+
+/// A recursive-descent JSON parser over UTF-8 bytes: the documents the tests check are up to a
+/// few megabytes, which `JSONDecoder` walks far more slowly through `Decodable`.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    mutating func document() throws -> JSONValue {
+        let value = try self.value()
+        skipSpace()
+        guard index == bytes.count else { throw failure("text after the document") }
+        return value
+    }
+
+    private func failure(_ problem: String) -> JSONValue.SyntaxError {
+        JSONValue.SyntaxError(description: "not JSON at byte \(index): \(problem)")
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func value() throws -> JSONValue {
+        skipSpace()
+        guard index < bytes.count else { throw failure("the document ends early") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return .number(try number())
+        }
+    }
+
+    private mutating func literal(_ word: String) throws {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+            throw failure("expected \(word)")
+        }
+        index += expected.count
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(Character(UnicodeScalar(byte)))") }
+        index += 1
+    }
+
+    /// Whether the next byte (after white space) is `byte`; consumes it if so.
+    private mutating func next(is byte: UInt8) -> Bool {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func object() throws -> JSONValue {
+        index += 1
+        var members: [String: JSONValue] = [:]
+        if next(is: UInt8(ascii: "}")) { return .object(members) }
+        repeat {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            guard members.updateValue(try value(), forKey: key) == nil else { throw failure("the key \"\(key)\" appears twice") }
+        } while next(is: UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+        return .object(members)
+    }
+
+    private mutating func array() throws -> JSONValue {
+        index += 1
+        var elements: [JSONValue] = []
+        if next(is: UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
+            elements.append(try value())
+        } while next(is: UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+        return .array(elements)
+    }
+
+    private mutating func string() throws -> String {
+        index += 1
+        var utf8: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { break }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"): utf8.append(contentsOf: try unicodeEscape())
+                default: throw failure("unknown escape \\\(Character(UnicodeScalar(escaped)))")
+                }
+            case 0..<0x20:
+                throw failure("a control character inside a string")
+            default:
+                utf8.append(byte)
+            }
+        }
+        throw failure("a string that does not end")
+    }
+
+    /// The UTF-8 of `\uXXXX`, or of a surrogate pair `\uD83D\uDE00`.
+    private mutating func unicodeEscape() throws -> [UInt8] {
+        var unit = try hexUnit()
+        if (0xD800..<0xDC00).contains(unit) {
+            try literal("\\u")
+            let low = try hexUnit()
+            guard (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate") }
+            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = UnicodeScalar(unit) else { throw failure("a lone surrogate") }
+        return Array(String(Character(scalar)).utf8)
+    }
+
+    private mutating func hexUnit() throws -> UInt32 {
+        guard index + 4 <= bytes.count, let unit = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+            throw failure("expected four hex digits")
+        }
+        index += 4
+        return unit
+    }
+
+    private mutating func number() throws -> Double {
+        let start = index
+        let allowed = Set("+-.eE0123456789".utf8)
+        while index < bytes.count, allowed.contains(bytes[index]) { index += 1 }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard !text.isEmpty, text.first != "+", !text.hasPrefix("."), let number = Double(text) else {
+            throw failure("expected a value")
+        }
+        return number
     }
 }

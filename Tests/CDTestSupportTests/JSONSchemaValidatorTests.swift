@@ -118,4 +118,15 @@ import Testing
         let error = try #require(throws: JSONSchemaValidator.SchemaError.self) { try problems(#""text""#, schema) }
         #expect(error.description == message)
     }
+
+    /// The parser keeps booleans, numbers and strings apart and reads every escape.
+    @Test func parsesExactly() throws {
+        #expect(try JSONValue(parsing: #" {"a": [true, 1, -2.5e3, null, "x\"\u00e9\ud83d\ude00\n"]} "#)
+            == .object(["a": .array([.bool(true), .number(1), .number(-2500), .null, .string("x\"é😀\n")])]))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", #"{"a" 1}"#, #"{"a": 1, "a": 2}"#, "tru", "01x", #""\q""#, "[1] 2", #""\ud83d""#])
+    func rejectsWhatIsNotJSON(_ text: String) {
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text) }
+    }
 }
