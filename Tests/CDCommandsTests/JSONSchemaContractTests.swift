@@ -265,6 +265,18 @@ import Testing
                                     to: "rows.schema.json", at: "/$defs/row")
     }
 
+    /// The console prints objects with the dump renderers (run as the executable: the console
+    /// writes to the process' own standard output).
+    @Test func console() throws {
+        let copy = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite").path
+        let json = try CommandRunner.run(["console", copy, "-c", ".format json", "-c", "Book.all"])
+        #expect(json.status == 0, "\(json.stderr)")
+        try Self.expectConforms(json.stdout, to: "dump.schema.json")
+        let lines = try CommandRunner.run(["console", copy, "-c", ".format ndjson", "-c", "Page.limit(5)"])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        try Self.expectLinesConform(lines.stdout, to: "dump.schema.json", at: "/$defs/object")
+    }
+
     @Test func sql() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite").path
         for format in ["json", "ndjson"] {
