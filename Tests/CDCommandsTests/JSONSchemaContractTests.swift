@@ -1,6 +1,6 @@
+import CDMaintenance
 import CDTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// Every `--json` output, run for real on copies of the corpus and sample stores, conforms to its
@@ -121,46 +121,48 @@ import Testing
     @Test func modelSchemaRejectsSynthesizedEnumCoding() throws {
         let copy = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite").path
         let document = try JSONValue(parsing: Self.run(["model", "--json", copy]))
-        guard case .array(let versions) = document, case .object(var version)? = versions.first, case .object(var model)? = version["model"],
-              case .array(let entities)? = model["entities"] else {
-            Issue.record("model --json is not an array of versions with entities")
-            return
+        func synthesized(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .array(let elements):
+                return .array(elements.map(synthesized))
+            case .object(let pairs):
+                if case .string(let kind)? = value.members?["kind"], value.members?["common"] != nil {
+                    return .object([(kind, .object([("_0", .object(pairs.filter { $0.key != "kind" }))]))])
+                }
+                return .object(pairs.map { ($0.key, synthesized($0.value)) })
+            default:
+                return value
+            }
         }
-        model["entities"] = .array(entities.map { entity in
-            guard case .object(var members) = entity, case .array(let properties)? = members["properties"] else { return entity }
-            members["properties"] = .array(properties.map { property in
-                guard case .object(var fields) = property, case .string(let kind)? = fields.removeValue(forKey: "kind") else { return property }
-                return .object([kind: .object(["_0": .object(fields)])])
-            })
-            return .object(members)
-        })
-        version["model"] = .object(model)
-        let problems = try JSONSchemaValidator(file: "model.schema.json", in: Self.folder).problems(in: .array([.object(version)]))
+        let old = synthesized(document)
+        #expect(old != document)
+        let problems = try JSONSchemaValidator(file: "model.schema.json", in: Self.folder).problems(in: old)
         #expect(problems.contains("$[0].model.entities[0].properties[0]: 0 of the oneOf alternatives match, not exactly one"), "\(problems)")
     }
 
     /// The report's top object (or an array's first object) with one key left out, with an
     /// unknown key, and with each value replaced by one of another JSON type.
     static func alterations(of document: JSONValue) -> [(String, JSONValue)] {
-        func altered(_ members: [String: JSONValue]) -> [(String, [String: JSONValue])] {
-            var result: [(String, [String: JSONValue])] = [("an unknown key _0", members.merging(["_0": .object([:])]) { old, _ in old })]
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+        typealias Members = [(key: String, value: JSONValue)]
+        func altered(_ members: Members) -> [(String, Members)] {
+            var result: [(String, Members)] = [("an unknown key _0", members + [("_0", .object([]))])]
+            for (index, member) in members.enumerated() {
                 var without = members
-                without[key] = nil
-                result.append(("\(key) left out", without))
+                without.remove(at: index)
+                result.append(("\(member.key) left out", without))
                 let other: JSONValue?
-                switch value {
+                switch member.value {
                 case .null: other = nil
                 case .bool: other = .string("yes")
                 case .number: other = .string("0")
                 case .string: other = .bool(true)
-                case .array: other = .object([:])
+                case .array: other = .object([])
                 case .object: other = .array([])
                 }
                 if let other {
                     var changed = members
-                    changed[key] = other
-                    result.append(("\(key) of another type", changed))
+                    changed[index].value = other
+                    result.append(("\(member.key) of another type", changed))
                 }
             }
             return result
@@ -196,15 +198,7 @@ import Testing
     /// A store with a missing mandatory value and a dangling to-one key: errors and integrity
     /// problems both present.
     @Test func validateABrokenStore() throws {
-        let broken = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        let database = try DatabaseQueue(path: broken.path)
-        try database.write { db in
-            for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
-                try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)")
-            }
-            try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3; UPDATE ZPAGE SET ZBOOK = 99999 WHERE Z_PK = 5")
-        }
-        try database.close()
+        let broken = try ValidateCommandTests.brokenCopy()
         let output = Self.run(["validate", "--json", broken.path], statuses: [1])
         try Self.expectConforms(output, to: "validate.schema.json")
         #expect(output.contains("\"danglingToOne\""))

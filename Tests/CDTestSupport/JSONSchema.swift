@@ -1,35 +1,42 @@
+import CDMaintenance
 import Foundation
 
-/// A parsed JSON document, kept exact enough to validate: booleans stay apart from numbers (which
-/// `JSONSerialization` merges on some platforms), and object keys keep no order.
-public indirect enum JSONValue: Equatable, Sendable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    /// JSON text that does not parse, with the byte offset where it stops making sense.
-    public struct SyntaxError: Error, CustomStringConvertible {
-        public let description: String
+extension JSONValue {
+    /// One whole JSON document, read with the importer's strict RFC 8259 scanner; anything but
+    /// white space after it is an error.
+    package init(parsing text: String) throws {
+        var scanner = JSONScanner(Data(text.utf8))
+        self = try scanner.value()
+        guard scanner.atEnd else { throw scanner.error("text after the document") }
     }
 
-    /// Parses one JSON document (RFC 8259); anything but white space after it is an error.
-    public init(parsing text: String) throws {
-        var parser = JSONParser(bytes: Array(text.utf8))
-        self = try parser.document()
-    }
-
-    /// The JSON Schema type names that describe this value (a whole number is also a `number`).
+    /// The JSON Schema type names that describe this value (a whole number is also an `integer`).
     var typeNames: Set<String> {
         switch self {
         case .null: return ["null"]
         case .bool: return ["boolean"]
-        case .number(let value): return value.rounded(.towardZero) == value && value.isFinite ? ["number", "integer"] : ["number"]
+        case .number(let text): return Double(text).map { $0.rounded(.towardZero) == $0 } == true ? ["number", "integer"] : ["number"]
         case .string: return ["string"]
         case .array: return ["array"]
         case .object: return ["object"]
+        }
+    }
+
+    /// An object's members by key (the first of a repeated key), or nil for any other value.
+    package var members: [String: JSONValue]? {
+        guard case .object(let pairs) = self else { return nil }
+        return Dictionary(pairs.map { ($0.key, $0.value) }) { first, _ in first }
+    }
+
+    /// Equality as JSON Schema sees it: numbers by value, objects whatever their key order.
+    func same(as other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.number(let a), .number(let b)): return Double(a) == Double(b)
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0.same(as: $1) }
+        case (.object, .object):
+            guard let a = members, let b = other.members, a.count == b.count else { return false }
+            return a.allSatisfy { key, value in b[key].map { value.same(as: $0) } ?? false }
+        default: return self == other
         }
     }
 }
@@ -42,11 +49,11 @@ public indirect enum JSONValue: Equatable, Sendable {
 /// Any other keyword is reported as an error instead of being ignored, so a schema cannot seem
 /// to check something this validator does not. `$schema`, `$id`, `$defs`, `title` and
 /// `description` are annotations and are accepted.
-public struct JSONSchemaValidator {
+package struct JSONSchemaValidator {
     /// A schema that cannot be used: bad JSON, a keyword outside the subset, a `$ref` that leads
     /// nowhere.
-    public struct SchemaError: Error, CustomStringConvertible {
-        public let description: String
+    package struct SchemaError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     static let annotations: Set<String> = ["$schema", "$id", "$defs", "title", "description"]
@@ -60,7 +67,7 @@ public struct JSONSchemaValidator {
     private let patterns = PatternCache()
 
     /// A validator for `schema`; `load` returns the sibling schema file of a given name.
-    public init(schema: JSONValue, name: String = "schema", load: ((String) throws -> JSONValue)? = nil) {
+    package init(schema: JSONValue, name: String = "schema", load: ((String) throws -> JSONValue)? = nil) {
         root = schema
         rootName = name
         self.load = load
@@ -69,20 +76,20 @@ public struct JSONSchemaValidator {
     /// A validator for the schema file `name` in `folder`, or for the part of it at `pointer`
     /// (`/$defs/object`: one line of NDJSON output). `$ref`s to other files resolve in the same
     /// folder.
-    public init(file name: String, in folder: URL, at pointer: String = "") throws {
+    package init(file name: String, in folder: URL, at pointer: String = "") throws {
         let read: (String) throws -> JSONValue = { file in
             try JSONValue(parsing: String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
         }
         if pointer.isEmpty {
             self.init(schema: try read(name), name: name, load: read)
         } else {
-            self.init(schema: .object(["$ref": .string("\(name)#\(pointer)")]), name: "\(name)#\(pointer)", load: read)
+            self.init(schema: .object([("$ref", .string("\(name)#\(pointer)"))]), name: "\(name)#\(pointer)", load: read)
         }
     }
 
     /// Every way `document` breaks the schema, as `path: problem` lines; empty when it conforms.
     /// Throws when the schema itself is unusable.
-    public func problems(in document: JSONValue) throws -> [String] {
+    package func problems(in document: JSONValue) throws -> [String] {
         var found: [String] = []
         try check(document, against: root, in: (rootName, root), at: "$", into: &found)
         return found
@@ -94,7 +101,7 @@ public struct JSONSchemaValidator {
             if !allowed { found.append("\(path): no value is allowed here") }
             return
         }
-        guard case .object(let keywords) = schema else { throw SchemaError(description: "\(file.name): a schema must be an object or a boolean, at \(path)") }
+        guard let keywords = schema.members else { throw SchemaError(description: "\(file.name): a schema must be an object or a boolean, at \(path)") }
         for keyword in keywords.keys where !Self.keywords.contains(keyword) && !Self.annotations.contains(keyword) {
             throw SchemaError(description: "\(file.name): keyword \(keyword) is not supported by this validator")
         }
@@ -114,10 +121,10 @@ public struct JSONSchemaValidator {
                 return
             }
         }
-        if let constant = keywords["const"], value != constant {
+        if let constant = keywords["const"], !value.same(as: constant) {
             found.append("\(path): expected \(Self.summary(constant)), found \(Self.summary(value))")
         }
-        if case .array(let choices)? = keywords["enum"], !choices.contains(value) {
+        if case .array(let choices)? = keywords["enum"], !choices.contains(where: value.same(as:)) {
             found.append("\(path): \(Self.summary(value)) is not one of \(choices.map(Self.summary).joined(separator: ", "))")
         }
         try checkNumber(value, keywords, at: path, into: &found)
@@ -128,20 +135,20 @@ public struct JSONSchemaValidator {
     }
 
     private func checkNumber(_ value: JSONValue, _ keywords: [String: JSONValue], at path: String, into found: inout [String]) throws {
-        guard case .number(let number) = value else { return }
-        if case .number(let minimum)? = keywords["minimum"], number < minimum {
-            found.append("\(path): \(Self.summary(value)) is below the minimum \(Self.summary(.number(minimum)))")
+        guard case .number(let text) = value, let number = Double(text) else { return }
+        if case .number(let minimum)? = keywords["minimum"], let bound = Double(minimum), number < bound {
+            found.append("\(path): \(text) is below the minimum \(minimum)")
         }
-        if case .number(let maximum)? = keywords["maximum"], number > maximum {
-            found.append("\(path): \(Self.summary(value)) is above the maximum \(Self.summary(.number(maximum)))")
+        if case .number(let maximum)? = keywords["maximum"], let bound = Double(maximum), number > bound {
+            found.append("\(path): \(text) is above the maximum \(maximum)")
         }
     }
 
     private func checkString(_ value: JSONValue, _ keywords: [String: JSONValue], file: String, at path: String,
                              into found: inout [String]) throws {
         guard case .string(let text) = value else { return }
-        if case .number(let length)? = keywords["minLength"], Double(text.count) < length {
-            found.append("\(path): \(Self.summary(value)) is shorter than \(Int(length)) characters")
+        if case .number(let length)? = keywords["minLength"], let bound = Int(length), text.count < bound {
+            found.append("\(path): \(Self.summary(value)) is shorter than \(bound) characters")
         }
         if case .string(let pattern)? = keywords["pattern"] {
             guard let expression = patterns.expression(pattern) else {
@@ -157,8 +164,8 @@ public struct JSONSchemaValidator {
     private func checkArray(_ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
                             at path: String, into found: inout [String]) throws {
         guard case .array(let elements) = value else { return }
-        if case .number(let count)? = keywords["minItems"], Double(elements.count) < count {
-            found.append("\(path): \(elements.count) items, fewer than \(Int(count))")
+        if case .number(let count)? = keywords["minItems"], let bound = Int(count), elements.count < bound {
+            found.append("\(path): \(elements.count) items, fewer than \(bound)")
         }
         if let items = keywords["items"] {
             for (index, element) in elements.enumerated() {
@@ -169,14 +176,17 @@ public struct JSONSchemaValidator {
 
     private func checkObject(_ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
                              at path: String, into found: inout [String]) throws {
-        guard case .object(let members) = value else { return }
+        guard case .object(let pairs) = value, let members = value.members else { return }
+        var seen: Set<String> = []
+        for pair in pairs where !seen.insert(pair.key).inserted {
+            found.append("\(path): the key \"\(pair.key)\" appears twice")
+        }
         if case .array(let required)? = keywords["required"] {
             for case .string(let key) in required where members[key] == nil {
                 found.append("\(path): the key \"\(key)\" is missing")
             }
         }
-        var declared: [String: JSONValue] = [:]
-        if case .object(let properties)? = keywords["properties"] { declared = properties }
+        let declared = keywords["properties"]?.members ?? [:]
         for (key, member) in members.sorted(by: { $0.key < $1.key }) {
             if let property = declared[key] {
                 try check(member, against: property, in: file, at: "\(path).\(key)", into: &found)
@@ -225,7 +235,7 @@ public struct JSONSchemaValidator {
         var node = target.document
         let pointer = parts.count > 1 ? parts[1] : ""
         for token in pointer.split(separator: "/") {
-            guard case .object(let members) = node, let next = members[String(token)] else {
+            guard let next = node.members?[String(token)] else {
                 throw SchemaError(description: "\(file.name): $ref \(reference) leads nowhere")
             }
             node = next
@@ -238,7 +248,7 @@ public struct JSONSchemaValidator {
         switch value {
         case .null: return "null"
         case .bool(let bool): return String(bool)
-        case .number(let number): return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .number(let text): return text
         case .string(let text): return "\"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\""
         case .array(let elements): return "an array of \(elements.count)"
         case .object: return "an object"
@@ -255,153 +265,5 @@ private final class PatternCache {
         let expression = try? NSRegularExpression(pattern: pattern)
         compiled[pattern] = expression
         return expression
-    }
-}
-
-/// A recursive-descent JSON parser over UTF-8 bytes: the documents the tests check are up to a
-/// few megabytes, which `JSONDecoder` walks far more slowly through `Decodable`.
-private struct JSONParser {
-    let bytes: [UInt8]
-    var index = 0
-
-    mutating func document() throws -> JSONValue {
-        let value = try self.value()
-        skipSpace()
-        guard index == bytes.count else { throw failure("text after the document") }
-        return value
-    }
-
-    private func failure(_ problem: String) -> JSONValue.SyntaxError {
-        JSONValue.SyntaxError(description: "not JSON at byte \(index): \(problem)")
-    }
-
-    private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-    }
-
-    private mutating func value() throws -> JSONValue {
-        skipSpace()
-        guard index < bytes.count else { throw failure("the document ends early") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try object()
-        case UInt8(ascii: "["): return try array()
-        case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        default: return .number(try number())
-        }
-    }
-
-    private mutating func literal(_ word: String) throws {
-        let expected = Array(word.utf8)
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw failure("expected \(word)")
-        }
-        index += expected.count
-    }
-
-    private mutating func expect(_ byte: UInt8) throws {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(Character(UnicodeScalar(byte)))") }
-        index += 1
-    }
-
-    /// Whether the next byte (after white space) is `byte`; consumes it if so.
-    private mutating func next(is byte: UInt8) -> Bool {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == byte else { return false }
-        index += 1
-        return true
-    }
-
-    private mutating func object() throws -> JSONValue {
-        index += 1
-        var members: [String: JSONValue] = [:]
-        if next(is: UInt8(ascii: "}")) { return .object(members) }
-        repeat {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
-            let key = try string()
-            try expect(UInt8(ascii: ":"))
-            guard members.updateValue(try value(), forKey: key) == nil else { throw failure("the key \"\(key)\" appears twice") }
-        } while next(is: UInt8(ascii: ","))
-        try expect(UInt8(ascii: "}"))
-        return .object(members)
-    }
-
-    private mutating func array() throws -> JSONValue {
-        index += 1
-        var elements: [JSONValue] = []
-        if next(is: UInt8(ascii: "]")) { return .array(elements) }
-        repeat {
-            elements.append(try value())
-        } while next(is: UInt8(ascii: ","))
-        try expect(UInt8(ascii: "]"))
-        return .array(elements)
-    }
-
-    private mutating func string() throws -> String {
-        index += 1
-        var utf8: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count else { break }
-                let escaped = bytes[index]
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"): utf8.append(contentsOf: try unicodeEscape())
-                default: throw failure("unknown escape \\\(Character(UnicodeScalar(escaped)))")
-                }
-            case 0..<0x20:
-                throw failure("a control character inside a string")
-            default:
-                utf8.append(byte)
-            }
-        }
-        throw failure("a string that does not end")
-    }
-
-    /// The UTF-8 of `\uXXXX`, or of a surrogate pair `\uD83D\uDE00`.
-    private mutating func unicodeEscape() throws -> [UInt8] {
-        var unit = try hexUnit()
-        if (0xD800..<0xDC00).contains(unit) {
-            try literal("\\u")
-            let low = try hexUnit()
-            guard (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate") }
-            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let scalar = UnicodeScalar(unit) else { throw failure("a lone surrogate") }
-        return Array(String(Character(scalar)).utf8)
-    }
-
-    private mutating func hexUnit() throws -> UInt32 {
-        guard index + 4 <= bytes.count, let unit = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-            throw failure("expected four hex digits")
-        }
-        index += 4
-        return unit
-    }
-
-    private mutating func number() throws -> Double {
-        let start = index
-        let allowed = Set("+-.eE0123456789".utf8)
-        while index < bytes.count, allowed.contains(bytes[index]) { index += 1 }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard !text.isEmpty, text.first != "+", !text.hasPrefix("."), let number = Double(text) else {
-            throw failure("expected a value")
-        }
-        return number
     }
 }

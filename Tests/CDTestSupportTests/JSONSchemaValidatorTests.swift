@@ -1,3 +1,4 @@
+import CDMaintenance
 import CDTestSupport
 import Foundation
 import Testing
@@ -119,14 +120,7 @@ import Testing
         #expect(error.description == message)
     }
 
-    /// The parser keeps booleans, numbers and strings apart and reads every escape.
-    @Test func parsesExactly() throws {
-        #expect(try JSONValue(parsing: #" {"a": [true, 1, -2.5e3, null, "x\"\u00e9\ud83d\ude00\n"]} "#)
-            == .object(["a": .array([.bool(true), .number(1), .number(-2500), .null, .string("x\"é😀\n")])]))
-    }
-
-    @Test(arguments: ["", "{", "[1,]", #"{"a" 1}"#, #"{"a": 1, "a": 2}"#, "tru", "01x", #""\q""#, "[1] 2", #""\ud83d""#])
-    func rejectsWhatIsNotJSON(_ text: String) {
-        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text) }
+    @Test func aRepeatedKeyIsAProblem() throws {
+        #expect(try problems(#"{"a": 1, "a": 2}"#, #"{"type": "object"}"#) == [#"$: the key "a" appears twice"#])
     }
 }
