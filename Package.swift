@@ -90,9 +90,10 @@ let package = Package(
         /// Shared by the test targets: the corpus, private copies, checksums, golden files, and
         /// running commands in-process or as the built executable.
         .target(name: "CDTestSupport", dependencies: [
-            "CDCommands", "CDPredicate",
+            "CDCommands", "CDMaintenance", "CDPredicate",
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Tests/CDTestSupport"),
+        .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance"]),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
         .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
@@ -111,7 +112,7 @@ let package = Package(
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
-        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDTestSupport",
+        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -11,8 +11,9 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
             store's version (or, when none matches, the model cached in the store) against the \
             current one, and predicts the error Core Data gives: 134100, 134110, 134130, 134140 or \
             134190. Mapping models (.xcmappingmodel, .cdm) next to the model are read to see which \
-            versions they connect. Exits 0 when the current version opens the store as it is, 1 \
-            when it does not.
+            versions they connect. The first line answers "will my app open this store?" for the \
+            options given. Exits 0 when the store opens with those options (as it is or after a \
+            migration), 1 when it does not; --options none exits 0 only when no migration is needed.
             """)
 
     @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
@@ -38,7 +39,7 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
         let report = try Compatibility.analyse(storePath: store, modelPath: model, versionName: versionName,
                                                options: options, trace: sqlDebug.trace)
         try Output.report(report, json: json, text: CompatibilityText.render(report))
-        if !report.compatible { throw ExitCode(1) }
+        if !report.opens { throw ExitCode(1) }
     }
 }
 

@@ -15,6 +15,20 @@ package enum MigrationOptions: String, Sendable, Codable, CaseIterable {
     case none
 }
 
+/// The migration a store needs to reach the version the app opens it with, whatever the
+/// options: with ``MigrationOptions`` it decides whether the store opens.
+package enum MigrationNeed: String, Sendable, Codable, CaseIterable {
+    /// The store's entity hashes are the version's: it opens as it is.
+    case none
+    /// Core Data can infer the mapping (`NSInferMappingModelAutomaticallyOption`).
+    case lightweight
+    /// A mapping model next to the model maps the store's version to this one.
+    case mappingModel
+    /// No migration opens it as things are: no version wrote the store (134130), the changes
+    /// cannot be inferred (134190), or the migrated rows fail validation (134110).
+    case impossible
+}
+
 /// Whether a model opens a store, and if not what the app gets and how to fix it.
 package struct CompatibilityReport: Sendable, Encodable, Equatable {
     /// A mapping model found next to the model, and the versions it connects.
@@ -35,7 +49,13 @@ package struct CompatibilityReport: Sendable, Encodable, Equatable {
     /// Where the old model of `changes` comes from: a version name, `cache` (the store's
     /// Z_MODELCACHE) or nil when there is none.
     @NullEncoded package var oldModel: String?
+    /// The store's hashes are the current version's: it opens without migration (kept for
+    /// scripts written before `opens` and `migration`; it equals `migration == none`).
     package var compatible: Bool
+    /// The app opens the store with `options`, after a migration if `migration` needs one.
+    package var opens: Bool
+    /// The migration the store needs, whatever the options.
+    package var migration: MigrationNeed
     /// The Cocoa error code the app gets with `options`, or nil when the store opens (possibly
     /// after a migration).
     @NullEncoded package var expectedError: Int?
@@ -86,8 +106,8 @@ package enum Compatibility {
         }
         var report = CompatibilityReport(
             store: storePath, model: modelPath, options: options, matchedVersion: matched?.name,
-            currentVersion: current.name, oldModel: nil, compatible: compatible, expectedError: nil,
-            reason: "", changes: [], mappingModels: links)
+            currentVersion: current.name, oldModel: nil, compatible: compatible, opens: true, migration: .none,
+            expectedError: nil, reason: "", changes: [], mappingModels: links)
         if compatible {
             report.oldModel = current.name
             let others = matches.map(\.name).filter { $0 != current.name }
@@ -103,7 +123,9 @@ package enum Compatibility {
                                      identifiers: store.versionIdentifiers, hasOldModel: old != nil, mapping: links.first { $0.connectsStoreToCurrent }?.path,
                                      options: options, rows: store.rows(for:),
                                      nulls: { entity, attribute in old.flatMap { store.countNulls($0.model, entity, attribute) } })
+        report.migration = verdict.migration
         report.expectedError = verdict.error
+        report.opens = verdict.error == nil
         report.reason = verdict.reason
         return report
     }
@@ -138,8 +160,10 @@ struct StoreFacts {
     }
 }
 
-/// The error an app gets, following model-format.md §6.2–6.3 and errors.md's codes.
+/// The migration a store needs and the error an app gets, following model-format.md §6.2–6.3
+/// and errors.md's codes.
 struct Verdict {
+    var migration: MigrationNeed
     var error: Int?
     var reason: String
 
@@ -147,32 +171,66 @@ struct Verdict {
                        identifiers: [String], hasOldModel: Bool,
                        mapping: String?, options: MigrationOptions, rows: (String) -> Int,
                        nulls: (String, String) -> Int?) -> Verdict {
-        let without = "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
-        if options == .none {
-            return Verdict(error: 134100, reason: "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100.")
+        guard options == .none else {
+            return withMigration(changes: changes, matched: matched, current: current, identifiers: identifiers,
+                                 hasOldModel: hasOldModel, mapping: mapping, inferring: options == .infer, rows: rows, nulls: nulls)
         }
+        // The migration the store needs is the same; say what the options would change.
+        let migrating = withMigration(changes: changes, matched: matched, current: current, identifiers: identifiers,
+                                      hasOldModel: hasOldModel, mapping: mapping, inferring: true, rows: rows, nulls: nulls)
+        let withOptions: String
+        if let error = migrating.error {
+            withOptions = "The migration options alone would not help: with them the app gets \(error) (`--options infer` shows why)."
+        } else if let mapping {
+            withOptions = "With NSMigratePersistentStoresAutomaticallyOption it opens after migration with the mapping model \(mapping)."
+        } else {
+            withOptions = "With NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption it opens after lightweight migration."
+        }
+        return Verdict(migration: migrating.migration, error: 134100,
+                       reason: "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100. \(withOptions)")
+    }
+
+    /// The verdict when the app passes NSMigratePersistentStoresAutomaticallyOption, and
+    /// NSInferMappingModelAutomaticallyOption when `inferring`.
+    private static func withMigration(changes: [CompatibilityChange], matched: String?, current: String,
+                                      identifiers: [String], hasOldModel: Bool, mapping: String?, inferring: Bool,
+                                      rows: (String) -> Int, nulls: (String, String) -> Int?) -> Verdict {
+        let without = "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
         guard let matched else {
             let source = hasOldModel
                 ? "The differences below are against the model cached in the store. Fix: add the version that wrote the store back to the model (`cdstore model STORE --format xcdatamodel` rebuilds it from the cache), or reset the store."
                 : "The store has no model cache either, so the differences cannot be shown. Fix: add the version that wrote the store back to the model, or reset the store."
             let named = identifiers.filter { !$0.isEmpty }
             let stored = named.isEmpty ? "" : " The store names its model version \(named.map { "\"\($0)\"" }.joined(separator: ", "))."
-            return Verdict(error: 134130, reason: "No version of the model has the store's entity hashes, so migration has no source model: 134130.\(stored) \(source) \(without)")
+            return Verdict(migration: .impossible, error: 134130,
+                           reason: "No version of the model has the store's entity hashes, so migration has no source model: 134130.\(stored) \(source) \(without)")
         }
         if let mapping {
-            return Verdict(error: nil, reason: "The store was written by version \(matched); the mapping model \(mapping) maps it to \(current), and automatic migration uses it. \(without)")
+            return Verdict(migration: .mappingModel, error: nil,
+                           reason: "The store was written by version \(matched); the mapping model \(mapping) maps it to \(current), and automatic migration uses it. \(without)")
         }
-        if options == .migrate {
-            return Verdict(error: 134140, reason: "The store was written by version \(matched); no mapping model maps \(matched) to \(current) and inference is off: 134140. Fix: pass NSInferMappingModelAutomaticallyOption, or add a mapping model from \(matched) to \(current).")
+        let blocking = changes.first { !$0.inferable }
+        let failing = blocking == nil ? validationFailure(changes: changes, rows: rows, nulls: nulls) : nil
+        let blocked = blocking.map { change in
+            "lightweight migration to \(current) cannot be inferred: \([change.entity, change.property].compactMap { $0 }.joined(separator: ".")): \(change.detail)"
         }
-        if let blocking = changes.first(where: { !$0.inferable }) {
-            let target = [blocking.entity, blocking.property].compactMap { $0 }.joined(separator: ".")
-            return Verdict(error: 134190, reason: "The store was written by version \(matched); lightweight migration to \(current) cannot be inferred: \(target): \(blocking.detail): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)")
+        let failed = failing.map { "the inferred migration to \(current) fails validation: \($0)" }
+        if !inferring {
+            let fix = (blocked ?? failed).map { "Fix: add a mapping model from \(matched) to \(current) (inference would not help: \($0))." }
+                ?? "Fix: pass NSInferMappingModelAutomaticallyOption, or add a mapping model from \(matched) to \(current)."
+            return Verdict(migration: (blocked ?? failed) == nil ? .lightweight : .impossible, error: 134140,
+                           reason: "The store was written by version \(matched); no mapping model maps \(matched) to \(current) and inference is off: 134140. \(fix)")
         }
-        if let failing = validationFailure(changes: changes, rows: rows, nulls: nulls) {
-            return Verdict(error: 134110, reason: "The store was written by version \(matched); the inferred migration to \(current) fails validation: \(failing): 134110 (missing attribute values on mandatory destination attribute). \(without)")
+        if let blocking, let blocked {
+            return Verdict(migration: .impossible, error: 134190,
+                           reason: "The store was written by version \(matched); \(blocked): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)")
         }
-        return Verdict(error: nil, reason: "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)")
+        if let failed {
+            return Verdict(migration: .impossible, error: 134110,
+                           reason: "The store was written by version \(matched); \(failed): 134110 (missing attribute values on mandatory destination attribute). \(without)")
+        }
+        return Verdict(migration: .lightweight, error: nil,
+                       reason: "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)")
     }
 
     /// An attribute made non-optional without a default while rows lack it, or a new

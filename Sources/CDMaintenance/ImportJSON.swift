@@ -39,16 +39,17 @@ package enum JSONValue: Sendable, Equatable {
 }
 
 /// A strict RFC 8259 reader over the bytes of an input file that yields one value at a time, so
-/// the importer can walk a large array object by object instead of building it whole.
-struct JSONScanner {
+/// the importer can walk a large array object by object instead of building it whole. (The
+/// tests read whole documents with it too, to check `--json` output against its schema.)
+package struct JSONScanner {
     private let bytes: [UInt8]
     private(set) var position = 0
 
-    init(_ data: Data) {
+    package init(_ data: Data) {
         bytes = [UInt8](data)
     }
 
-    var atEnd: Bool {
+    package var atEnd: Bool {
         mutating get {
             skipWhitespace()
             return position >= bytes.count
@@ -73,7 +74,7 @@ struct JSONScanner {
         return true
     }
 
-    mutating func value(depth: Int = 0) throws -> JSONValue {
+    package mutating func value(depth: Int = 0) throws -> JSONValue {
         guard depth < 512 else { throw error("nested too deeply") }
         guard let byte = peek() else { throw error("unexpected end of input") }
         switch byte {
@@ -209,7 +210,7 @@ struct JSONScanner {
     }
 
     /// A one-line error with the line and column of the current position.
-    func error(_ message: String) -> StoreError {
+    package func error(_ message: String) -> StoreError {
         let before = bytes[..<min(position, bytes.count)]
         let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1

@@ -183,6 +183,45 @@ public enum PropertyDescription: Sendable, Codable, Equatable {
     public var name: String { common.name }
     /// Whether the property is transient (in memory only, never stored).
     public var isTransient: Bool { common.isTransient }
+
+    /// The `kind` key of the JSON form.
+    public enum Kind: String, Sendable, Codable {
+        case attribute, relationship, fetched
+    }
+
+    /// Which kind of property this is.
+    public var kind: Kind {
+        switch self {
+        case .attribute: return .attribute
+        case .relationship: return .relationship
+        case .fetched: return .fetched
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind
+    }
+
+    /// Reads the `kind` key, then the description's own keys from the same object.
+    public init(from decoder: Decoder) throws {
+        switch try decoder.container(keyedBy: CodingKeys.self).decode(Kind.self, forKey: .kind) {
+        case .attribute: self = .attribute(try AttributeDescription(from: decoder))
+        case .relationship: self = .relationship(try RelationshipDescription(from: decoder))
+        case .fetched: self = .fetched(try FetchedPropertyDescription(from: decoder))
+        }
+    }
+
+    /// One flat object: `kind` beside the description's own keys. (Swift's synthesized coding
+    /// would nest them as `{"attribute": {"_0": {…}}}`, which is no contract for scripts.)
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .attribute(let attribute): try attribute.encode(to: encoder)
+        case .relationship(let relationship): try relationship.encode(to: encoder)
+        case .fetched(let fetched): try fetched.encode(to: encoder)
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+    }
 }
 
 /// `NSAttributeType`: the integer code Core Data compiles each XML type spelling to

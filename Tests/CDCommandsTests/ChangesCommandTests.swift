@@ -104,6 +104,7 @@ import Testing
         #expect(process.terminationStatus == 0)
         let lines = output.lines
         #expect(lines.map { $0.object["type"] as? String } == ["insert", "update", "delete"])
+        for line in lines { try JSONSchemaContractTests.expectConforms(line.text, to: "watch.schema.json") }
         for (line, write) in zip(lines, writes) {
             #expect(line.object["objectID"] as? String == "x-coredata://\(try Self.storeUUID(writer))/Book/p\(pk)")
             #expect(line.arrived.timeIntervalSince(write.at) <= 2 * interval, "\(write.kind) took \(line.arrived.timeIntervalSince(write.at)) s")
@@ -136,7 +137,7 @@ import Testing
 private final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
-    private var collected: [(object: [String: Any], arrived: Date)] = []
+    private var collected: [(text: String, object: [String: Any], arrived: Date)] = []
 
     func append(_ data: Data) {
         lock.lock()
@@ -146,12 +147,12 @@ private final class LineCollector: @unchecked Sendable {
             let line = buffer[buffer.startIndex..<newline]
             buffer = Data(buffer[(newline + 1)...])
             if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] {
-                collected.append((object, Date()))
+                collected.append((String(decoding: line, as: UTF8.self), object, Date()))
             }
         }
     }
 
-    var lines: [(object: [String: Any], arrived: Date)] {
+    var lines: [(text: String, object: [String: Any], arrived: Date)] {
         lock.lock()
         defer { lock.unlock() }
         return collected

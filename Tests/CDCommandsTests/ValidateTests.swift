@@ -5,6 +5,21 @@ import Testing
 
 /// `cdstore validate` end to end: exit status, the JSON contract, and that the store is not touched.
 @Suite(.temporaryDirectories) struct ValidateCommandTests {
+    /// A copy of SampleModel2_V1 with one book's mandatory title set to NULL and one page's
+    /// to-one key pointing at no book (its triggers dropped so that SQLite lets the edit through).
+    static func brokenCopy() throws -> URL {
+        let broken = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        let database = try DatabaseQueue(path: broken.path)
+        try database.write { db in
+            for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
+                try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)")
+            }
+            try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3; UPDATE ZPAGE SET ZBOOK = 99999 WHERE Z_PK = 5")
+        }
+        try database.close()
+        return broken
+    }
+
     @Test func cleanStoreExitsZero() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel3/SampleModel3_V1.sqlite")
         let result = CommandRunner.runInProcess(["validate", copy.path])
@@ -20,15 +35,7 @@ import Testing
         #expect(Set(report.keys) == ["store", "objects", "errors", "integrity", "notChecked"])
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
 
-        let broken = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        let database = try DatabaseQueue(path: broken.path)
-        try database.write { db in
-            for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
-                try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)")
-            }
-            try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3; UPDATE ZPAGE SET ZBOOK = 99999 WHERE Z_PK = 5")
-        }
-        try database.close()
+        let broken = try Self.brokenCopy()
         let text = CommandRunner.runInProcess(["validate", broken.path])
         #expect(text.status == 1)
         #expect(text.stdout.contains("1570 NSValidationMissingMandatoryPropertyError  title  1 object: title is a required value."))

@@ -43,6 +43,7 @@ import Testing
                              current: try version("recipes-migration/Recipes.xcdatamodeld", "Recipes"))
         #expect(report.matchedVersion == "Recipes 2")
         #expect(report.expectedError == 134190)
+        #expect(report.migration == .impossible)
         #expect(kinds(report).contains("toManyToToOne Recipe.type"))
         #expect(report.changes.first { $0.kind == .toManyToToOne }?.inferable == false)
         #expect(report.reason.contains("Can not map from a to-many to a to-one relationship".lowercased()))
@@ -153,20 +154,45 @@ import Testing
         #expect(report.changes.contains { $0.property == "title" && !$0.inferable })
     }
 
-    /// The options decide the code: none → 134100; migration without inference → 134140 unless
-    /// a mapping model connects the versions.
-    @Test func optionsDecideTheCode() throws {
+    /// The migration a store needs does not depend on the options; whether it opens, and the
+    /// error when it does not, do: none → 134100; migration without inference → 134140 unless a
+    /// mapping model connects the versions (the table of `compat` in man/cdstore.1).
+    @Test func optionsDecideTheCodeNotTheMigration() throws {
         let path = "wibosco-migration/CoreDataMigration_Example.xcdatamodeld"
         let all = try versions(path)
         let two = try version(path, "CoreDataMigration_Example 2")
         let three = try version(path, "CoreDataMigration_Example 3")
         let mapping = try MigrationMappingModelReader.read(at: Corpus.url("wibosco-migration/Migration2to3.xcmappingmodel"))
-        #expect(analyse(store(two), all, current: three, options: .none).expectedError == 134100)
-        #expect(analyse(store(two), all, current: three, options: .migrate).expectedError == 134140)
-        let mapped = analyse(store(two), all, current: three, mappings: [mapping], options: .migrate)
-        #expect(mapped.expectedError == nil)
+        // Version 3 adds the mandatory to-one Post.color: fine without posts, 134110 with one.
+        let empty = store(two), filled = store(two, rows: ["Post": 1])
+        let cases: [(StoreFacts, [MigrationMappingModel], MigrationOptions, MigrationNeed, Int?)] = [
+            (empty, [], .infer, .lightweight, nil),
+            (empty, [], .migrate, .lightweight, 134140),
+            (empty, [], .none, .lightweight, 134100),
+            (filled, [mapping], .infer, .mappingModel, nil),
+            (filled, [mapping], .migrate, .mappingModel, nil),
+            (filled, [mapping], .none, .mappingModel, 134100),
+            (filled, [], .infer, .impossible, 134110),
+            (filled, [], .migrate, .impossible, 134140),
+            (filled, [], .none, .impossible, 134100),
+            (store(three), [], .none, .none, nil),
+        ]
+        for (facts, mappings, options, migration, error) in cases {
+            let report = analyse(facts, all, current: three, mappings: mappings, options: options)
+            #expect(report.migration == migration, "\(options) \(migration)")
+            #expect(report.expectedError == error, "\(options) \(migration): \(report.reason)")
+            #expect(report.opens == (error == nil))
+            #expect(report.compatible == (migration == .none))
+        }
+        let mapped = analyse(filled, all, current: three, mappings: [mapping], options: .migrate)
         #expect(mapped.mappingModels.map(\.connectsStoreToCurrent) == [true])
-        #expect(analyse(store(two, rows: ["Post": 1]), all, current: three, options: .infer).expectedError == 134110)
+        // Without options the reason says what the options would change.
+        #expect(analyse(empty, all, current: three, options: .none).reason.hasSuffix(
+            "With NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption it opens after lightweight migration."))
+        #expect(analyse(filled, all, current: three, options: .none).reason.hasSuffix(
+            "The migration options alone would not help: with them the app gets 134110 (`--options infer` shows why)."))
+        #expect(analyse(filled, all, current: three, options: .migrate).reason.hasSuffix(
+            "Fix: add a mapping model from CoreDataMigration_Example 2 to CoreDataMigration_Example 3 (inference would not help: the inferred migration to CoreDataMigration_Example 3 fails validation: Post.color is new and non-optional, and Post has 1 row)."))
     }
 
     /// No version matches: 134130, with the differences taken from the store's cached model when
@@ -179,6 +205,8 @@ import Testing
         #expect(withCache.matchedVersion == nil)
         #expect(withCache.oldModel == "cache")
         #expect(withCache.expectedError == 134130)
+        #expect(withCache.migration == .impossible)
+        #expect(!withCache.opens)
         #expect(kinds(withCache).contains("relationshipAdded Post.sections"))
         let withoutCache = try Compatibility.analyse(
             storePath: Corpus.copyStore("bookmigration/Model1.sqlite").path, modelPath: Corpus.url(Self.restkit).path)
