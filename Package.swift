@@ -98,7 +98,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDArchive", "CDTestSupport"]),
+        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDArchive", "CDTestSupport"]),
         .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",

@@ -1,11 +1,13 @@
 @testable import CDRendering
+import CDModel
 import CDStore
 import CDTestSupport
 import Foundation
 import Testing
 
-/// The JSON and CSV renderers write rows in place (``ObjectRow/borrowedValue(_:)``); on every
-/// corpus store they must write exactly what they write for the row's ``StoredObject``.
+/// The JSON, CSV and description renderers write rows in place
+/// (``ObjectRow/borrowedValue(_:)``); on every corpus store they must write exactly what they
+/// write for the row's ``StoredObject``.
 @Suite(.temporaryDirectories, .tags(.corpusWide)) struct RowRenderingCorpusWideTests {
     /// The stores with a model cache: the others need a model from elsewhere, and
     /// CDCommandsTests dump those.
@@ -18,36 +20,81 @@ import Testing
         #expect(Self.cachedStores.count == 31)
     }
 
-    /// Each row rendered both ways by two renderers of the same kind, all entities.
-    static func compare(_ store: String, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
-        let reader = try ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path))
+    static func reader(_ store: String) throws -> ObjectReader {
+        try ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path))
+    }
+
+    /// Each row rendered both ways by two renderers of the same kind, all entities, sections
+    /// opened and closed as the commands do.
+    static func compare(_ reader: ObjectReader, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
         var inPlace = makeRenderer(), viaObject = makeRenderer()
         var fast = ByteBuffer(), slow = ByteBuffer()
+        var open = false
         try reader.readRows(query, section: { section in
+            if open {
+                fast.append(inPlace.endSection())
+                slow.append(viaObject.endSection())
+            }
             fast.append(inPlace.beginSection(entity: section.entity, properties: section.properties))
             slow.append(viaObject.beginSection(entity: section.entity, properties: section.properties))
+            open = true
         }, row: { row in
             try inPlace.render(row, into: &fast)
             viaObject.render(try row.object(), into: &slow)
         })
-        #expect(fast.bytes == slow.bytes, "\(store): in-place output differs from the objects' output")
+        if open {
+            fast.append(inPlace.endSection())
+            slow.append(viaObject.endSection())
+        }
+        fast.append(inPlace.finish())
+        slow.append(viaObject.finish())
+        let inPlaceBytes = fast.bytes, objectBytes = slow.bytes
+        guard inPlaceBytes != objectBytes else { return }
+        let offset = inPlaceBytes.indices.first { $0 >= objectBytes.count || inPlaceBytes[$0] != objectBytes[$0] } ?? inPlaceBytes.count
+        func around(_ bytes: [UInt8]) -> String {
+            String(decoding: bytes[max(offset - 80, 0)..<min(offset + 80, bytes.count)], as: UTF8.self).debugDescription
+        }
+        Issue.record("\(type(of: inPlace)): in-place output differs from the objects' output at byte \(offset): \(around(inPlaceBytes)) instead of \(around(objectBytes))")
+    }
+
+    /// The properties of every entity of the store, and its to-many relationships.
+    static func properties(_ reader: ObjectReader) -> (names: [String], toMany: Set<String>) {
+        let all = reader.dumpableEntities.flatMap { reader.model.allProperties(of: $0) }
+        let toMany = all.compactMap { property -> String? in
+            if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
+            return nil
+        }
+        return (Set(all.map(\.name)).sorted(), Set(toMany))
     }
 
     @Test(arguments: cachedStores)
     func jsonInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
         for binary in BinaryMode.allCases {
-            try Self.compare(store, query: ObjectQuery()) { NDJSONRenderer(values: JSONValues(binary: binary)) }
+            try Self.compare(reader, query: ObjectQuery()) { NDJSONRenderer(values: JSONValues(binary: binary)) }
         }
-        try Self.compare(store, query: ObjectQuery()) { JSONRenderer() }
+        try Self.compare(reader, query: ObjectQuery()) { JSONRenderer() }
     }
 
     @Test(arguments: cachedStores)
     func csvInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
         for binary in BinaryMode.allCases {
-            try Self.compare(store, query: ObjectQuery(countsToMany: true)) {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
                 CSVRenderer(values: PlainValues(binary: binary, null: "a \"null\", quoted"))
             }
         }
+    }
+
+    /// Faults, counts and fetched members of to-many relationships, as `dump` asks for them.
+    @Test(arguments: cachedStores)
+    func descriptionInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        let toMany = Self.properties(reader).toMany
+        for query in [ObjectQuery(), ObjectQuery(countsToMany: true), ObjectQuery(includes: toMany)] {
+            try Self.compare(reader, query: query) { DescriptionRenderer() }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: toMany)) { DescriptionRenderer(listLimit: 1) }
     }
 }
 
