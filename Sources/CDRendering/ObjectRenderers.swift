@@ -22,9 +22,9 @@ package protocol ObjectRenderer {
     /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
     mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
     /// Appends the text of the object in `row`, the same text as for ``ObjectRow/object()``.
-    /// The JSON, CSV and description renderers read the row's values in place instead of
-    /// building the object: with millions of rows, the allocations of a ``StoredObject`` per
-    /// row cost more than all the rest.
+    /// All renderers but the table's read the row's values in place instead of building the
+    /// object: with millions of rows, the allocations of a ``StoredObject`` per row cost more
+    /// than all the rest.
     mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws
     /// Text that ends a section.
     mutating func endSection() -> String

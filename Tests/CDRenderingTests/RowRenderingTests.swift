@@ -5,9 +5,8 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// The JSON, CSV and description renderers write rows in place
-/// (``ObjectRow/borrowedValue(_:)``); on every corpus store they must write exactly what they
-/// write for the row's ``StoredObject``.
+/// All renderers but the table's write rows in place (``ObjectRow/borrowedValue(_:)``); on
+/// every corpus store they must write exactly what they write for the row's ``StoredObject``.
 @Suite(.temporaryDirectories, .tags(.corpusWide)) struct RowRenderingCorpusWideTests {
     /// The stores with a model cache: the others need a model from elsewhere, and
     /// CDCommandsTests dump those.
@@ -95,6 +94,35 @@ import Testing
             try Self.compare(reader, query: query) { DescriptionRenderer() }
         }
         try Self.compare(reader, query: ObjectQuery(includes: toMany)) { DescriptionRenderer(listLimit: 1) }
+    }
+
+    /// The default line, and a template naming every property of the store (so each entity
+    /// also meets names it does not have), the object keys and escaped braces.
+    @Test(arguments: cachedStores)
+    func lineInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        let (names, toMany) = Self.properties(reader)
+        let template = "{_entity} {_id} {_pk} {{x}} }} {nope}: " + names.map { "\($0)={\($0)}" }.joined(separator: "|") + " é"
+        for binary in BinaryMode.allCases {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                LineRenderer(values: PlainValues(binary: binary, null: "it's nil"))
+            }
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                LineRenderer(template: template, values: PlainValues(binary: binary))
+            }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: toMany)) { LineRenderer() }
+    }
+
+    @Test(arguments: cachedStores)
+    func expandedInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        for binary in BinaryMode.allCases {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                ExpandedRenderer(values: PlainValues(binary: binary, null: "∅"))
+            }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: Self.properties(reader).toMany)) { ExpandedRenderer() }
     }
 }
 
