@@ -22,9 +22,8 @@ package protocol ObjectRenderer {
     /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
     mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
     /// Appends the text of the object in `row`, the same text as for ``ObjectRow/object()``.
-    /// All renderers but the table's read the row's values in place instead of building the
-    /// object: with millions of rows, the allocations of a ``StoredObject`` per row cost more
-    /// than all the rest.
+    /// Renderers read the row's values in place instead of building the object: with millions
+    /// of rows, the allocations of a ``StoredObject`` per row cost more than all the rest.
     mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws
     /// Text that ends a section.
     mutating func endSection() -> String
@@ -35,10 +34,6 @@ package protocol ObjectRenderer {
 extension ObjectRenderer {
     package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         buffer.append(render(object))
-    }
-
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
-        render(try row.object(), into: &buffer)
     }
 
     package mutating func beginSection(entity: String, properties: [String]) -> String { "" }
