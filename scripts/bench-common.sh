@@ -338,6 +338,9 @@ declare -A mean_ms=()   # key: "<label>/<case>" -> mean milliseconds
 declare -A sd_ms=()
 declare -A user_ms=()   # mean user and system CPU time (hyperfine only, else n/a)
 declare -A sys_ms=()
+declare -A min_ms=()    # fastest, median and slowest run (hyperfine only, else n/a)
+declare -A median_ms=()
+declare -A max_ms=()
 
 # time_cases LABEL NAME CMD [NAME CMD ...]: mean and stddev of each command.
 time_cases() {
@@ -349,13 +352,16 @@ time_cases() {
         for k in "${!names[@]}"; do args+=(--command-name "$label ${names[k]}" "${cmds[k]}"); done
         hyperfine --style basic --warmup "$warmup" --runs "$runs" --export-csv "$csv" "${args[@]}"
         # CSV columns: command,mean,stddev,median,user,system,min,max (seconds)
-        while IFS=, read -r name mean sd _ user system _; do
+        while IFS=, read -r name mean sd median user system min max; do
             [[ $name == command ]] && continue
             name=${name#"$label "}
             mean_ms[$label/$name]=$(awk -v s="$mean" 'BEGIN { printf "%.1f", s * 1000 }')
             sd_ms[$label/$name]=$(awk -v s="$sd" 'BEGIN { printf "%.1f", s * 1000 }')
             user_ms[$label/$name]=$(awk -v s="$user" 'BEGIN { printf "%.1f", s * 1000 }')
             sys_ms[$label/$name]=$(awk -v s="$system" 'BEGIN { printf "%.1f", s * 1000 }')
+            min_ms[$label/$name]=$(awk -v s="$min" 'BEGIN { printf "%.1f", s * 1000 }')
+            median_ms[$label/$name]=$(awk -v s="$median" 'BEGIN { printf "%.1f", s * 1000 }')
+            max_ms[$label/$name]=$(awk -v s="$max" 'BEGIN { printf "%.1f", s * 1000 }')
         done <"$csv"
     else
         local k r t0 t1 samples
@@ -375,6 +381,9 @@ time_cases() {
                           printf "%.1f %.1f\n", m / 1e6, sqrt(v) / 1e6 }')
             user_ms[$label/${names[k]}]=n/a
             sys_ms[$label/${names[k]}]=n/a
+            min_ms[$label/${names[k]}]=n/a
+            median_ms[$label/${names[k]}]=n/a
+            max_ms[$label/${names[k]}]=n/a
             printf '  %-28s %8s ms ± %s ms  (%d runs)\n' "$label ${names[k]}" \
                 "${mean_ms[$label/${names[k]}]}" "${sd_ms[$label/${names[k]}]}" "$runs"
         done

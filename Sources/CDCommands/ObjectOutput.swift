@@ -88,8 +88,8 @@ final class ObjectPrinter {
         if pending.count >= output.limit { try output.write(&pending) }
     }
 
-    /// A row read in place (``ObjectReader/readRows(_:section:row:)``): the JSON and CSV
-    /// renderers write its values without building a ``StoredObject``.
+    /// A row read in place (``ObjectReader/readRows(_:section:row:)``): the renderers write
+    /// its values without building a ``StoredObject``.
     func row(_ row: borrowing ObjectRow) throws {
         printedAnything = true
         try renderer.render(row, into: &pending)

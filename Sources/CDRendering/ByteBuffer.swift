@@ -39,6 +39,17 @@ package struct ByteBuffer: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: storage.base, count: count))
     }
 
+    /// Drops the bytes from `offset` on: a renderer that wrote a value in place and finds it must
+    /// be quoted or escaped rewrites it from there.
+    mutating func removeSuffix(from offset: Int) {
+        count = min(max(offset, 0), count)
+    }
+
+    /// The bytes from `offset` on.
+    func withUnsafeBytes<Result>(from offset: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: storage.base + offset, count: count - offset))
+    }
+
     /// Empties the buffer, keeping its memory.
     package mutating func removeAll() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
@@ -92,6 +103,12 @@ package struct ByteBuffer: @unchecked Sendable {
         count += 1
     }
 
+    mutating func append(repeating byte: UInt8, count repeats: Int) {
+        guard repeats > 0 else { return }
+        reserve(repeats).update(repeating: byte, count: repeats)
+        count += repeats
+    }
+
     package mutating func append(_ integer: Int64) {
         if integer >= 0 && integer < 10 {
             append(UInt8(48 + integer))
@@ -112,6 +129,31 @@ package struct ByteBuffer: @unchecked Sendable {
             }
             if index > sign { out[sign] = UInt8(48 + magnitude) }
             return sign + digits
+        }
+    }
+
+    /// A double as ``ValueText/number(_:)`` writes it: whole numbers below 10^15 without a
+    /// fraction, others (and infinities and NaN) in their shortest form, without the libm
+    /// rounding call and the `String` that function goes through.
+    mutating func appendNumber(_ value: Double) {
+        if value.isFinite, abs(value) < 1e15, Double(Int64(value)) == value {
+            append(Int64(value))
+        } else {
+            append(value.description)
+        }
+    }
+
+    /// `value` in lower-case hex without leading zeros, as `String(value, radix: 16)` writes it.
+    mutating func appendHex(_ value: UInt64) {
+        let digits = (64 - min(value.leadingZeroBitCount, 63) + 3) / 4
+        let hex = Self.lowerHexDigits.utf8Start
+        append(upTo: 16) { out in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                out[index] = hex[Int(rest & 0xF)]
+                rest >>= 4
+            }
+            return digits
         }
     }
 
@@ -205,6 +247,7 @@ package struct ByteBuffer: @unchecked Sendable {
     }
 
     private static let upperHexDigits: StaticString = "0123456789ABCDEF"
+    private static let lowerHexDigits: StaticString = "0123456789abcdef"
 
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
     package mutating func appendURI(_ id: ObjectID) {

@@ -175,13 +175,10 @@ package struct JSONValues: Sendable {
         }
     }
 
-    /// Whole numbers below 10^15 without a fraction, others in their shortest form: what
-    /// ``number(_:)`` gives, without the libm rounding call and string interpolation.
+    /// What ``number(_:)`` gives, written in place.
     private static func appendNumber(_ d: Double, to buffer: inout ByteBuffer) {
-        if d.isFinite, abs(d) < 1e15, Double(Int64(d)) == d {
-            buffer.append(Int64(d))
-        } else if d.isFinite {
-            buffer.append(d.description)
+        if d.isFinite {
+            buffer.appendNumber(d)
         } else {
             buffer.append(literal: "null")
         }

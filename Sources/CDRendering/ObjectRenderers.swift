@@ -22,9 +22,8 @@ package protocol ObjectRenderer {
     /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
     mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
     /// Appends the text of the object in `row`, the same text as for ``ObjectRow/object()``.
-    /// The JSON and CSV renderers read the row's values in place instead of building the
-    /// object: with millions of rows, the allocations of a ``StoredObject`` per row cost more
-    /// than all the rest.
+    /// Renderers read the row's values in place instead of building the object: with millions
+    /// of rows, the allocations of a ``StoredObject`` per row cost more than all the rest.
     mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws
     /// Text that ends a section.
     mutating func endSection() -> String
@@ -35,10 +34,6 @@ package protocol ObjectRenderer {
 extension ObjectRenderer {
     package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         buffer.append(render(object))
-    }
-
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
-        render(try row.object(), into: &buffer)
     }
 
     package mutating func beginSection(entity: String, properties: [String]) -> String { "" }
@@ -55,17 +50,26 @@ extension ObjectRenderer {
 package struct DescriptionRenderer: ObjectRenderer {
     /// To-many members listed before `(...and N more...)`.
     package var listLimit: Int
+    private var layouts = LayoutCache<DescriptionLayout>()
 
     package init(listLimit: Int = 10) {
         self.listLimit = listLimit
     }
 
     package static func objectAddress(_ id: ObjectID) -> UInt64 {
-        0x6 << 52 | UInt64(id.ent & 0xFFFFF) << 32 | UInt64(truncatingIfNeeded: id.pk) & 0xFFFF_FFFF
+        objectAddress(ent: id.ent, pk: id.pk)
+    }
+
+    static func objectAddress(ent: Int, pk: Int64) -> UInt64 {
+        0x6 << 52 | UInt64(ent & 0xFFFFF) << 32 | UInt64(truncatingIfNeeded: pk) & 0xFFFF_FFFF
     }
 
     package static func objectIDValue(_ id: ObjectID) -> UInt64 {
-        0xD << 60 | (UInt64(truncatingIfNeeded: id.pk) << 18 | UInt64(id.ent & 0x3FFFF)) & 0x0FFF_FFFF_FFFF_FFFF
+        objectIDValue(ent: id.ent, pk: id.pk)
+    }
+
+    static func objectIDValue(ent: Int, pk: Int64) -> UInt64 {
+        0xD << 60 | (UInt64(truncatingIfNeeded: pk) << 18 | UInt64(ent & 0x3FFFF)) & 0x0FFF_FFFF_FFFF_FFFF
     }
 
     /// An object as the level-3 SQL debug log lists it: its description without line breaks
@@ -85,6 +89,61 @@ package struct DescriptionRenderer: ObjectRenderer {
             out += "    \(Self.plistString(entry.name)) = \(value(entry.value, name: entry.name, owner: object.id, index: index));\n"
         }
         return out + "})\n"
+    }
+
+    /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
+    /// the common values, and to-many faults, written in place.
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(DescriptionLayout(row.layout), for: row.layout)
+        let pk = row.pk
+        let address = Self.objectAddress(ent: row.layout.ent, pk: pk)
+        buffer.append(layout.classPrefix)
+        buffer.appendHex(address)
+        buffer.append(layout.entityPrefix)
+        buffer.appendHex(Self.objectIDValue(ent: row.layout.ent, pk: pk))
+        buffer.append(layout.uriPrefix)
+        buffer.append(pk)
+        buffer.append(literal: ">; data: {\n")
+        for (position, index) in layout.order.enumerated() {
+            buffer.append(layout.keys[position])
+            switch row.borrowedValue(index) {
+            case .other:
+                let value = try row.value(index)
+                if case .objects(nil) = value {
+                    buffer.append(literal: "\"<relationship fault: 0x")
+                    buffer.appendHex(address + 8 * UInt64(position + 1))
+                    buffer.append(layout.faultNames[position])
+                } else {
+                    buffer.append(self.value(value, name: row.layout.names[index], owner: row.id, index: position))
+                }
+            case .null: buffer.append(literal: "nil")
+            case .integer(let i): buffer.append(i)
+            case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
+            case .decimal(let d), .double(let d): buffer.appendNumber(d)
+            case .date(let t):
+                buffer.append(UInt8(ascii: "\""))
+                buffer.appendCoreDataDate(t)
+                buffer.append(UInt8(ascii: "\""))
+            case .string(let utf8): buffer.appendPlistString(utf8)
+            case .uuid(let bytes):
+                buffer.append(UInt8(ascii: "\""))
+                buffer.appendUUID(bytes)
+                buffer.append(UInt8(ascii: "\""))
+            case .object(let ent, let pk):
+                buffer.append(literal: "\"0x")
+                buffer.appendHex(Self.objectIDValue(ent: ent, pk: pk))
+                buffer.append(literal: " <")
+                layout.targets.appendURI(row, property: index, ent: ent, pk: pk, to: &buffer)
+                buffer.append(literal: ">\"")
+            }
+            buffer.append(literal: ";\n")
+        }
+        buffer.append(literal: "})\n")
+    }
+
+    package mutating func beginSection(entity: String, properties: [String]) -> String {
+        layouts.removeAll()
+        return ""
     }
 
     private func value(_ value: ObjectValue, name: String, owner: ObjectID, index: Int) -> String {
@@ -161,6 +220,33 @@ package struct DescriptionRenderer: ObjectRenderer {
             }.joined(separator: "\n") + "\n" + pad + "}"
         case .object(let className, _): return "\"<\(className)>\""
         }
+    }
+}
+
+/// What ``DescriptionRenderer`` writes for every object of one layout, prepared once.
+final class DescriptionLayout {
+    /// `<ClassName: 0x`, before the object's address.
+    let classPrefix: [UInt8]
+    /// `> (entity: Entity; id: 0x`, before the object ID's number.
+    let entityPrefix: [UInt8]
+    /// ` <x-coredata://<uuid>/<Entity>/p`, before the `Z_PK`.
+    let uriPrefix: [UInt8]
+    /// The layout's properties in the order the description lists them, sorted by name.
+    let order: [Int]
+    /// `    <name> = ` by position in `order`.
+    let keys: [[UInt8]]
+    /// ` '<name>'>"`, which ends a to-many fault, by position in `order`.
+    let faultNames: [[UInt8]]
+    let targets: TargetPrefixes
+
+    init(_ layout: ObjectLayout) {
+        classPrefix = Array("<\(layout.className): 0x".utf8)
+        entityPrefix = Array("> (entity: \(layout.entity); id: 0x".utf8)
+        uriPrefix = Array(" <".utf8) + ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity)
+        order = layout.names.indices.sorted { layout.names[$0] < layout.names[$1] }
+        keys = order.map { Array("    \(DescriptionRenderer.plistString(layout.names[$0])) = ".utf8) }
+        faultNames = order.map { Array(" '\(layout.names[$0])'>\"".utf8) }
+        targets = TargetPrefixes(layout)
     }
 }
 

@@ -33,91 +33,14 @@ package struct PlainValues: Sendable {
     }
 }
 
-/// One line per object: a `to_s`-style template such as
-/// `Priority: {priority} Completed: {completed} Description: '{task_description}'`, or by default
-/// `Entity p1: key=value …`. `{_entity}`, `{_id}` (the URI) and `{_pk}` are also available;
-/// `{{` and `}}` write braces.
-package struct LineRenderer: ObjectRenderer {
-    package var template: String?
-    package var values: PlainValues
-
-    package init(template: String? = nil, values: PlainValues = PlainValues()) {
-        self.template = template
-        self.values = values
-    }
-
-    package mutating func render(_ object: StoredObject) -> String {
-        guard let template else {
-            let pairs = object.values.filter { !isOmitted($0.value) }.map { "\($0.name)=\(quoted(values.text($0.value)))" }
-            return "\(object.id.entity) p\(object.id.pk): " + pairs.joined(separator: " ") + "\n"
-        }
-        return Self.fill(template, object: object, values: values) + "\n"
-    }
-
-    private func isOmitted(_ value: ObjectValue) -> Bool {
-        if values.binary == .omit, case .binary = value { return true }
-        return false
-    }
-
-    private func quoted(_ text: String) -> String {
-        text.isEmpty || text.contains(where: { $0 == " " || $0 == "'" }) ? "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" : text
-    }
-
-    /// The names besides property names a template may use: the entity, the URI and the primary key.
-    package static let objectKeys: Set<String> = ["_entity", "_id", "_pk"]
-
-    /// The `{name}` placeholders of `template`, in order, so a command can check them against
-    /// the entity's properties before printing anything.
-    package static func placeholders(in template: String) -> [String] {
-        var keys: [String] = []
-        walk(template, literal: { _ in }, key: { keys.append($0) })
-        return keys
-    }
-
-    /// Replaces `{name}` placeholders; an unknown name is left as written (commands check the
-    /// names first with ``placeholders(in:)``).
-    static func fill(_ template: String, object: StoredObject, values: PlainValues) -> String {
-        var out = ""
-        walk(template, literal: { out.append($0) }, key: { key in
-            switch key {
-            case "_entity": out += object.id.entity
-            case "_id": out += object.id.uri
-            case "_pk": out += String(object.id.pk)
-            default:
-                if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
-            }
-        })
-        return out
-    }
-
-    /// Splits `template` into literal characters (`{{` and `}}` give one brace) and placeholder names.
-    private static func walk(_ template: String, literal: (Character) -> Void, key: (String) -> Void) {
-        var index = template.startIndex
-        while index < template.endIndex {
-            let character = template[index]
-            let next = template.index(after: index)
-            if character == "{", next < template.endIndex, template[next] == "{" {
-                literal("{"); index = template.index(after: next); continue
-            }
-            if character == "}", next < template.endIndex, template[next] == "}" {
-                literal("}"); index = template.index(after: next); continue
-            }
-            if character == "{", let close = template[next...].firstIndex(of: "}") {
-                key(String(template[next..<close]))
-                index = template.index(after: close)
-                continue
-            }
-            literal(character)
-            index = next
-        }
-    }
-}
-
 /// One block per object, property per line, like psql's `\x`.
 package struct ExpandedRenderer: ObjectRenderer {
     package var values: PlainValues
     private var count = 0
     private var width = 0
+    private var layouts = LayoutCache<ExpandedLayout>()
+    /// Where a value with line breaks goes while they are escaped.
+    private var scratch = ByteBuffer()
 
     package init(values: PlainValues = PlainValues()) {
         self.values = values
@@ -125,6 +48,7 @@ package struct ExpandedRenderer: ObjectRenderer {
 
     package mutating func beginSection(entity: String, properties: [String]) -> String {
         width = max(properties.map(\.count).max() ?? 0, 4)
+        layouts.removeAll()
         return ""
     }
 
@@ -133,9 +57,89 @@ package struct ExpandedRenderer: ObjectRenderer {
         var out = "-[ RECORD \(count): \(object.id.entity) p\(object.id.pk) ]" + String(repeating: "-", count: 8) + "\n"
         for (name, value) in object.values {
             if values.binary == .omit, case .binary = value { continue }
-            out += name.padding(toLength: width, withPad: " ", startingAt: 0) + " | " + values.text(value).replacingOccurrences(of: "\n", with: "\\n") + "\n"
+            out += Self.key(name, width: width) + escaped(values.text(value)) + "\n"
         }
         return out
+    }
+
+    /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
+    /// the common values read in place.
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(ExpandedLayout(row.layout, width: width), for: row.layout)
+        count += 1
+        buffer.append(literal: "-[ RECORD ")
+        buffer.append(Int64(count))
+        buffer.append(layout.head)
+        buffer.append(row.pk)
+        buffer.append(literal: " ]--------\n")
+        for index in layout.keys.indices {
+            let value = row.borrowedValue(index)
+            var decoded: ObjectValue?
+            if case .other = value {
+                let full = try row.value(index)
+                if values.binary == .omit, case .binary = full { continue }
+                decoded = full
+            }
+            buffer.append(layout.keys[index])
+            let start = buffer.count
+            if let decoded {
+                buffer.append(values.text(decoded))
+            } else {
+                values.append(value, of: row, property: index, targets: layout.targets, to: &buffer)
+            }
+            escapeText(from: start, in: &buffer)
+            buffer.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// `name` padded (or cut) to `width`, then ` | `.
+    static func key(_ name: String, width: Int) -> String {
+        name.padding(toLength: width, withPad: " ", startingAt: 0) + " | "
+    }
+
+    private func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// Rewrites the text written from `start` as ``escaped(_:)`` would: byte by byte when each
+    /// character is one byte, through `String` otherwise.
+    private mutating func escapeText(from start: Int, in buffer: inout ByteBuffer) {
+        let found = buffer.withUnsafeBytes(from: start) { TextBytes($0) }
+        guard found.contains(.lineFeed) else { return }
+        guard found.isOneBytePerCharacter else {
+            let text = buffer.withUnsafeBytes(from: start) { String(decoding: $0, as: UTF8.self) }
+            buffer.removeSuffix(from: start)
+            buffer.append(escaped(text))
+            return
+        }
+        scratch.removeAll()
+        buffer.withUnsafeBytes(from: start) { scratch.append($0) }
+        buffer.removeSuffix(from: start)
+        scratch.withUnsafeBytes { text in
+            for byte in text {
+                if byte == UInt8(ascii: "\n") {
+                    buffer.append(literal: "\\n")
+                } else {
+                    buffer.append(byte)
+                }
+            }
+        }
+    }
+}
+
+/// What ``ExpandedRenderer`` writes for every object of one layout in the current section,
+/// prepared once.
+final class ExpandedLayout {
+    /// `: <Entity> p`, between the record number and the `Z_PK`.
+    let head: [UInt8]
+    /// The padded name and ` | ` by property.
+    let keys: [[UInt8]]
+    let targets: TargetPrefixes
+
+    init(_ layout: ObjectLayout, width: Int) {
+        head = Array(": \(layout.entity) p".utf8)
+        keys = layout.names.map { Array(ExpandedRenderer.key($0, width: width).utf8) }
+        targets = TargetPrefixes(layout)
     }
 }
 
@@ -280,78 +284,5 @@ final class CSVLayout {
         self.head = head
         self.columns = columns
         self.targets = targets
-    }
-}
-
-/// A box-drawn table per entity. Column widths come from the first batch of rows, so the table
-/// streams; later longer values are cut with `…`. Columns share the terminal width.
-package struct TableRenderer: ObjectRenderer {
-    package var values: PlainValues
-    package var terminalWidth: Int
-    package var batchSize: Int
-    private var properties: [String] = []
-    private var pending: [[String]] = []
-    private var widths: [Int]?
-
-    package init(values: PlainValues = PlainValues(), terminalWidth: Int = 120, batchSize: Int = 200) {
-        self.values = values
-        self.terminalWidth = terminalWidth
-        self.batchSize = batchSize
-    }
-
-    package mutating func beginSection(entity: String, properties: [String]) -> String {
-        self.properties = ["_pk"] + properties.filter { !(values.binary == .omit && $0.isEmpty) }
-        pending = []
-        widths = nil
-        return entity + "\n"
-    }
-
-    package mutating func render(_ object: StoredObject) -> String {
-        let row = [String(object.id.pk)] + properties.dropFirst().map { name in
-            (object.value(name).map(values.text) ?? "").replacingOccurrences(of: "\n", with: "↵")
-        }
-        if widths != nil { return line(row) }
-        pending.append(row)
-        return pending.count >= batchSize ? flush() : ""
-    }
-
-    package mutating func endSection() -> String {
-        var out = widths == nil ? flush() : ""
-        if let widths { out += border("└", "┴", "┘", widths) }
-        return out
-    }
-
-    private mutating func flush() -> String {
-        let widths = fit(properties.indices.map { column in
-            ([properties[column]] + pending.map { $0[column] }).map(\.count).max() ?? 1
-        })
-        self.widths = widths
-        var out = border("┌", "┬", "┐", widths) + line(properties) + border("├", "┼", "┤", widths)
-        for row in pending { out += line(row) }
-        pending = []
-        return out
-    }
-
-    /// Shrinks the widest columns until the table fits the terminal (at least 3 characters each).
-    private func fit(_ natural: [Int]) -> [Int] {
-        var widths = natural
-        let budget = terminalWidth - (3 * widths.count + 1)
-        while widths.reduce(0, +) > budget, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 3 {
-            widths[widest] -= 1
-        }
-        return widths
-    }
-
-    private func line(_ cells: [String]) -> String {
-        guard let widths = widths ?? Optional(properties.map(\.count)) else { return "" }
-        let parts = zip(cells, widths).map { cell, width -> String in
-            let text = cell.count > width ? String(cell.prefix(max(width - 1, 0))) + "…" : cell
-            return " " + text + String(repeating: " ", count: width - text.count) + " "
-        }
-        return "│" + parts.joined(separator: "│") + "│\n"
-    }
-
-    private func border(_ left: String, _ middle: String, _ right: String, _ widths: [Int]) -> String {
-        left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right + "\n"
     }
 }

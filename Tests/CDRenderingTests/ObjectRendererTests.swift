@@ -136,6 +136,26 @@ import Testing
         #expect(cut.contains("…"))
     }
 
+    /// Widths shrink as if the leftmost widest column lost one character at a time, however
+    /// wide a cell is.
+    @Test func tableWidthsShrinkOneCharacterAtATime() {
+        func oneAtATime(_ natural: [Int], terminalWidth: Int) -> [Int] {
+            var widths = natural
+            let budget = terminalWidth - (3 * widths.count + 1)
+            while widths.reduce(0, +) > budget, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 3 {
+                widths[widest] -= 1
+            }
+            return widths
+        }
+        for _ in 0..<2000 {
+            let natural = (0..<Int.random(in: 0...8)).map { _ in Int.random(in: 1...60) }
+            let terminalWidth = Int.random(in: 10...200)
+            #expect(TableRenderer.fit(natural, terminalWidth: terminalWidth) == oneAtATime(natural, terminalWidth: terminalWidth))
+        }
+        #expect(TableRenderer.fit([3, 1_000_000, 5], terminalWidth: 40) == [3, 22, 5])
+        #expect(TableRenderer.fit([9, 9, 9], terminalWidth: 30) == [6, 7, 7])
+    }
+
     @Test func expandedBlocks() {
         var renderer = ExpandedRenderer(values: PlainValues(null: "∅"))
         _ = renderer.beginSection(entity: "Task", properties: Self.task.values.map(\.name))

@@ -1,11 +1,13 @@
 @testable import CDRendering
+import CDModel
 import CDStore
 import CDTestSupport
 import Foundation
+import GRDB
 import Testing
 
-/// The JSON and CSV renderers write rows in place (``ObjectRow/borrowedValue(_:)``); on every
-/// corpus store they must write exactly what they write for the row's ``StoredObject``.
+/// The renderers write rows in place (``ObjectRow/borrowedValue(_:)``); on every corpus store
+/// they must write exactly what they write for the row's ``StoredObject``.
 @Suite(.temporaryDirectories, .tags(.corpusWide)) struct RowRenderingCorpusWideTests {
     /// The stores with a model cache: the others need a model from elsewhere, and
     /// CDCommandsTests dump those.
@@ -18,36 +20,201 @@ import Testing
         #expect(Self.cachedStores.count == 31)
     }
 
-    /// Each row rendered both ways by two renderers of the same kind, all entities.
-    static func compare(_ store: String, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
-        let reader = try ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path))
+    static func reader(_ store: String) throws -> ObjectReader {
+        try ObjectReader(snapshot: StoreSnapshot(path: Corpus.copyStore(store).path))
+    }
+
+    /// Each row rendered both ways by two renderers of the same kind, all entities, sections
+    /// opened and closed as the commands do.
+    static func compare(_ reader: ObjectReader, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
         var inPlace = makeRenderer(), viaObject = makeRenderer()
         var fast = ByteBuffer(), slow = ByteBuffer()
+        var open = false
         try reader.readRows(query, section: { section in
+            if open {
+                fast.append(inPlace.endSection())
+                slow.append(viaObject.endSection())
+            }
             fast.append(inPlace.beginSection(entity: section.entity, properties: section.properties))
             slow.append(viaObject.beginSection(entity: section.entity, properties: section.properties))
+            open = true
         }, row: { row in
             try inPlace.render(row, into: &fast)
             viaObject.render(try row.object(), into: &slow)
         })
-        #expect(fast.bytes == slow.bytes, "\(store): in-place output differs from the objects' output")
+        if open {
+            fast.append(inPlace.endSection())
+            slow.append(viaObject.endSection())
+        }
+        fast.append(inPlace.finish())
+        slow.append(viaObject.finish())
+        let inPlaceBytes = fast.bytes, objectBytes = slow.bytes
+        guard inPlaceBytes != objectBytes else { return }
+        let offset = inPlaceBytes.indices.first { $0 >= objectBytes.count || inPlaceBytes[$0] != objectBytes[$0] } ?? inPlaceBytes.count
+        func around(_ bytes: [UInt8]) -> String {
+            String(decoding: bytes[max(offset - 80, 0)..<min(offset + 80, bytes.count)], as: UTF8.self).debugDescription
+        }
+        Issue.record("\(type(of: inPlace)): in-place output differs from the objects' output at byte \(offset): \(around(inPlaceBytes)) instead of \(around(objectBytes))")
+    }
+
+    /// The properties of every entity of the store, and its to-many relationships.
+    static func properties(_ reader: ObjectReader) -> (names: [String], toMany: Set<String>) {
+        let all = reader.dumpableEntities.flatMap { reader.model.allProperties(of: $0) }
+        let toMany = all.compactMap { property -> String? in
+            if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
+            return nil
+        }
+        return (Set(all.map(\.name)).sorted(), Set(toMany))
     }
 
     @Test(arguments: cachedStores)
     func jsonInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
         for binary in BinaryMode.allCases {
-            try Self.compare(store, query: ObjectQuery()) { NDJSONRenderer(values: JSONValues(binary: binary)) }
+            try Self.compare(reader, query: ObjectQuery()) { NDJSONRenderer(values: JSONValues(binary: binary)) }
         }
-        try Self.compare(store, query: ObjectQuery()) { JSONRenderer() }
+        try Self.compare(reader, query: ObjectQuery()) { JSONRenderer() }
     }
 
     @Test(arguments: cachedStores)
     func csvInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
         for binary in BinaryMode.allCases {
-            try Self.compare(store, query: ObjectQuery(countsToMany: true)) {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
                 CSVRenderer(values: PlainValues(binary: binary, null: "a \"null\", quoted"))
             }
         }
+    }
+
+    /// Faults, counts and fetched members of to-many relationships, as `dump` asks for them.
+    @Test(arguments: cachedStores)
+    func descriptionInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        let toMany = Self.properties(reader).toMany
+        for query in [ObjectQuery(), ObjectQuery(countsToMany: true), ObjectQuery(includes: toMany)] {
+            try Self.compare(reader, query: query) { DescriptionRenderer() }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: toMany)) { DescriptionRenderer(listLimit: 1) }
+    }
+
+    /// The default line, and a template naming every property of the store (so each entity
+    /// also meets names it does not have), the object keys and escaped braces.
+    @Test(arguments: cachedStores)
+    func lineInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        let (names, toMany) = Self.properties(reader)
+        let template = "{_entity} {_id} {_pk} {{x}} }} {nope}: " + names.map { "\($0)={\($0)}" }.joined(separator: "|") + " é"
+        for binary in BinaryMode.allCases {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                LineRenderer(values: PlainValues(binary: binary, null: "it's nil"))
+            }
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                LineRenderer(template: template, values: PlainValues(binary: binary))
+            }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: toMany)) { LineRenderer() }
+    }
+
+    @Test(arguments: cachedStores)
+    func expandedInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        for binary in BinaryMode.allCases {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                ExpandedRenderer(values: PlainValues(binary: binary, null: "∅"))
+            }
+        }
+        try Self.compare(reader, query: ObjectQuery(includes: Self.properties(reader).toMany)) { ExpandedRenderer() }
+    }
+
+    /// Widths from a page of rows, then rows written to those widths: with the default page,
+    /// and with pages of a few rows on a narrow terminal, so most sections cut cells.
+    @Test(arguments: cachedStores)
+    func tableInPlaceMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        for binary in BinaryMode.allCases {
+            try Self.compare(reader, query: ObjectQuery(countsToMany: true)) {
+                TableRenderer(values: PlainValues(binary: binary, null: "∅"), terminalWidth: 60, batchSize: 3)
+            }
+        }
+        try Self.compare(reader, query: ObjectQuery(countsToMany: true)) { TableRenderer() }
+    }
+}
+
+/// Values the corpus may lack, written into a copy of a store: text where the in-place writers
+/// must leave bytes for `String` (characters beyond ASCII beside spaces, quotes and line
+/// breaks, `"\r\n"`, a space or quote with a combining accent, surrogate pairs, control
+/// characters), text SQLite holds but a `String` repairs (NUL, bad UTF-8), and numbers, dates
+/// and keys of the wrong type.
+@Suite(.temporaryDirectories) struct RowRenderingEdgeTests {
+    static let texts = [
+        "", "plain", "with space", "it's", "multi\nline", "crlf\r\nend", "cr\ronly", "\n",
+        " \u{301}accented", "'\u{301}", "é'ü x", "naïve", "emoji 👩‍👩‍👧 and 𝄞",
+        "tab\tquote\"back\\slash", "\u{1}\u{7F}control", "日本語のテキスト\n二行目",
+        String(repeating: "long ascii text ", count: 20), String(repeating: "ünïcödé ", count: 20),
+    ]
+
+    static func store() throws -> ObjectReader {
+        let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in
+            for (offset, text) in texts.enumerated() {
+                try db.execute(sql: "UPDATE ZPOST SET ZPOSTID = ? WHERE Z_PK = ?", arguments: [text, offset + 1])
+            }
+            try db.execute(sql: "UPDATE ZPOST SET ZPOSTID = CAST(x'610062' AS TEXT) WHERE Z_PK = 100")
+            try db.execute(sql: "UPDATE ZPOST SET ZPOSTID = CAST(x'ff61' AS TEXT) WHERE Z_PK = 101")
+            try db.execute(sql: "UPDATE ZPOST SET ZPOSTID = 42, ZDATE = 'soon', ZCOLOR = 'red' WHERE Z_PK = 102")
+            try db.execute(sql: "UPDATE ZPOST SET ZPOSTID = NULL, ZDATE = 9e999, ZCOLOR = NULL WHERE Z_PK = 103")
+            try db.execute(sql: "UPDATE ZPOST SET ZDATE = -1e12, ZCOLOR = 99999 WHERE Z_PK = 104")
+            try db.execute(sql: "UPDATE ZPOST SET ZDATE = 0.25, ZCOLOR = 1.5 WHERE Z_PK = 105")
+        }
+        try queue.close()
+        return try ObjectReader(snapshot: StoreSnapshot(path: store.path))
+    }
+
+    @Test func textFormatsInPlaceMatchObjects() throws {
+        let reader = try Self.store()
+        let query = ObjectQuery(entity: "Post", limit: 110, countsToMany: true)
+        let makers: [() -> any ObjectRenderer] = [
+            { DescriptionRenderer() },
+            { LineRenderer(values: PlainValues(null: "it's nil")) },
+            { LineRenderer(template: "{_pk}: {postID}|{date}|{color}") },
+            { ExpandedRenderer() },
+            { TableRenderer(terminalWidth: 40, batchSize: 50) },
+            { TableRenderer(terminalWidth: 200) },
+            { CSVRenderer() },
+            { NDJSONRenderer() },
+        ]
+        for makeRenderer in makers {
+            try RowRenderingCorpusWideTests.compare(reader, query: query, makeRenderer: makeRenderer)
+        }
+    }
+
+    /// A few of those values, in place, to the byte.
+    @Test func escapesInPlace() throws {
+        let reader = try Self.store()
+        var description = DescriptionRenderer(), line = LineRenderer(), expanded = ExpandedRenderer()
+        var descriptions = ByteBuffer(), lines = ByteBuffer(), blocks = ByteBuffer()
+        try reader.readRows(ObjectQuery(entity: "Post", limit: 13), section: { section in
+            _ = expanded.beginSection(entity: section.entity, properties: section.properties)
+        }, row: { row in
+            try description.render(row, into: &descriptions)
+            try line.render(row, into: &lines)
+            try expanded.render(row, into: &blocks)
+        })
+        func holds(_ buffer: ByteBuffer, _ text: String) -> Bool {
+            let bytes = buffer.bytes, wanted = Array(text.utf8)
+            return bytes.indices.contains { bytes[$0...].starts(with: wanted) }
+        }
+        #expect(holds(descriptions, "    postID = \"\";\n"))
+        #expect(holds(descriptions, "    postID = plain;\n"))
+        #expect(holds(descriptions, "    postID = \"crlf\\r\\nend\";\n"))
+        #expect(holds(descriptions, "    postID = \"emoji \\Ud83d\\Udc69\\U200d\\Ud83d\\Udc69\\U200d\\Ud83d\\Udc67 and \\Ud834\\Udd1e\";\n"))
+        #expect(holds(lines, " postID=''\n"))
+        #expect(holds(lines, " postID='it\\'s'\n"))
+        // A space with an accent on it is one character, and not a space.
+        #expect(holds(lines, " postID= \u{301}accented\n"))
+        #expect(holds(lines, " postID='é\\'ü x'\n"))
+        #expect(holds(blocks, "postID | multi\\nline\n"))
     }
 }
 
