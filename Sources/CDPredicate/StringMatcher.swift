@@ -4,11 +4,12 @@
 ///
 /// The answer is always the one ``StringMatching/stringSearch(_:_:flags:operation:)`` and
 /// ``StringMatching/like(_:pattern:flags:)`` give. When the value and the folded pattern are both
-/// *plain ASCII* — every byte below 0x80 and none a carriage return — each byte is one Character,
+/// *plain ASCII* — every byte from 0x01 to 0x7F but carriage return — each byte is one Character,
 /// `[c]` folds just A–Z to a–z and `[d]` changes nothing, so the operator runs on the bytes without
 /// making a String. Anything else takes the Unicode path with the pattern already folded. Carriage
-/// return is left to the Unicode path because CR LF is a single Character: "a\r\nb" does not contain
-/// "a\r".
+/// return is left to the Unicode path because CR LF is a single Character: "a\r\nb" does not begin
+/// with "a\r". NUL is left out so that a caller holding NUL-terminated text (SQLite's) can offer its
+/// full length to ``asciiMatch(_:)`` and look for a NUL only when the byte path declines.
 package final class StringMatcher: Sendable {
     /// Which operator the matcher applies.
     package enum Operator: Equatable, Sendable {
@@ -58,33 +59,67 @@ package final class StringMatcher: Sendable {
     /// The byte-level answer, or nil when the value or the pattern is not plain ASCII.
     package func asciiMatch(_ value: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard let asciiPattern, Self.isPlainASCII(UnsafeRawBufferPointer(value)) else { return nil }
-        return caseInsensitive ? byteMatch(LowercasedASCII(base: value), asciiPattern) : byteMatch(value, asciiPattern)
-    }
-
-    private func byteMatch<Text: RandomAccessCollection<UInt8>>(_ text: Text, _ needle: [UInt8]) -> Bool where Text.Index == Int {
         switch kind {
         case .like:
-            return StringMatching.likeMatches(text, asciiLikeTokens)
+            return caseInsensitive ? StringMatching.likeMatches(LowercasedASCII(base: value), asciiLikeTokens)
+                : StringMatching.likeMatches(value, asciiLikeTokens)
         case .search(let operation):
-            let length = text.count, count = needle.count
-            guard length >= count else { return false }
-            switch operation {
-            case .equal: return length == count && Self.bytes(text, at: 0, equal: needle)
-            case .beginsWith: return Self.bytes(text, at: 0, equal: needle)
-            case .endsWith: return Self.bytes(text, at: length - count, equal: needle)
-            case .contains: return (0...(length - count)).contains { Self.bytes(text, at: $0, equal: needle) }
+            return asciiPattern.withUnsafeBufferPointer { needle in
+                caseInsensitive ? Self.search(value, for: needle, operation: operation, caseInsensitive: true, fold: LowercasedASCII.fold)
+                    : Self.search(value, for: needle, operation: operation, caseInsensitive: false) { $0 }
             }
         }
     }
 
-    private static func bytes<Text: RandomAccessCollection<UInt8>>(_ text: Text, at start: Int, equal needle: [UInt8]) -> Bool
-    where Text.Index == Int {
-        var index = start
-        for byte in needle {
-            if text[index] != byte { return false }
-            index += 1
+    /// A search on bytes, each value byte read through `fold` (the needle is folded already).
+    @inline(__always)
+    private static func search(_ text: UnsafeBufferPointer<UInt8>, for needle: UnsafeBufferPointer<UInt8>,
+                               operation: StringMatching.SearchOperation, caseInsensitive: Bool, fold: (UInt8) -> UInt8) -> Bool {
+        let length = text.count, count = needle.count
+        guard count > 0 else { return operation != .equal || length == 0 }
+        guard length >= count, let text = text.baseAddress, let needle = needle.baseAddress else { return false }
+        func equal(at start: Int) -> Bool {
+            for index in 0..<count where fold(text[start + index]) != needle[index] { return false }
+            return true
         }
-        return true
+        switch operation {
+        case .equal: return length == count && equal(at: 0)
+        case .beginsWith: return equal(at: 0)
+        case .endsWith: return equal(at: length - count)
+        case .contains:
+            // Under [c] a lower-case letter also stands for its upper case: bit 0x20 set on both
+            // sides. Any other byte folds to itself.
+            let first = needle[0], caseBit: UInt8 = caseInsensitive && first &- UInt8(ascii: "a") < 26 ? 0x20 : 0
+            var start = 0
+            while let candidate = firstOffset(of: first, orWith: caseBit, in: text, from: start, through: length - count) {
+                if equal(at: candidate) { return true }
+                start = candidate + 1
+            }
+            return false
+        }
+    }
+
+    /// The first offset from `start` through `last` whose byte, with `caseBit` set, is `target`;
+    /// eight bytes at a time.
+    @inline(__always)
+    private static func firstOffset(of target: UInt8, orWith caseBit: UInt8, in text: UnsafePointer<UInt8>, from start: Int,
+                                    through last: Int) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        let targets = ones &* UInt64(target), caseBits = ones &* UInt64(caseBit)
+        var offset = start
+        while offset + 7 <= last {
+            let diff = (UInt64(littleEndian: UnsafeRawPointer(text + offset).loadUnaligned(as: UInt64.self)) | caseBits) ^ targets
+            // High bits mark the zero bytes of `diff`; only bytes above a true zero can be marked
+            // wrongly, so the lowest mark (the first byte in memory) is a match.
+            let zeros = (diff &- ones) & ~diff & highBits
+            if zeros != 0 { return offset + zeros.trailingZeroBitCount / 8 }
+            offset += 8
+        }
+        while offset <= last {
+            if text[offset] | caseBit == target { return offset }
+            offset += 1
+        }
+        return nil
     }
 
     private func unicodeMatch(_ value: String) -> Bool {
@@ -95,22 +130,22 @@ package final class StringMatcher: Sendable {
         }
     }
 
-    /// Whether every byte is below 0x80 and none is a carriage return; eight bytes at a time.
+    /// Whether every byte is from 0x01 to 0x7F and none is a carriage return; eight bytes at a time.
     static func isPlainASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         let carriageReturns = ones &* 0x0D
         var offset = 0
         while offset + 8 <= bytes.count {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            // A byte of `diff` is zero exactly where `word` holds a carriage return, and
-            // `(diff - ones) & ~diff` has a high bit set if and only if `diff` has a zero byte.
+            // `(x - ones) & ~x` has a high bit set if and only if `x` has a zero byte; a byte of
+            // `diff` is zero exactly where `word` holds a carriage return.
             let diff = word ^ carriageReturns
-            if (word | ((diff &- ones) & ~diff)) & highBits != 0 { return false }
+            if (word | ((word &- ones) & ~word) | ((diff &- ones) & ~diff)) & highBits != 0 { return false }
             offset += 8
         }
         while offset < bytes.count {
             let byte = bytes[offset]
-            if byte >= 0x80 || byte == 0x0D { return false }
+            if byte == 0 || byte >= 0x80 || byte == 0x0D { return false }
             offset += 1
         }
         return true
@@ -121,9 +156,10 @@ package final class StringMatcher: Sendable {
         let base: UnsafeBufferPointer<UInt8>
         var startIndex: Int { 0 }
         var endIndex: Int { base.count }
-        subscript(position: Int) -> UInt8 {
-            let byte = base[position]
-            return byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        subscript(position: Int) -> UInt8 { Self.fold(base[position]) }
+
+        static func fold(_ byte: UInt8) -> UInt8 {
+            byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
         }
     }
 }

@@ -56,8 +56,8 @@ public enum RandomText {
         return (ends.randomElement(using: &generator) ?? "") + pattern + (ends.randomElement(using: &generator) ?? "")
     }
 
-    /// Whether `text` is plain ASCII as the byte-level path sees it: no byte above 0x7F, no CR.
+    /// Whether `text` is plain ASCII as the byte-level path sees it: bytes 0x01 to 0x7F, no CR.
     public static func isPlainASCII(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        text.utf8.allSatisfy { $0 != 0 && $0 < 0x80 && $0 != 0x0D }
     }
 }
