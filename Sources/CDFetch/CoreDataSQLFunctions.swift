@@ -91,24 +91,32 @@ package enum CoreDataSQLFunctions {
         guard sqlite3_value_type(value) != SQLITE_NULL, sqlite3_value_type(pattern) != SQLITE_NULL else {
             return sqlite3_result_null(context)
         }
-        let matcher: StringMatcher, isNew: Bool
-        if let saved = sqlite3_get_auxdata(context, 1).map({ Unmanaged<StringMatcher>.fromOpaque($0).takeUnretainedValue() }),
-           saved.flags == flags, saved.kind == kind {
-            (matcher, isNew) = (saved, false)
-        } else {
-            (matcher, isNew) = (StringMatcher(pattern: text(pattern) ?? "", flags: flags, kind: kind), true)
+        if let saved = sqlite3_get_auxdata(context, 1) {
+            // SQLite holds the matcher for the whole call: no retain and release a row.
+            let answered = Unmanaged<StringMatcher>.fromOpaque(saved)._withUnsafeGuaranteedRef { matcher in
+                guard matcher.flags == flags, matcher.kind == kind else { return false }
+                sqlite3_result_int(context, matches(value, matcher) ? 1 : 0)
+                return true
+            }
+            if answered { return }
         }
-        let matched: Bool
-        if sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) {
-            // Up to the first NUL, as `text` (String(cString:)) has always read it.
-            let length = bytes.withMemoryRebound(to: CChar.self, capacity: 1) { strlen($0) }
-            matched = matcher.matches(utf8: UnsafeBufferPointer(start: bytes, count: length))
-        } else {
-            matched = matcher.matches(text(value) ?? "")
-        }
-        sqlite3_result_int(context, matched ? 1 : 0)
+        let matcher = StringMatcher(pattern: text(pattern) ?? "", flags: flags, kind: kind)
+        sqlite3_result_int(context, matches(value, matcher) ? 1 : 0)
         // Last, as SQLite asks: it may release the matcher before this call returns.
-        if isNew { sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(matcher).toOpaque(), releaseMatcher) }
+        sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(matcher).toOpaque(), releaseMatcher)
+    }
+
+    private static func matches(_ value: OpaquePointer?, _ matcher: StringMatcher) -> Bool {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else {
+            return matcher.matches(text(value) ?? "")
+        }
+        // The byte path declines text with a NUL in it, which `text` (String(cString:)) has always
+        // read up to the NUL only.
+        if let answer = matcher.asciiMatch(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))) {
+            return answer
+        }
+        let length = bytes.withMemoryRebound(to: CChar.self, capacity: 1) { strlen($0) }
+        return matcher.matches(utf8: UnsafeBufferPointer(start: bytes, count: length))
     }
 
     private static let releaseMatcher: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
