@@ -107,13 +107,15 @@ package final class StringMatcher: Sendable {
         let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         let targets = ones &* UInt64(target), caseBits = ones &* UInt64(caseBit)
         var offset = start
-        while offset + 7 <= last {
+        while offset <= last - 7 {
             let diff = (UInt64(littleEndian: UnsafeRawPointer(text + offset).loadUnaligned(as: UInt64.self)) | caseBits) ^ targets
             // High bits mark the zero bytes of `diff`; only bytes above a true zero can be marked
             // wrongly, so the lowest mark (the first byte in memory) is a match.
             let zeros = (diff &- ones) & ~diff & highBits
             if zeros != 0 { return offset + zeros.trailingZeroBitCount / 8 }
-            offset += 8
+            // The last few offsets as one word ending at `last`, which overlaps offsets already
+            // tested (and found wanting).
+            offset = offset < last - 7 && offset + 8 > last - 7 ? last - 7 : offset + 8
         }
         while offset <= last {
             if text[offset] | caseBit == target { return offset }
@@ -135,13 +137,14 @@ package final class StringMatcher: Sendable {
         let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         let carriageReturns = ones &* 0x0D
         var offset = 0
-        while offset + 8 <= bytes.count {
+        while offset <= bytes.count - 8 {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             // `(x - ones) & ~x` has a high bit set if and only if `x` has a zero byte; a byte of
             // `diff` is zero exactly where `word` holds a carriage return.
             let diff = word ^ carriageReturns
             if (word | ((word &- ones) & ~word) | ((diff &- ones) & ~diff)) & highBits != 0 { return false }
-            offset += 8
+            // The last few bytes as one word ending at the end, overlapping bytes already checked.
+            offset = offset < bytes.count - 8 && offset + 8 > bytes.count - 8 ? bytes.count - 8 : offset + 8
         }
         while offset < bytes.count {
             let byte = bytes[offset]
