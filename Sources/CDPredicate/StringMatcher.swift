@@ -104,24 +104,32 @@ package final class StringMatcher: Sendable {
     @inline(__always)
     private static func firstOffset(of target: UInt8, orWith caseBit: UInt8, in text: UnsafePointer<UInt8>, from start: Int,
                                     through last: Int) -> Int? {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        guard last - start >= 7 else {
+            return start <= last ? (start...last).first { text[$0] | caseBit == target } : nil
+        }
+        let ones: UInt64 = 0x0101_0101_0101_0101
         let targets = ones &* UInt64(target), caseBits = ones &* UInt64(caseBit)
-        var offset = start
-        while offset <= last - 7 {
+        // The first matching byte of the eight at `offset`, if any: the lowest marked zero byte
+        // of `diff` (bytes above a true zero can be marked wrongly, the lowest cannot).
+        func firstMatch(at offset: Int) -> Int? {
             let diff = (UInt64(littleEndian: UnsafeRawPointer(text + offset).loadUnaligned(as: UInt64.self)) | caseBits) ^ targets
-            // High bits mark the zero bytes of `diff`; only bytes above a true zero can be marked
-            // wrongly, so the lowest mark (the first byte in memory) is a match.
-            let zeros = (diff &- ones) & ~diff & highBits
-            if zeros != 0 { return offset + zeros.trailingZeroBitCount / 8 }
-            // The last few offsets as one word ending at `last`, which overlaps offsets already
-            // tested (and found wanting).
-            offset = offset < last - 7 && offset + 8 > last - 7 ? last - 7 : offset + 8
+            let zeros = zeroBytes(diff)
+            return zeros == 0 ? nil : offset + zeros.trailingZeroBitCount / 8
         }
-        while offset <= last {
-            if text[offset] | caseBit == target { return offset }
-            offset += 1
+        var offset = start
+        while offset < last - 7 {
+            if let match = firstMatch(at: offset) { return match }
+            offset += 8
         }
-        return nil
+        // The last eight offsets, overlapping some already tested (and found wanting).
+        return firstMatch(at: last - 7)
+    }
+
+    /// High bits set in the bytes of `word` that are zero (and maybe in bytes above a zero one):
+    /// nonzero if and only if `word` has a zero byte.
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
     private func unicodeMatch(_ value: String) -> Bool {
@@ -134,24 +142,21 @@ package final class StringMatcher: Sendable {
 
     /// Whether every byte is from 0x01 to 0x7F and none is a carriage return; eight bytes at a time.
     static func isPlainASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
-        let carriageReturns = ones &* 0x0D
-        var offset = 0
-        while offset <= bytes.count - 8 {
+        guard bytes.count >= 8 else {
+            return bytes.allSatisfy { $0 != 0 && $0 < 0x80 && $0 != 0x0D }
+        }
+        let carriageReturns: UInt64 = 0x0D0D_0D0D_0D0D_0D0D
+        func isPlain(at offset: Int) -> Bool {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            // `(x - ones) & ~x` has a high bit set if and only if `x` has a zero byte; a byte of
-            // `diff` is zero exactly where `word` holds a carriage return.
-            let diff = word ^ carriageReturns
-            if (word | ((word &- ones) & ~word) | ((diff &- ones) & ~diff)) & highBits != 0 { return false }
-            // The last few bytes as one word ending at the end, overlapping bytes already checked.
-            offset = offset < bytes.count - 8 && offset + 8 > bytes.count - 8 ? bytes.count - 8 : offset + 8
+            return (word | zeroBytes(word) | zeroBytes(word ^ carriageReturns)) & 0x8080_8080_8080_8080 == 0
         }
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            if byte == 0 || byte >= 0x80 || byte == 0x0D { return false }
-            offset += 1
+        var offset = 0
+        while offset < bytes.count - 8 {
+            if !isPlain(at: offset) { return false }
+            offset += 8
         }
-        return true
+        // The last eight bytes, overlapping some already checked.
+        return isPlain(at: bytes.count - 8)
     }
 
     /// Plain ASCII bytes read with A–Z folded to a–z, as `[c]` folds them.

@@ -58,7 +58,7 @@ import Testing
         ("kilo", "\u{212A}IL", .search(.beginsWith), 0x101, true),
         ("ABC", "b", .search(.contains), 0x101, true), ("ABC", "b", .search(.contains), 0, false),
         ("[x]", "[X]", .search(.equal), 0x101, true), ("@", "`", .search(.equal), 0x101, false),
-        ("abc", "", .search(.contains), 0, true), ("", "", .search(.equal), 0, true), ("", "a", .search(.endsWith), 0, false),
+        ("abc", "", .search(.contains), 0, true), ("aac", "ab", .search(.contains), 0, false), ("xxxxxxxxxxaab", "AB", .search(.contains), 0x101, true), ("", "", .search(.equal), 0, true), ("", "a", .search(.endsWith), 0, false),
         ("aXbXc", "a*b?c", .like, 0, true), ("AXBXC", "a*b?c", .like, 0x101, true), ("a*c", "a\\*c", .like, 0, true),
         ("abc", "abc\\", .like, 0, false), ("abc\\", "abc\\", .like, 0, true),
     ])
