@@ -50,8 +50,11 @@ let package = Package(
         .target(name: "CDChanges", dependencies: ["CDBase", "CDModel", "CDStore",
             .product(name: "GRDB", package: "GRDB.swift")]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
+        /// GRDBSQLite is SQLite's C API, for Core Data's string functions to read their arguments in place.
         .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore", "CDPredicate",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
         .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",

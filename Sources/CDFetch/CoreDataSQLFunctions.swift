@@ -1,6 +1,7 @@
 import CDPredicate
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Stand-ins for the SQL functions and collations Core Data registers on its connections
 /// (store-format.md §7.9, sqldebug.md §5), so the SQL cdstore generates — and SQL pasted from an
@@ -32,20 +33,18 @@ package enum CoreDataSQLFunctions {
     package typealias SearchOperation = StringMatching.SearchOperation
 
     /// Registers every function and collation on `db`.
+    ///
+    /// The functions are registered through SQLite's C API rather than GRDB's `DatabaseFunction`,
+    /// which would make a String of every argument of every row: they read the argument bytes in
+    /// place and keep the prepared pattern with the statement (``StringMatcher``). Registration
+    /// fails only when SQLite is out of memory; a statement that uses a function then fails with
+    /// SQLite's own "no such function" error.
     package static func register(in db: Database) {
-        db.add(function: DatabaseFunction("NSCoreDataLike", argumentCount: 3, pure: true) { values in
-            guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
-            return StringMatching.like(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
-        })
-        db.add(function: DatabaseFunction("NSCoreDataMatches", argumentCount: 3, pure: true) { values in
-            guard let value = text(values[0]), let pattern = text(values[1]) else { return nil }
-            return try matches(value, pattern: pattern, flags: Int.fromDatabaseValue(values[2]) ?? 0)
-        })
-        db.add(function: DatabaseFunction("NSCoreDataStringSearch", argumentCount: 4, pure: true) { values in
-            guard let value = text(values[0]), let search = text(values[1]) else { return nil }
-            let operation = SearchOperation(rawValue: Int.fromDatabaseValue(values[3]) ?? 1) ?? .contains
-            return StringMatching.stringSearch(value, search, flags: Int.fromDatabaseValue(values[2]) ?? 0, operation: operation)
-        })
+        let connection = db.sqliteConnection
+        let textRepresentation = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(connection, "NSCoreDataLike", 3, textRepresentation, nil, like, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "NSCoreDataMatches", 3, textRepresentation, nil, matches, nil, nil, nil)
+        sqlite3_create_function_v2(connection, "NSCoreDataStringSearch", 4, textRepresentation, nil, stringSearch, nil, nil, nil)
         let collations: [(String, @Sendable (String, String) -> ComparisonResult)] = [
             ("NSCollateNoCase", { $0.compare($1, options: .caseInsensitive) }),
             ("NSCollateNumericallyNoCase", { $0.compare($1, options: [.caseInsensitive, .numeric]) }),
@@ -58,24 +57,95 @@ package enum CoreDataSQLFunctions {
         }
     }
 
-    /// Text of a value as SQLite would convert it; NULL stays nil.
-    private static func text(_ value: DatabaseValue) -> String? {
-        switch value.storage {
-        case .null: return nil
-        case .string(let s): return s
-        case .int64(let i): return String(i)
-        case .double(let d): return String(d)
-        case .blob(let data): return String(decoding: data, as: UTF8.self)
+    private typealias Function = @convention(c) (OpaquePointer?, CInt, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+
+    private static let like: Function = { context, _, arguments in
+        guard let arguments else { return }
+        match(context, arguments, flags: integer(arguments[2]) ?? 0, kind: .like)
+    }
+
+    private static let stringSearch: Function = { context, _, arguments in
+        guard let arguments else { return }
+        let operation = SearchOperation(rawValue: integer(arguments[3]) ?? 1) ?? .contains
+        match(context, arguments, flags: integer(arguments[2]) ?? 0, kind: .search(operation))
+    }
+
+    private static let matches: Function = { context, _, arguments in
+        guard let arguments else { return }
+        guard let value = text(arguments[0]), let pattern = text(arguments[1]) else { return sqlite3_result_null(context) }
+        do throws(StringMatching.InvalidPattern) {
+            let matched = try StringMatching.matches(value, pattern: pattern, flags: integer(arguments[2]) ?? 0)
+            sqlite3_result_int(context, matched ? 1 : 0)
+        } catch {
+            sqlite3_result_error(context, "MATCHES: invalid regular expression \"\(error.pattern)\"", -1)
         }
     }
 
-    /// NSPredicate `MATCHES`: the ICU regular expression matches the whole value. Throws a
-    /// database error for an invalid expression, which ends the statement.
-    static func matches(_ value: String, pattern: String, flags: Int) throws -> Bool {
-        do {
-            return try StringMatching.matches(value, pattern: pattern, flags: flags)
-        } catch {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "MATCHES: invalid regular expression \"\(error.pattern)\"")
+    /// `LIKE` and the string searches: the value (argument 0) against the pattern (argument 1).
+    /// The pattern's ``StringMatcher`` is kept as SQLite's auxiliary data of argument 1, which
+    /// SQLite keeps for as long as that argument stays the same (a bound `?` or a literal: every
+    /// row of a statement) and drops when it changes.
+    private static func match(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>, flags: Int,
+                              kind: StringMatcher.Operator) {
+        let value = arguments[0], pattern = arguments[1]
+        guard sqlite3_value_type(value) != SQLITE_NULL, sqlite3_value_type(pattern) != SQLITE_NULL else {
+            return sqlite3_result_null(context)
+        }
+        if let saved = sqlite3_get_auxdata(context, 1) {
+            // SQLite holds the matcher for the whole call: no retain and release a row.
+            let answered = Unmanaged<StringMatcher>.fromOpaque(saved)._withUnsafeGuaranteedRef { matcher in
+                guard matcher.flags == flags, matcher.kind == kind else { return false }
+                sqlite3_result_int(context, matches(value, matcher) ? 1 : 0)
+                return true
+            }
+            if answered { return }
+        }
+        let matcher = StringMatcher(pattern: text(pattern) ?? "", flags: flags, kind: kind)
+        sqlite3_result_int(context, matches(value, matcher) ? 1 : 0)
+        // Last, as SQLite asks: it may release the matcher before this call returns.
+        sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(matcher).toOpaque(), releaseMatcher)
+    }
+
+    private static func matches(_ value: OpaquePointer?, _ matcher: StringMatcher) -> Bool {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else {
+            return matcher.matches(text(value) ?? "")
+        }
+        // The byte path declines text with a NUL in it, which `text` (String(cString:)) has always
+        // read up to the NUL only.
+        if let answer = matcher.asciiMatch(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))) {
+            return answer
+        }
+        let length = bytes.withMemoryRebound(to: CChar.self, capacity: 1) { strlen($0) }
+        return matcher.matches(utf8: UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    private static let releaseMatcher: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        if let pointer { Unmanaged<StringMatcher>.fromOpaque(pointer).release() }
+    }
+
+    /// An integer argument as GRDB's `Int.fromDatabaseValue` reads it: a float rounds toward
+    /// zero, text and blobs give nil.
+    private static func integer(_ value: OpaquePointer?) -> Int? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return Int(exactly: sqlite3_value_int64(value))
+        case SQLITE_FLOAT:
+            let number = sqlite3_value_double(value)
+            guard number >= Double(Int64.min), number < Double(Int64.max) else { return nil }
+            return Int(exactly: Int64(number))
+        default: return nil
+        }
+    }
+
+    /// Text of a value as SQLite would convert it; NULL stays nil.
+    private static func text(_ value: OpaquePointer?) -> String? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return String(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return String(sqlite3_value_double(value))
+        case SQLITE_TEXT: return sqlite3_value_text(value).map { String(cString: $0) }
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            return String(decoding: UnsafeRawBufferPointer(start: sqlite3_value_blob(value), count: count), as: UTF8.self)
+        default: return nil
         }
     }
 }

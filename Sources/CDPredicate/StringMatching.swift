@@ -40,7 +40,11 @@ package enum StringMatching {
 
     /// `==`, `CONTAINS`, `BEGINSWITH`, `ENDSWITH`.
     package static func stringSearch(_ value: String, _ search: String, flags: Int, operation: SearchOperation) -> Bool {
-        let haystack = fold(value, flags: flags), needle = fold(search, flags: flags)
+        self.search(fold(value, flags: flags), for: fold(search, flags: flags), operation: operation)
+    }
+
+    /// `stringSearch` on text that is already folded.
+    static func search(_ haystack: String, for needle: String, operation: SearchOperation) -> Bool {
         switch operation {
         case .equal: return haystack == needle
         case .contains: return needle.isEmpty || haystack.contains(needle)
@@ -63,28 +67,54 @@ package enum StringMatching {
 
     /// NSPredicate `LIKE`: `*`, `?` and `\` escapes over the whole value, by Character.
     package static func like(_ value: String, pattern: String, flags: Int) -> Bool {
-        let text = Array(fold(value, flags: flags))
-        var tokens: [LikeToken] = []
-        var escaping = false
-        for character in fold(pattern, flags: flags) {
-            if escaping {
-                tokens.append(.literal(character))
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else if character == "*" {
-                tokens.append(.anyRun)
-            } else if character == "?" {
-                tokens.append(.anyOne)
-            } else {
-                tokens.append(.literal(character))
+        likeMatches(Array(fold(value, flags: flags)), likeTokens(fold(pattern, flags: flags), escape: "\\", anyRun: "*", anyOne: "?"))
+    }
+
+    /// One element of a parsed `LIKE` pattern; `Unit` is a Character, or a byte when pattern
+    /// and value are plain ASCII (``StringMatcher``).
+    enum LikeToken<Unit: Equatable & Sendable>: Sendable {
+        case literal(Unit), anyOne, anyRun
+
+        func matches(_ unit: Unit) -> Bool {
+            switch self {
+            case .literal(let expected): return expected == unit
+            case .anyOne: return true
+            case .anyRun: return false
             }
         }
-        if escaping { tokens.append(.literal("\\")) }
+    }
+
+    /// A folded `LIKE` pattern as tokens: `escape` makes the next unit literal (a trailing one is
+    /// itself literal), `anyRun` is `*`, `anyOne` is `?`.
+    static func likeTokens<Pattern: Sequence>(_ pattern: Pattern, escape: Pattern.Element, anyRun: Pattern.Element,
+                                              anyOne: Pattern.Element) -> [LikeToken<Pattern.Element>] {
+        var tokens: [LikeToken<Pattern.Element>] = []
+        var escaping = false
+        for unit in pattern {
+            if escaping {
+                tokens.append(.literal(unit))
+                escaping = false
+            } else if unit == escape {
+                escaping = true
+            } else if unit == anyRun {
+                tokens.append(.anyRun)
+            } else if unit == anyOne {
+                tokens.append(.anyOne)
+            } else {
+                tokens.append(.literal(unit))
+            }
+        }
+        if escaping { tokens.append(.literal(escape)) }
+        return tokens
+    }
+
+    /// Whether the folded `text` matches the `LIKE` tokens as a whole.
+    static func likeMatches<Text: RandomAccessCollection>(_ text: Text, _ tokens: [LikeToken<Text.Element>]) -> Bool
+    where Text.Index == Int {
         // Greedy matching with one backtrack point per `*`: linear in practice, quadratic at worst.
-        var t = 0, p = 0
+        var t = text.startIndex, p = 0
         var star: (pattern: Int, text: Int)?
-        while t < text.count {
+        while t < text.endIndex {
             if p < tokens.count, tokens[p].matches(text[t]) {
                 t += 1
                 p += 1
@@ -101,18 +131,6 @@ package enum StringMatching {
         }
         while p < tokens.count, case .anyRun = tokens[p] { p += 1 }
         return p == tokens.count
-    }
-
-    private enum LikeToken {
-        case literal(Character), anyOne, anyRun
-
-        func matches(_ character: Character) -> Bool {
-            switch self {
-            case .literal(let expected): return expected == character
-            case .anyOne: return true
-            case .anyRun: return false
-            }
-        }
     }
 
     /// Compiled regular expressions by pattern and flags: a query calls `NSCoreDataMatches` once
