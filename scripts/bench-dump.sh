@@ -266,5 +266,12 @@ log "Summary"
         done
     } | md_table
 } | tee "$summary_file"
+# One line per case for bench-scale.sh: case, ratio, goal, cdstore and sqlite3 min/median/max ms,
+# cdstore peak RSS MiB.
+for c in "${cases[@]}"; do
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "${ratio[$c]}" "${goal_of[$c]}" \
+        "${min_ms[$c/cdstore]}/${median_ms[$c/cdstore]}/${max_ms[$c/cdstore]}" \
+        "${min_ms[$c/sqlite3]}/${median_ms[$c/sqlite3]}/${max_ms[$c/sqlite3]}" "${rss[$c/cdstore]}"
+done >"$work/dump-results.tsv"
 echo
 echo "summary written to ${summary_file#"$repo_root"/}; output sizes in ${sizes_file#"$repo_root"/}"

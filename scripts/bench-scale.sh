@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 17's scale table in one run: `inspect --no-counts` on a 1.4 GB store against the same
 # command on the 1M-row Posts store (and the largest temporary file cdstore made meanwhile),
-# then the dump and query cases of bench-dump.sh and bench-query.sh against the sqlite3 CLI.
+# then the dump and query cases of bench-dump.sh and bench-query.sh against the sqlite3 CLI, and
+# prints the issue's whole table (ratio, min/median/max, peak memory, PASS/MISS).
 #
 #   scripts/bench-scale.sh
 #
@@ -74,18 +75,36 @@ done
 wait "$pid"
 
 ratio=$(awk -v b="$median_big" -v p="$median_posts" 'BEGIN { printf "%.2f", b / p }')
-verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r <= g ? "PASS" : "MISS") }'; }
-log "Summary"
-{
-    echo "| case | now | goal | |"
-    echo "|---|---|---|---|"
-    echo "| inspect --no-counts, $(mib "$(size_of "$big_db")") MiB vs $(mib "$(size_of "$post_db")") MiB store (median ms, min–max) | ${ratio}× ($median_big vs $median_posts; $min_big–$max_big) | ≤ 1.5× | $(verdict "$ratio" 1.5) |"
-    echo "| largest temporary file during that inspect | $largest bytes | ≤ 1 MiB | $(verdict "$largest" 1048576) |"
-} | tee "$work/scale-summary.md"
+verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r + 0 <= g + 0 ? "PASS" : "MISS") }'; }
 
 for script in bench-dump.sh bench-query.sh; do
-    if [[ -x $script_dir/$script ]]; then
-        log "$script"
-        BENCH_SKIP_BUILD=1 BENCH_RUNS=$runs BENCH_WARMUP=$warmup "$script_dir/$script" | grep -E 'PASS|MISS|ratio' || true
-    fi
+    log "$script (full output in Benchmarks/work/${script%.sh}.log)"
+    BENCH_SKIP_BUILD=1 BENCH_RUNS=$runs BENCH_WARMUP=$warmup "$script_dir/$script" >"$work/${script%.sh}.log" 2>&1 \
+        || die "$script failed; see Benchmarks/work/${script%.sh}.log"
+    grep -E 'PASS|MISS' "$work/${script%.sh}.log" | grep -v '^|' || true
 done
+
+# result FILE CASE: the tab-separated fields of CASE in a results file of the two scripts.
+result() { awk -F'\t' -v c="$2" '$1 == c' "$work/$1"; }
+IFS=$'\t' read -r _ desc_ratio desc_goal desc_cd desc_sq _ < <(result dump-results.tsv posts-description)
+IFS=$'\t' read -r _ tmpl_ratio tmpl_goal tmpl_cd tmpl_sq _ < <(result dump-results.tsv posts-template)
+IFS=$'\t' read -r _ json_ratio json_goal json_cd json_sq _ < <(result dump-results.tsv posts-ndjson)
+IFS=$'\t' read -r _ cont_ratio cont_goal cont_cd cont_sq < <(result query-results.tsv contains)
+peak_rss=$(awk -F'\t' '$6 + 0 > m { m = $6 + 0 } END { printf "%.1f", m }' "$work/dump-results.tsv")
+
+log "Summary"
+{
+    echo "## Issue 17's table ($(date -u +%Y-%m-%d), cdstore $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, sqlite3 $(sqlite3 --version | cut -d' ' -f1), $runs runs after $warmup warmup, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo
+    echo "| case | now | min/median/max ms (cdstore; other) | goal | |"
+    echo "|---|---|---|---|---|"
+    echo "| \`inspect --no-counts\`, $(mib "$(size_of "$big_db")") MiB store vs $(mib "$(size_of "$post_db")") MiB | ${ratio}× | $min_big/$median_big/$max_big; $min_posts/$median_posts/$max_posts | ≤ 1.5× | $(verdict "$ratio" 1.5) |"
+    echo "| largest temporary file during that inspect | $largest bytes | | ≤ 1 MiB | $(verdict "$largest" 1048576) |"
+    echo "| \`dump Post --format description\` vs \`sqlite3 -line\` | ${desc_ratio}× | $desc_cd; $desc_sq | ≤ ${desc_goal}× | $(verdict "$desc_ratio" "$desc_goal") |"
+    echo "| \`dump Post --template \"{postID} {date}\"\` vs \`sqlite3 -line\` | ${tmpl_ratio}× | $tmpl_cd; $tmpl_sq | ≤ ${tmpl_goal}× | $(verdict "$tmpl_ratio" "$tmpl_goal") |"
+    echo "| \`query 'Post where postID CONTAINS \"ab\"' --count\` vs \`sqlite3\` \`instr\` | ${cont_ratio}× | $cont_cd; $cont_sq | ≤ ${cont_goal}× | $(verdict "$cont_ratio" "$cont_goal") |"
+    echo "| \`dump --format ndjson\` vs \`sqlite3 -json\` | ${json_ratio}× | $json_cd; $json_sq | ≤ ${json_goal}× | $(verdict "$json_ratio" "$json_goal") |"
+    echo "| peak memory of any dump (5 cases, 1M objects each) | $peak_rss MiB | | ≤ 64 MiB | $(verdict "$peak_rss" 64) |"
+} | tee "$work/scale-summary.md"
+echo
+echo "table saved to Benchmarks/work/scale-summary.md; per-script tables in Benchmarks/work/{dump,query}-summary.md"
