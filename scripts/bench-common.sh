@@ -9,6 +9,7 @@
 #   bench_stores_reusable         whether the stores already there have the right rows
 #   bench_check_stores            quick_check, row counts, cdstore inspect, file sizes
 #   time_cases LABEL NAME CMD...  mean/stddev (and user/system) of some commands
+#   time_interleaved LABEL A CMD B CMD  the same for two commands run in turn, and their ratio
 #
 # Environment knobs read by bench_init: BENCH_ROWS, BENCH_RUNS, BENCH_WARMUP,
 # BENCH_SKIP_BUILD, BENCH_NO_INSTALL, CDSTORE_CORPUS (see Benchmarks/README.md).
@@ -388,4 +389,59 @@ time_cases() {
                 "${mean_ms[$label/${names[k]}]}" "${sd_ms[$label/${names[k]}]}" "$runs"
         done
     fi
+}
+
+declare -A ratio_of=()  # key: label -> median over rounds of first command's time / second's
+
+# children_cpu_ms: user and system CPU milliseconds of this shell's finished children so far.
+children_cpu_ms() {
+    local line
+    line=$(times | tail -1)   # e.g. "0m1.234s 0m0.045s"
+    awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); printf "%.1f ", (p[1] * 60 + p[2]) * 1000 } }' <<<"$line"
+}
+
+# time_interleaved LABEL NAME1 CMD1 NAME2 CMD2: runs the two commands in turn, $warmup untimed
+# rounds then $runs timed ones. On a shared machine whose speed drifts from one second to the
+# next, running them alternately slows both alike, so the ratio is taken per round:
+# ratio_of[LABEL] is the median over the rounds of CMD1's time over CMD2's. Fills the arrays of
+# time_cases (mean, σ, min/median/max, mean user and system CPU) for both names.
+time_interleaved() {
+    local label=$1 names=("$2" "$4") cmds=("$3" "$5") r k t0 t1 cpu0 cpu1 u s
+    local -a wall0=() wall1=() user0=() user1=() sys0=() sys1=()
+    for ((r = 0; r < warmup; r++)); do
+        for k in 0 1; do eval "${cmds[k]}" >/dev/null 2>&1; done
+    done
+    for ((r = 0; r < runs; r++)); do
+        for k in 0 1; do
+            cpu0=$(children_cpu_ms)
+            t0=$(date +%s%N)
+            eval "${cmds[k]}" >/dev/null 2>&1 || die "failed: ${cmds[k]}"
+            t1=$(date +%s%N)
+            cpu1=$(children_cpu_ms)
+            read -r u s < <(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.1f %.1f\n", y[1] - x[1], y[2] - x[2] }')
+            if ((k == 0)); then wall0+=($(( t1 - t0 ))); user0+=("$u"); sys0+=("$s")
+            else wall1+=($(( t1 - t0 ))); user1+=("$u"); sys1+=("$s"); fi
+        done
+    done
+    local stats
+    for k in 0 1; do
+        local -n wall=wall$k user=user$k sys=sys$k
+        stats=$(printf '%s\n' "${wall[@]}" | sort -n | awk '
+            { t[NR] = $1 / 1e6; s += t[NR]; q += t[NR] * t[NR] }
+            END { m = s / NR; v = (NR > 1) ? (q - NR * m * m) / (NR - 1) : 0; if (v < 0) v = 0
+                  med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+                  printf "%.1f %.1f %.1f %.1f %.1f\n", m, sqrt(v), t[1], med, t[NR] }')
+        read -r "mean_ms[$label/${names[k]}]" "sd_ms[$label/${names[k]}]" "min_ms[$label/${names[k]}]" \
+            "median_ms[$label/${names[k]}]" "max_ms[$label/${names[k]}]" <<<"$stats"
+        user_ms[$label/${names[k]}]=$(printf '%s\n' "${user[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
+        sys_ms[$label/${names[k]}]=$(printf '%s\n' "${sys[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
+        unset -n wall user sys
+        printf '  %-28s %8s ms ± %s ms  (min %s, median %s, max %s; %d runs)\n' "$label ${names[k]}" \
+            "${mean_ms[$label/${names[k]}]}" "${sd_ms[$label/${names[k]}]}" "${min_ms[$label/${names[k]}]}" \
+            "${median_ms[$label/${names[k]}]}" "${max_ms[$label/${names[k]}]}" "$runs"
+    done
+    ratio_of[$label]=$(for ((r = 0; r < runs; r++)); do echo "${wall0[r]} ${wall1[r]}"; done \
+        | awk '{ print $1 / $2 }' | sort -g | awk '{ x[NR] = $1 }
+            END { printf "%.2f", (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }')
+    echo "  $label ${names[0]}/${names[1]}: median of per-round ratios ${ratio_of[$label]}"
 }

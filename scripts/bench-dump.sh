@@ -173,7 +173,8 @@ for c in "${cases[@]}"; do
         # Fixed cost: private copy of the store, open, model, first object.
         extra=(first-object "${cd_cmd[$c]} --limit 1 >/dev/null")
     fi
-    time_cases "$c" cdstore "${cd_cmd[$c]} >/dev/null" sqlite3 "${sq_cmd[$c]} >/dev/null" "${extra[@]}"
+    time_interleaved "$c" cdstore "${cd_cmd[$c]} >/dev/null" sqlite3 "${sq_cmd[$c]} >/dev/null"
+    if ((${#extra[@]})); then time_cases "$c" "${extra[@]}"; fi
 
     for tool in cdstore sqlite3; do
         if [[ $tool == cdstore ]]; then cmd=${cd_cmd[$c]}; else cmd=${sq_cmd[$c]}; fi
@@ -185,7 +186,7 @@ for c in "${cases[@]}"; do
         die "$c: cdstore printed ${objects[$c/cdstore]} objects, sqlite3 ${objects[$c/sqlite3]} rows"
     fi
 
-    ratio[$c]=$(awk -v a="${mean_ms[$c/cdstore]}" -v b="${mean_ms[$c/sqlite3]}" 'BEGIN { printf "%.2f", a / b }')
+    ratio[$c]=${ratio_of[$c]}
     echo "objects: ${objects[$c/cdstore]} from both; output: cdstore $(mib "${out_bytes[$c/cdstore]}") MiB, sqlite3 $(mib "${out_bytes[$c/sqlite3]}") MiB"
     echo "cdstore/sqlite3 time: ${ratio[$c]} (goal <= ${goal_of[$c]}: $(pass_miss "${ratio[$c]}" "${goal_of[$c]}"))"
     echo "peak RSS: cdstore ${rss[$c/cdstore]} MiB (goal <= $goal_rss_mib MiB: $(pass_miss "${rss[$c/cdstore]}" "$goal_rss_mib")), sqlite3 ${rss[$c/sqlite3]} MiB"
@@ -237,7 +238,7 @@ log "Summary"
     echo "## cdstore dump vs sqlite3 ($(date -u +%Y-%m-%d))"
     echo
     echo "$(nproc) cores, ${cpu:-unknown CPU}, sqlite3 $(sqlite3 --version | cut -d' ' -f1)," \
-         "cdstore $revision; mean ± σ of $runs runs after $warmup warmup, output to /dev/null;" \
+         "cdstore $revision; mean ± σ of $runs rounds (cdstore and sqlite3 run in turn) after $warmup warmup, output to /dev/null; ratio: the median of the per-round ratios;" \
          "load average ${load_before// /\/} before, ${load_after// /\/} after."
     echo "Goals: cdstore/sqlite3 ≤ 0.6 for ndjson, ≤ 1.0 for the others; cdstore peak RSS ≤ $goal_rss_mib MiB."
     echo
@@ -253,7 +254,7 @@ log "Summary"
         done
     } | md_table
     echo
-    echo "Spread and where the time goes (fastest/median/slowest run and mean CPU time per run from hyperfine;" \
+    echo "Spread and where the time goes (fastest/median/slowest run and mean CPU time per run;" \
          "first object = \`--limit 1\`: private copy of the store, open, model, one object):"
     echo
     {

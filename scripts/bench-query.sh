@@ -56,14 +56,14 @@ for c in "${cases[@]}"; do
     sq_count=$(eval "$sq_cmd")
     log "$c: Post where ${predicate_of[$c]}  |  $sq_sql  ($cd_count rows)"
     [[ $cd_count == "$sq_count" ]] || die "$c: cdstore counted $cd_count, sqlite3 $sq_count"
-    time_cases "$c" cdstore "$cd_cmd >/dev/null" sqlite3 "$sq_cmd >/dev/null"
-    ratio[$c]=$(awk -v a="${median_ms[$c/cdstore]}" -v b="${median_ms[$c/sqlite3]}" 'BEGIN { printf "%.2f", a / b }')
+    time_interleaved "$c" cdstore "$cd_cmd >/dev/null" sqlite3 "$sq_cmd >/dev/null"
+    ratio[$c]=${ratio_of[$c]}
     verdict[$c]=$(awk -v r="${ratio[$c]}" -v g="$goal" 'BEGIN { print (r <= g) ? "PASS" : "MISS" }')
 done
 
 log "Summary"
 {
-    echo "## cdstore query --count vs sqlite3 ($(date -u +%Y-%m-%d), cdstore $revision, median of $runs runs)"
+    echo "## cdstore query --count vs sqlite3 ($(date -u +%Y-%m-%d), cdstore $revision, $runs rounds; ratio: median of the per-round ratios)"
     echo
     echo "| case | cdstore ms (min/median/max) | sqlite3 ms (min/median/max) | ratio | goal |"
     echo "|---|---:|---:|---:|---|"
