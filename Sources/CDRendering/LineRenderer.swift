@@ -56,22 +56,12 @@ package struct LineRenderer: ObjectRenderer {
         buffer.append(literal: ": ")
         var first = true
         for index in layout.keys.indices {
-            let value = row.borrowedValue(index)
-            var decoded: ObjectValue?
-            if case .other = value {
-                let full = try row.value(index)
-                if isOmitted(full) { continue }
-                decoded = full
-            }
+            guard let value = try values.read(index, of: row) else { continue }
             if !first { buffer.append(UInt8(ascii: " ")) }
             first = false
             buffer.append(layout.keys[index])
             let start = buffer.count
-            if let decoded {
-                buffer.append(values.text(decoded))
-            } else {
-                values.append(value, of: row, property: index, targets: layout.targets, to: &buffer)
-            }
+            values.append(value, of: row, property: index, targets: layout.targets, to: &buffer)
             quoteText(from: start, in: &buffer)
         }
         buffer.append(UInt8(ascii: "\n"))

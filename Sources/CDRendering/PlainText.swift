@@ -22,6 +22,34 @@ extension PlainValues {
     }
 }
 
+/// A property's value as the text formats read it from a row: in place when it can be, decoded
+/// otherwise (see ``BorrowedValue/other``).
+enum PropertyValue {
+    case inPlace(BorrowedValue)
+    case decoded(ObjectValue)
+}
+
+extension PlainValues {
+    /// Property `index` of `row`, or nil when it is binary data and ``binary`` is
+    /// ``BinaryMode/omit`` (the formats that list properties by name leave those out).
+    func read(_ index: Int, of row: borrowing ObjectRow) throws -> PropertyValue? {
+        let value = row.borrowedValue(index)
+        guard case .other = value else { return .inPlace(value) }
+        let full = try row.value(index)
+        if binary == .omit, case .binary = full { return nil }
+        return .decoded(full)
+    }
+
+    /// Writes ``text(_:)`` of `value`, property `index` of `row`.
+    func append(_ value: PropertyValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
+                to buffer: inout ByteBuffer) {
+        switch value {
+        case .inPlace(let borrowed): append(borrowed, of: row, property: index, targets: targets, to: &buffer)
+        case .decoded(let decoded): buffer.append(text(decoded))
+        }
+    }
+}
+
 /// What a piece of text holds, found in one pass over its UTF-8 bytes: enough to tell when a
 /// text format may quote, escape or measure it byte by byte. A `String`'s characters are
 /// grapheme clusters (`"\r\n"` is one, so is a space followed by a combining accent), so text

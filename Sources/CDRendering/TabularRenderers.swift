@@ -73,20 +73,10 @@ package struct ExpandedRenderer: ObjectRenderer {
         buffer.append(row.pk)
         buffer.append(literal: " ]--------\n")
         for index in layout.keys.indices {
-            let value = row.borrowedValue(index)
-            var decoded: ObjectValue?
-            if case .other = value {
-                let full = try row.value(index)
-                if values.binary == .omit, case .binary = full { continue }
-                decoded = full
-            }
+            guard let value = try values.read(index, of: row) else { continue }
             buffer.append(layout.keys[index])
             let start = buffer.count
-            if let decoded {
-                buffer.append(values.text(decoded))
-            } else {
-                values.append(value, of: row, property: index, targets: layout.targets, to: &buffer)
-            }
+            values.append(value, of: row, property: index, targets: layout.targets, to: &buffer)
             escapeText(from: start, in: &buffer)
             buffer.append(UInt8(ascii: "\n"))
         }
