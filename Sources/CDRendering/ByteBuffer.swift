@@ -192,14 +192,24 @@ package struct ByteBuffer: @unchecked Sendable {
         text.withUTF8 { appendJSONString($0) }
     }
 
-    /// A JSON string literal of UTF-8 bytes, escaped as for a `String`.
+    /// A JSON string literal of UTF-8 bytes, escaped as for a `String`. Most values need no
+    /// escape at all, so the bytes are checked eight at a time and a word without a control
+    /// character, quote or backslash is passed over whole.
     package mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
         append(UInt8(ascii: "\""))
         var start = 0
-        for index in 0..<utf8.count {
+        var index = 0
+        while index < utf8.count {
+            if utf8.count - index >= 8, let base = utf8.baseAddress,
+               !Self.needsJSONEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = utf8[index]
+            index += 1
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            let escaped = index - 1
+            append(UnsafeBufferPointer(rebasing: utf8[start..<escaped]))
             append(UInt8(ascii: "\\"))
             switch byte {
             case 0x22: append(UInt8(ascii: "\""))
@@ -212,10 +222,20 @@ package struct ByteBuffer: @unchecked Sendable {
                 append(Self.hexDigits[Int(byte >> 4)])
                 append(Self.hexDigits[Int(byte & 0xF)])
             }
-            start = index + 1
+            start = index
         }
         append(UnsafeBufferPointer(rebasing: utf8[start...]))
         append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is below 0x20, a quote or a backslash (exact,
+    /// with the usual "has a zero byte" bit tricks: a byte below n borrows into its high bit).
+    @inline(__always)
+    private static func needsJSONEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highBits != 0 }
+        let belowSpace = (word &- ones &* 0x20) & ~word & highBits != 0
+        return belowSpace || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 
     static let hexDigits = Array("0123456789abcdef".utf8)

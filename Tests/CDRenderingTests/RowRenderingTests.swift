@@ -258,6 +258,45 @@ import Testing
         #expect(copy.text == (0..<1000).map(String.init).joined())
     }
 
+    /// The word-at-a-time scan against a byte-at-a-time escape: every byte that needs an escape
+    /// (and bytes next to them in value) at every position of a 20-byte string, then random
+    /// strings of ASCII, control characters and multi-byte characters.
+    @Test func jsonStringsEscapedWhereverTheSpecialByteIs() {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [0x22]
+            for byte in bytes {
+                switch byte {
+                case 0x22: out += Array(#"\""#.utf8)
+                case 0x5C: out += Array(#"\\"#.utf8)
+                case 0x0A: out += Array(#"\n"#.utf8)
+                case 0x0D: out += Array(#"\r"#.utf8)
+                case 0x09: out += Array(#"\t"#.utf8)
+                case 0..<0x20: out += Array(#"\u00"#.utf8) + Array(String(format: "%02x", byte).utf8)
+                default: out.append(byte)
+                }
+            }
+            return out + [0x22]
+        }
+        func escaped(_ bytes: [UInt8]) -> [UInt8] {
+            var buffer = ByteBuffer()
+            bytes.withUnsafeBufferPointer { buffer.appendJSONString($0) }
+            return buffer.bytes
+        }
+        for special: UInt8 in [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0xC3] {
+            for position in 0..<20 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 20)
+                bytes[position] = special
+                #expect(escaped(bytes) == reference(bytes), "byte \(special) at \(position)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [[0x22], [0x5C], [0x0A], [0x01], [0x41], [0x20], Array("é".utf8), Array("😀".utf8)]
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...40, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator) ?? [] }
+            #expect(escaped(text) == reference(text), "\(text)")
+        }
+    }
+
     @Test func csvFieldsQuotedWhereverTheSpecialByteIs() {
         for special in [",", "\"", "\n", "\r"] {
             for position in 0..<20 {
