@@ -393,11 +393,12 @@ time_cases() {
 
 declare -A ratio_of=()  # key: label -> median over rounds of first command's time / second's
 
-# children_cpu_ms: user and system CPU milliseconds of this shell's finished children so far.
-children_cpu_ms() {
-    local line
-    line=$(times | tail -1)   # e.g. "0m1.234s 0m0.045s"
-    awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); printf "%.1f ", (p[1] * 60 + p[2]) * 1000 } }' <<<"$line"
+# cpu_delta BEFORE AFTER: user and system CPU milliseconds between two outputs of `times`
+# (its second line: this shell's finished children, e.g. "0m1.234s 0m0.045s"). `times` must
+# run in this shell itself: in a command substitution it would report the subshell's children.
+cpu_delta() {
+    tail -q -n 1 "$1" "$2" | awk '{ for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t[NR, i] = (p[1] * 60 + p[2]) * 1000 } }
+        END { printf "%.1f %.1f\n", t[2, 1] - t[1, 1], t[2, 2] - t[1, 2] }'
 }
 
 # time_interleaved LABEL NAME1 CMD1 NAME2 CMD2: runs the two commands in turn, $warmup untimed
@@ -406,19 +407,19 @@ children_cpu_ms() {
 # ratio_of[LABEL] is the median over the rounds of CMD1's time over CMD2's. Fills the arrays of
 # time_cases (mean, σ, min/median/max, mean user and system CPU) for both names.
 time_interleaved() {
-    local label=$1 names=("$2" "$4") cmds=("$3" "$5") r k t0 t1 cpu0 cpu1 u s
+    local label=$1 names=("$2" "$4") cmds=("$3" "$5") r k t0 t1 u s
     local -a wall0=() wall1=() user0=() user1=() sys0=() sys1=()
     for ((r = 0; r < warmup; r++)); do
         for k in 0 1; do eval "${cmds[k]}" >/dev/null 2>&1; done
     done
     for ((r = 0; r < runs; r++)); do
         for k in 0 1; do
-            cpu0=$(children_cpu_ms)
+            times >"$tmp_dir/times.before"
             t0=$(date +%s%N)
             eval "${cmds[k]}" >/dev/null 2>&1 || die "failed: ${cmds[k]}"
             t1=$(date +%s%N)
-            cpu1=$(children_cpu_ms)
-            read -r u s < <(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.1f %.1f\n", y[1] - x[1], y[2] - x[2] }')
+            times >"$tmp_dir/times.after"
+            read -r u s < <(cpu_delta "$tmp_dir/times.before" "$tmp_dir/times.after")
             if ((k == 0)); then wall0+=($(( t1 - t0 ))); user0+=("$u"); sys0+=("$s")
             else wall1+=($(( t1 - t0 ))); user1+=("$u"); sys1+=("$s"); fi
         done

@@ -170,7 +170,7 @@ for c in "${cases[@]}"; do
     log "Timing $c"
     extra=()
     if [[ $c == *-ndjson ]]; then
-        # Fixed cost: private copy of the store, open, model, first object.
+        # Fixed cost: open the store, model, first object.
         extra=(first-object "${cd_cmd[$c]} --limit 1 >/dev/null")
     fi
     time_interleaved "$c" cdstore "${cd_cmd[$c]} >/dev/null" sqlite3 "${sq_cmd[$c]} >/dev/null"
@@ -255,7 +255,7 @@ log "Summary"
     } | md_table
     echo
     echo "Spread and where the time goes (fastest/median/slowest run and mean CPU time per run;" \
-         "first object = \`--limit 1\`: private copy of the store, open, model, one object):"
+         "first object = \`--limit 1\`: open the store, read the model, one object):"
     echo
     {
         echo "case${tab}cdstore min/median/max ms${tab}sqlite3 min/median/max ms${tab}cdstore user ms${tab}cdstore sys ms${tab}sqlite3 user ms${tab}sqlite3 sys ms${tab}cdstore first object ms"

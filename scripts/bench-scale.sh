@@ -89,6 +89,7 @@ result() { awk -F'\t' -v c="$2" '$1 == c' "$work/$1"; }
 IFS=$'\t' read -r _ desc_ratio desc_goal desc_cd desc_sq _ < <(result dump-results.tsv posts-description)
 IFS=$'\t' read -r _ tmpl_ratio tmpl_goal tmpl_cd tmpl_sq _ < <(result dump-results.tsv posts-template)
 IFS=$'\t' read -r _ json_ratio json_goal json_cd json_sq _ < <(result dump-results.tsv posts-ndjson)
+IFS=$'\t' read -r _ books_ratio books_goal books_cd books_sq _ < <(result dump-results.tsv books-ndjson)
 IFS=$'\t' read -r _ cont_ratio cont_goal cont_cd cont_sq < <(result query-results.tsv contains)
 peak_rss=$(awk -F'\t' '$6 + 0 > m { m = $6 + 0 } END { printf "%.1f", m }' "$work/dump-results.tsv")
 
@@ -103,7 +104,8 @@ log "Summary"
     echo "| \`dump Post --format description\` vs \`sqlite3 -line\` | ${desc_ratio}× | $desc_cd; $desc_sq | ≤ ${desc_goal}× | $(verdict "$desc_ratio" "$desc_goal") |"
     echo "| \`dump Post --template \"{postID} {date}\"\` vs \`sqlite3 -line\` | ${tmpl_ratio}× | $tmpl_cd; $tmpl_sq | ≤ ${tmpl_goal}× | $(verdict "$tmpl_ratio" "$tmpl_goal") |"
     echo "| \`query 'Post where postID CONTAINS \"ab\"' --count\` vs \`sqlite3\` \`instr\` | ${cont_ratio}× | $cont_cd; $cont_sq | ≤ ${cont_goal}× | $(verdict "$cont_ratio" "$cont_goal") |"
-    echo "| \`dump --format ndjson\` vs \`sqlite3 -json\` | ${json_ratio}× | $json_cd; $json_sq | ≤ ${json_goal}× | $(verdict "$json_ratio" "$json_goal") |"
+    echo "| \`dump Post --format ndjson\` vs \`sqlite3 -json\` | ${json_ratio}× | $json_cd; $json_sq | ≤ ${json_goal}× | $(verdict "$json_ratio" "$json_goal") |"
+    echo "| \`dump Book --format ndjson\` (Book + GraphicNovel) vs \`sqlite3 -json\` | ${books_ratio}× | $books_cd; $books_sq | ≤ ${books_goal}× | $(verdict "$books_ratio" "$books_goal") |"
     echo "| peak memory of any dump (5 cases, 1M objects each) | $peak_rss MiB | | ≤ 64 MiB | $(verdict "$peak_rss" 64) |"
 } | tee "$work/scale-summary.md"
 echo
