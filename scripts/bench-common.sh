@@ -337,13 +337,24 @@ bench_check_stores() {
 # --------------------------------------------------------------------------
 declare -A mean_ms=()   # key: "<label>/<case>" -> mean milliseconds
 declare -A sd_ms=()
-declare -A user_ms=()   # mean user and system CPU time (hyperfine only, else n/a)
+declare -A user_ms=()   # mean user and system CPU time (hyperfine or time_interleaved; n/a otherwise)
 declare -A sys_ms=()
-declare -A min_ms=()    # fastest, median and slowest run (hyperfine only, else n/a)
+declare -A min_ms=()    # fastest, median and slowest run
 declare -A median_ms=()
 declare -A max_ms=()
 
-# time_cases LABEL NAME CMD [NAME CMD ...]: mean and stddev of each command.
+# summarize DIVISOR FORMAT: reads one number a line and prints their mean, sample standard
+# deviation, minimum, median and maximum, each divided by DIVISOR and printed with FORMAT.
+summarize() {
+    sort -g | awk -v d="$1" -v f="$2" '
+        { t[NR] = $1 / d; s += t[NR]; q += t[NR] * t[NR] }
+        END { m = s / NR; v = (NR > 1) ? (q - NR * m * m) / (NR - 1) : 0; if (v < 0) v = 0
+              med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+              printf f " " f " " f " " f " " f "\n", m, sqrt(v), t[1], med, t[NR] }'
+}
+
+# time_cases LABEL NAME CMD [NAME CMD ...]: mean and stddev of each command (with hyperfine also
+# CPU times; min, median and max either way).
 time_cases() {
     local label=$1; shift
     local names=() cmds=()
@@ -375,16 +386,10 @@ time_cases() {
                 t1=$(date +%s%N)
                 samples+=($(( t1 - t0 )))
             done
-            read -r "mean_ms[$label/${names[k]}]" "sd_ms[$label/${names[k]}]" < <(
-                printf '%s\n' "${samples[@]}" | awk '
-                    { s += $1; q += $1 * $1; n++ }
-                    END { m = s / n; v = (n > 1) ? (q - n * m * m) / (n - 1) : 0; if (v < 0) v = 0
-                          printf "%.1f %.1f\n", m / 1e6, sqrt(v) / 1e6 }')
+            read -r "mean_ms[$label/${names[k]}]" "sd_ms[$label/${names[k]}]" "min_ms[$label/${names[k]}]" \
+                "median_ms[$label/${names[k]}]" "max_ms[$label/${names[k]}]" < <(printf '%s\n' "${samples[@]}" | summarize 1e6 %.1f)
             user_ms[$label/${names[k]}]=n/a
             sys_ms[$label/${names[k]}]=n/a
-            min_ms[$label/${names[k]}]=n/a
-            median_ms[$label/${names[k]}]=n/a
-            max_ms[$label/${names[k]}]=n/a
             printf '  %-28s %8s ms ± %s ms  (%d runs)\n' "$label ${names[k]}" \
                 "${mean_ms[$label/${names[k]}]}" "${sd_ms[$label/${names[k]}]}" "$runs"
         done
@@ -424,25 +429,19 @@ time_interleaved() {
             else wall1+=($(( t1 - t0 ))); user1+=("$u"); sys1+=("$s"); fi
         done
     done
-    local stats
+    local rest
     for k in 0 1; do
         local -n wall=wall$k user=user$k sys=sys$k
-        stats=$(printf '%s\n' "${wall[@]}" | sort -n | awk '
-            { t[NR] = $1 / 1e6; s += t[NR]; q += t[NR] * t[NR] }
-            END { m = s / NR; v = (NR > 1) ? (q - NR * m * m) / (NR - 1) : 0; if (v < 0) v = 0
-                  med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-                  printf "%.1f %.1f %.1f %.1f %.1f\n", m, sqrt(v), t[1], med, t[NR] }')
         read -r "mean_ms[$label/${names[k]}]" "sd_ms[$label/${names[k]}]" "min_ms[$label/${names[k]}]" \
-            "median_ms[$label/${names[k]}]" "max_ms[$label/${names[k]}]" <<<"$stats"
-        user_ms[$label/${names[k]}]=$(printf '%s\n' "${user[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
-        sys_ms[$label/${names[k]}]=$(printf '%s\n' "${sys[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
+            "median_ms[$label/${names[k]}]" "max_ms[$label/${names[k]}]" < <(printf '%s\n' "${wall[@]}" | summarize 1e6 %.1f)
+        read -r "user_ms[$label/${names[k]}]" rest < <(printf '%s\n' "${user[@]}" | summarize 1 %.1f)
+        read -r "sys_ms[$label/${names[k]}]" rest < <(printf '%s\n' "${sys[@]}" | summarize 1 %.1f)
         unset -n wall user sys
         printf '  %-28s %8s ms ± %s ms  (min %s, median %s, max %s; %d runs)\n' "$label ${names[k]}" \
             "${mean_ms[$label/${names[k]}]}" "${sd_ms[$label/${names[k]}]}" "${min_ms[$label/${names[k]}]}" \
             "${median_ms[$label/${names[k]}]}" "${max_ms[$label/${names[k]}]}" "$runs"
     done
-    ratio_of[$label]=$(for ((r = 0; r < runs; r++)); do echo "${wall0[r]} ${wall1[r]}"; done \
-        | awk '{ print $1 / $2 }' | sort -g | awk '{ x[NR] = $1 }
-            END { printf "%.2f", (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }')
+    read -r rest rest rest "ratio_of[$label]" rest < <(for ((r = 0; r < runs; r++)); do echo "${wall0[r]} ${wall1[r]}"; done \
+        | awk '{ print $1 / $2 }' | summarize 1 %.2f)
     echo "  $label ${names[0]}/${names[1]}: median of per-round ratios ${ratio_of[$label]}"
 }

@@ -275,9 +275,12 @@ public final class ObjectReader {
             orderTerms.append(column.name.quotedDatabaseIdentifier + (key.ascending ? "" : " DESC"))
         }
         orderTerms.append("Z_PK")
+        // When every entity the table stores is wanted, the unary `+` keeps SQLite off the Z_ENT
+        // index: one scan in Z_PK (rowid) order needs no index lookups per row and no sort.
+        let wholeTable = Set(table.entities.compactMap(mapping.entityNumber(of:))).isSubset(of: ents)
         var sql = "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
             + " FROM " + table.name.quotedDatabaseIdentifier
-            + " WHERE Z_ENT IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
+            + " WHERE " + (wholeTable ? "+Z_ENT" : "Z_ENT") + " IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
             + " ORDER BY " + orderTerms.joined(separator: ", ")
         var arguments = StatementArguments(ents)
         if query.limit != nil || query.offset != nil {
