@@ -82,6 +82,22 @@ import Testing
         #expect(prices == prices.sorted(by: >))
     }
 
+    /// A table read whole (Book and its sub-entity) and a part of it (GraphicNovel alone) take
+    /// different WHERE clauses; both must list exactly their rows in Z_PK order.
+    @Test func wholeTableAndSubentityAloneListTheirRowsInKeyOrder() throws {
+        let reader = try Self.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        let expected = try reader.snapshot.read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM ZBOOK ORDER BY Z_PK").map { (pk: $0["Z_PK"] as Int64, ent: $0["Z_ENT"] as Int) }
+        }
+        let novelEnt = try #require(reader.mapping.entityNumber(of: "GraphicNovel"))
+        for (entity, wanted) in [("Book", expected), ("GraphicNovel", expected.filter { $0.ent == novelEnt })] {
+            var keys: [Int64] = []
+            try reader.read(ObjectQuery(entity: entity), section: { _ in }, object: { keys.append($0.id.pk) })
+            #expect(keys == wanted.map(\.pk), "\(entity)")
+        }
+        #expect(expected.count == 52)
+    }
+
     @Test func orderedManyToManyFollowsItsOrderColumn() throws {
         let reader = try Self.reader("osxphotos-photos-15.4.1/Photos.sqlite")
         var albums: [StoredObject] = []
