@@ -1,10 +1,10 @@
 # shellcheck shell=bash disable=SC2034  # variables here are read by the scripts that source this
-# Shared by the benchmark scripts (bench-inspect.sh, bench-dump.sh); source it,
-# don't run it. It holds the steps both need:
+# Shared by the benchmark scripts (scripts/bench-*.sh); source it,
+# don't run it. It holds the steps they share:
 #
 #   bench_init NAME RUNS WARMUP   knobs, checks, scratch dir in /tmp
 #   bench_tools                   hyperfine and GNU time (installed when possible)
-#   bench_build                   release build in .build-bench; sets $cdstore
+#   bench_build                   release build in .build-bench; sets $cdstore to a private copy
 #   bench_create_stores           Benchmarks/work/{Posts,Books}.sqlite, 1M rows each
 #   bench_stores_reusable         whether the stores already there have the right rows
 #   bench_check_stores            quick_check, row counts, cdstore inspect, file sizes
@@ -110,6 +110,9 @@ bench_build() {
     cdstore=$bin_dir/cdstore
     [[ -x $cdstore ]] || die "no binary at $cdstore"
     echo "binary: $cdstore"
+    # Timed runs use a private copy, so a build in another shell cannot swap the binary mid-run.
+    cp -- "$cdstore" "$tmp_dir/cdstore"
+    cdstore=$tmp_dir/cdstore
 }
 
 # --------------------------------------------------------------------------

@@ -27,8 +27,6 @@ goal_ms=100
 bench_init bench-console 10 2
 bench_tools
 bench_build
-cp -- "$cdstore" "$tmp_dir/cdstore"
-cdstore=$tmp_dir/cdstore
 
 bench_prepare_stores
 bench_check_stores

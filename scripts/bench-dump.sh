@@ -32,10 +32,7 @@ command -v wc >/dev/null || die "wc is required"
 bench_tools
 bench_build
 
-# The other scripts (and people) may rebuild .build-bench while this runs:
-# time a private copy of the binary, and say what it was built from.
-cp -- "$cdstore" "$tmp_dir/cdstore"
-cdstore=$tmp_dir/cdstore
+# Say what the binary (a private copy, see bench_build) was built from.
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ -n $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]]; then
     revision="$revision + uncommitted changes in Sources/"

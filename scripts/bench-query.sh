@@ -20,8 +20,6 @@ goal=1.5
 bench_init bench-query 5 1
 bench_tools
 bench_build
-cp -- "$cdstore" "$tmp_dir/cdstore"
-cdstore=$tmp_dir/cdstore
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 bench_prepare_stores
 store_entities

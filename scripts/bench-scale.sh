@@ -23,8 +23,6 @@ bench_init bench-scale 5 1
 bench_tools
 [[ $have_hyperfine == 1 ]] || die "hyperfine is required (Debian: apt-get install hyperfine)"
 bench_build
-cp -- "$cdstore" "$tmp_dir/cdstore"
-cdstore=$tmp_dir/cdstore
 bench_prepare_stores
 
 big_rows=${BENCH_BIG_ROWS:-21000000}
