@@ -6,8 +6,8 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
         commandName: "console",
         abstract: "Explore a store interactively: queries, dot-commands, completion from the model, history.",
         discussion: """
-            The session works on one private read-only snapshot of the store, taken at start and \
-            again by .reload, and removed on exit. Type queries as cdstore query takes them, or \
+            The session works on one read-only snapshot of the store, taken at start and again by \
+            .reload (or by itself, with a note, when an app checkpoints the store). Type queries as cdstore query takes them, or \
             dot-commands (.help lists them). ~/.cdstorerc (or --init) holds dot-commands run first. \
             When standard input is not a terminal, commands are read line by line and results print \
             without prompts; the exit status is 1 if any command failed.
@@ -32,7 +32,7 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let status = try Console.run(ConsoleOptions(storePath: store, modelPath: model, initFile: initFile,
-                                                    commands: commands, bail: bail))
+                                                    commands: commands, bail: bail, colorMode: colorOptions.color))
         if status != 0 { throw ExitCode(status) }
     }
 }

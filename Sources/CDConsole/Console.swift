@@ -1,3 +1,4 @@
+import CDBase
 import CDStore
 import Foundation
 import GRDB
@@ -12,13 +13,17 @@ package struct ConsoleOptions: Sendable {
     package var commands: [String]
     /// Stop at the first failing command.
     package var bail: Bool
+    /// `--color`: decides for standard output and standard error separately.
+    package var colorMode: ColorMode
 
-    package init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [], bail: Bool = false) {
+    package init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [],
+                 bail: Bool = false, colorMode: ColorMode = .auto) {
         self.storePath = storePath
         self.modelPath = modelPath
         self.initFile = initFile
         self.commands = commands
         self.bail = bail
+        self.colorMode = colorMode
     }
 }
 
@@ -33,6 +38,9 @@ package enum Console {
     package static func run(_ options: ConsoleOptions) throws -> Int32 {
         let output = ConsoleWriter(descriptor: STDOUT_FILENO)
         let errors = ConsoleWriter(descriptor: STDERR_FILENO)
+        let environment = ProcessInfo.processInfo.environment
+        output.colors = options.colorMode.colors(streamIsTerminal: output.isTerminal, environment: environment)
+        errors.colors = options.colorMode.colors(streamIsTerminal: errors.isTerminal, environment: environment)
         let session = try ConsoleSession(storePath: options.storePath, modelPath: options.modelPath, traceLevel: 0)
         ConsoleSignals.install()
         defer { ConsoleSignals.restore() }
@@ -45,7 +53,7 @@ package enum Console {
         var script = Script(interpreter: interpreter, bail: options.bail)
         if let initFile = options.initFile ?? defaultInitFile() {
             guard let text = try? String(contentsOfFile: initFile, encoding: .utf8) else {
-                errors.line("error: cannot read the start-up file \(initFile)")
+                errors.line("error: cannot read the start-up file \(initFile)", style: .error)
                 errors.flush()
                 return 1
             }

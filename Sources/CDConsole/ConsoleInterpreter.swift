@@ -56,6 +56,7 @@ package final class ConsoleInterpreter {
         let clock = ConsoleClock()
         var succeeded = true
         do {
+            try reloadIfOutdated(before: text)
             if text.hasPrefix(".") {
                 try runDotCommand(text)
             } else {
@@ -89,14 +90,14 @@ package final class ConsoleInterpreter {
         }
         switch error {
         case let error as CDPredicate.PredicateError:
-            errors.line(prefix + error.message)
+            errors.line(prefix + error.message, style: .error)
             errors.line(error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
                 .joined(separator: "\n"))
         case let error as UserFacingError:
-            errors.line(prefix + error.message)
-            if let hint = error.hint { errors.line("hint: " + hint) }
+            errors.line(prefix + error.message, style: .error)
+            if let hint = error.hint { errors.line("hint: " + hint, style: .secondary) }
         default:
-            errors.line(prefix + String(describing: error))
+            errors.line(prefix + String(describing: error), style: .error)
         }
     }
 
@@ -189,8 +190,8 @@ package final class ConsoleInterpreter {
         case ".reload": replaceSession(try session.reloaded())
         case ".entities": try printEntities()
         case ".schema": try printSchema(arguments.first)
-        case ".model": output.line(ModelText.render([modelVersion]))
-        case ".hashes": output.line(ModelText.renderHashes(ModelHashReport(versions: [modelVersion])))
+        case ".model": output.report(ModelText.render([modelVersion]))
+        case ".hashes": output.report(ModelText.renderHashes(ModelHashReport(versions: [modelVersion])))
         case ".trace":
             guard let level = Int(try Self.single(arguments, usage: ".trace 0-4")), (0...4).contains(level) else {
                 throw ConsoleError("the SQL debug level is 0 to 4")
@@ -208,11 +209,11 @@ package final class ConsoleInterpreter {
             let versions = try ModelSource.versions(at: path, trace: session.trace)
             let current = try ModelSource.chooseVersion(versions, named: nil, path: path)
             let report = try Compatibility.analyse(snapshot: session.snapshot, versions: versions, current: current, modelPath: path)
-            output.line(CompatibilityText.render(report))
+            output.report(CompatibilityText.render(report))
         case ".explain":
             let code = try Self.single(arguments, usage: ".explain CODE")
             guard let explanation = Explanation.of(code: code) else { throw ConsoleError(Explanation.unknownCodeMessage(code)) }
-            output.line(ExplanationText.render(explanation))
+            output.report(ExplanationText.render(explanation))
         case ".format":
             let value = try Self.single(arguments, usage: ".format NAME")
             guard let format = ObjectFormat(rawValue: value) else {
@@ -231,6 +232,19 @@ package final class ConsoleInterpreter {
         case ".show": printSettings()
         default: wantsToQuit = true
         }
+    }
+
+    /// Takes a new snapshot, and says so, when an app has changed the store in a way the
+    /// session's snapshot cannot read past (``StoreSnapshot/isOutdated``: a checkpoint, a new
+    /// `-wal`): every later command would fail with "changed while reading" otherwise. Commits
+    /// an app only appended to the `-wal` are not seen until `.reload`, as a snapshot promises.
+    private func reloadIfOutdated(before text: String) throws {
+        let command = text.split(separator: " ", maxSplits: 1).first.map(String.init)
+        guard session.snapshot.isOutdated, command != ".reload", command != ".open" else { return }
+        replaceSession(try session.reloaded())
+        errors.line("note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
+                    style: .secondary)
+        errors.flush()
     }
 
     private func replaceSession(_ replacement: ConsoleSession) {
@@ -308,7 +322,7 @@ package final class ConsoleInterpreter {
             report.errors = report.errors.filter { family.contains($0.entity) }
             report.integrity = report.integrity.filter { $0.entity.map(family.contains) == true }
         }
-        output.line(ValidationText.render(report))
+        output.report(ValidationText.render(report))
     }
 
     static func descendants(of entity: String, in model: ManagedObjectModel) -> [String] {

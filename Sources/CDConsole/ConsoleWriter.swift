@@ -1,3 +1,4 @@
+import CDBase
 import CDRendering
 import Foundation
 
@@ -14,6 +15,9 @@ package final class ConsoleWriter {
     private var pending: [UInt8] = []
     /// Everything written to a memory writer.
     package private(set) var captured = ""
+    /// Whether reports and errors get colour (`--color` and the terminal decide; a `.output`
+    /// file never does). Results (objects, rows, SQL) are data and stay plain.
+    package var colors = false
     /// Set when a write failed (a closed pipe): later text is dropped instead of failing again.
     package private(set) var isBroken = false
     private static let chunk = 64 * 1024
@@ -52,6 +56,17 @@ package final class ConsoleWriter {
     /// `text` and a line break, unless it already ends with one.
     package func line(_ text: String) {
         write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+
+    /// A report for people (validation, compatibility, an explanation, the model), coloured by
+    /// its layout as the one-shot commands colour theirs (``ReportColors/apply(toReport:)``).
+    package func report(_ text: String) {
+        line(colors ? ReportColors.apply(toReport: text) : text)
+    }
+
+    /// One line in `style` when this writer colours.
+    package func line(_ text: String, style: TextStyle) {
+        line(colors ? style.apply(text) : text)
     }
 
     package func flush() {

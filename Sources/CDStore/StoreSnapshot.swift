@@ -78,8 +78,15 @@ public final class StoreSnapshot: @unchecked Sendable {
     /// what was read a mix of two versions (``StoreFileState``). ``read(_:)`` calls it after
     /// every read; long reads may call it as they go.
     public func checkUnchanged() throws {
-        guard let openingState, openingState.isInvalidated(by: StoreFileState.current(files)) else { return }
-        throw Self.changedWhileReading(files)
+        if isOutdated { throw Self.changedWhileReading(files) }
+    }
+
+    /// Whether an app has changed the store since this view was taken in a way the view cannot
+    /// read past (a checkpoint, a rewritten main file): its next read would fail. Frames an app
+    /// only appended to the `-wal` do not count; the view goes on showing the older version.
+    /// Never true for a private copy.
+    public var isOutdated: Bool {
+        openingState?.isInvalidated(by: StoreFileState.current(files)) ?? false
     }
 
     static func changedWhileReading(_ files: StoreFiles) -> StoreError {

@@ -31,11 +31,12 @@ import Testing
             try? FileManager.default.removeItem(at: home)
         }
 
-        /// Starts a console; when it exits the pane prints `EXIT=<status>` and stays open.
-        func startConsole() throws {
+        /// Starts a console (after `environment`, e.g. `NO_COLOR=1`, and with `options`); when it
+        /// exits the pane prints `EXIT=<status>` and stays open.
+        func startConsole(environment: String = "", options: String = "") throws {
             let executable = try #require(CommandRunner.executable)
-            let command = "env HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm "
-                + "\(executable.path) console \(store.path); echo EXIT=$?; sleep 60"
+            let command = "env -u NO_COLOR HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm \(environment) "
+                + "\(executable.path) console \(store.path) \(options); echo EXIT=$?; sleep 60"
             if (try? tmux(["has-session"])) == nil {
                 try tmux(["new-session", "-d", "-x", "120", "-y", "40", command])
             } else {
@@ -60,8 +61,8 @@ import Testing
             try tmux(["send-keys", "-l", text])
         }
 
-        func screen() throws -> String {
-            try server.screen()
+        func screen(escapes: Bool = false) throws -> String {
+            try server.screen(escapes: escapes)
         }
 
         /// Waits until the screen shows `text`; fails the test with the screen otherwise.
@@ -147,6 +148,36 @@ import Testing
         try terminal.waitFor("EXIT=0")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: terminal.home.path).filter { $0.hasPrefix("cdstore-") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// On a terminal, reports and errors are coloured as the one-shot commands colour theirs and
+    /// results stay plain; `--color never` and NO_COLOR turn colour off.
+    @Test func coloursReportsAndErrorsOnATerminal() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let escape = "\u{1B}[", bold = "\u{1B}[1m", red = "\u{1B}[31m"
+        for (environment, options, coloured) in [("", "", true), ("", "--color never", false), ("NO_COLOR=1", "", false)] {
+            let terminal = try Terminal()
+            try terminal.startConsole(environment: environment, options: options)
+            try terminal.type(".validate Author")
+            try terminal.send("Enter")
+            try terminal.waitFor("Result: no problems found.")
+            try terminal.type("Nope.count")
+            try terminal.send("Enter")
+            try terminal.waitFor("error: unknown entity \"Nope\"")
+            try terminal.type("Author.count")
+            try terminal.send("Enter")
+            try terminal.waitFor("Author.count\n4")
+            let screen = try terminal.screen(escapes: true)
+            if coloured {
+                #expect(screen.contains("\(bold)Validation errors"))
+                #expect(screen.contains("\(red)error: unknown entity \"Nope\""))
+                #expect(screen.contains("Author.count\n4\n"))
+            } else {
+                #expect(!screen.contains(escape), "\(environment) \(options)")
+            }
+            try terminal.send("C-d")
+            try terminal.waitFor("EXIT=0")
+        }
     }
 
     @Test func twoCtrlCsAtAnEmptyPromptExit() throws {

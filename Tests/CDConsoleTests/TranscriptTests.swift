@@ -151,6 +151,21 @@ import Testing
         try Self.check("dash-c", (ok.status, ok.text + "--- with an error\n" + failing.text))
     }
 
+    /// `--color always` colours reports and errors as the one-shot commands do, leaves results
+    /// plain, and never colours a `.output` file.
+    @Test func colourOnReportsAndErrorsOnly() throws {
+        let store = try Self.sample("Articles.sqlite")
+        let file = store.deletingLastPathComponent().appendingPathComponent("report.txt")
+        let result = try Self.transcript(store: store, arguments: [
+            "--color", "always", "-c", ".validate Author", "-c", "Nope.count", "-c", "Author.count",
+            "-c", ".output \(file.path)", "-c", ".validate Author",
+        ], script: "")
+        #expect(result.status == 1)
+        try Self.check("colour", result)
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(written.contains("\nValidation errors\n  none\n") && !written.contains("\u{1B}["))
+    }
+
     @Test func startUpFile() throws {
         let store = try Self.sample("TaskList.sqlite")
         let rc = store.deletingLastPathComponent().appendingPathComponent(".cdstorerc")
@@ -186,6 +201,59 @@ import Testing
         try Self.check("photos", result)
     }
 
+    /// An app writing while a session is open: commits it appends to the `-wal` are not seen
+    /// until `.reload` (the snapshot holds); a checkpoint, which the snapshot cannot read past,
+    /// makes the next command take a new snapshot and say so, instead of failing from then on.
+    @Test func anAppWritingWhileTheSessionIsOpen() throws {
+        let sqlite3 = try #require(["/usr/bin/sqlite3", "/opt/homebrew/bin/sqlite3", "/usr/local/bin/sqlite3"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }, "the sqlite3 CLI writes as an app would")
+        let store = try Self.sample("Articles.sqlite")
+        let directory = store.deletingLastPathComponent()
+        /// Adds an author as an app would; without `checkpoint` the commit stays in the `-wal`.
+        func appAddsAuthor(_ pk: Int, checkpoint: Bool) throws {
+            let writer = Process()
+            writer.executableURL = URL(fileURLWithPath: sqlite3)
+            writer.arguments = [store.path]
+            let input = Pipe()
+            writer.standardInput = input
+            writer.standardOutput = FileHandle.nullDevice
+            try writer.run()
+            let sql = (checkpoint ? "" : ".dbconfig no_ckpt_on_close on\n")
+                + "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(pk), 2, 1, 'Author \(pk)');\n"
+            input.fileHandleForWriting.write(Data(sql.utf8))
+            try input.fileHandleForWriting.close()
+            writer.waitUntilExit()
+            #expect(writer.terminationStatus == 0)
+        }
+        try appAddsAuthor(90, checkpoint: false)
+        let transcript = directory.appendingPathComponent("transcript.txt")
+        let console = try ConsoleProcess.start(["console", store.path], environment: ["HOME": directory.path, "TMPDIR": directory.path],
+                                               output: transcript)
+        defer { if console.process.isRunning { console.process.terminate() } }
+        func send(_ line: String, thenShow expected: String) throws {
+            console.input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try ConsoleProcess.waitFor({ try String(contentsOf: transcript, encoding: .utf8).hasSuffix(expected) }, seconds: 20)
+        }
+        try send("Author.count", thenShow: "5\n")
+        try appAddsAuthor(91, checkpoint: false)
+        try send("Author.count", thenShow: "5\n5\n")
+        try send(".reload", thenShow: "5\n5\n")
+        try send("Author.count", thenShow: "5\n5\n6\n")
+        try appAddsAuthor(92, checkpoint: true)
+        try send("Author.count", thenShow: "7\n")
+        try console.input.fileHandleForWriting.close()
+        console.process.waitUntilExit()
+        #expect(console.process.terminationStatus == 0)
+        #expect(try String(contentsOf: transcript, encoding: .utf8) == """
+            5
+            5
+            6
+            note: an app changed \(store.path) in a way this snapshot cannot read past; took a new one
+            7
+
+            """)
+    }
+
     @Test func theSnapshotIsRemovedOnEveryExit() throws {
         let store = try Self.sample("TaskList.sqlite")
         let directory = store.deletingLastPathComponent()
@@ -219,7 +287,9 @@ enum ConsoleProcess {
         let input: Pipe
     }
 
-    static func start(_ arguments: [String], environment: [String: String]) throws -> Started {
+    /// Starts the console reading from a pipe; its standard output and error go to `output`
+    /// (created empty) or nowhere.
+    static func start(_ arguments: [String], environment: [String: String], output: URL? = nil) throws -> Started {
         guard let executable = CommandRunner.executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
@@ -228,8 +298,15 @@ enum ConsoleProcess {
             .filter { $0.key != "XDG_STATE_HOME" && $0.key != "CDSTORE_SQL_DEBUG" }
         let input = Pipe()
         process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let output {
+            try Data().write(to: output)
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return Started(process: process, input: input)
     }
