@@ -56,7 +56,7 @@ package final class ConsoleInterpreter {
         let clock = ConsoleClock()
         var succeeded = true
         do {
-            try reloadIfOutdated(before: text)
+            reloadIfOutdated(before: text)
             if text.hasPrefix(".") {
                 try runDotCommand(text)
             } else {
@@ -238,12 +238,18 @@ package final class ConsoleInterpreter {
     /// session's snapshot cannot read past (``StoreSnapshot/isOutdated``: a checkpoint, a new
     /// `-wal`): every later command would fail with "changed while reading" otherwise. Commits
     /// an app only appended to the `-wal` are not seen until `.reload`, as a snapshot promises.
-    private func reloadIfOutdated(before text: String) throws {
+    /// A store that cannot be reopened (deleted, replaced by something else) leaves the old
+    /// session in place with a warning, so that `.quit`, `.open` and `.help` still work.
+    private func reloadIfOutdated(before text: String) {
         let command = text.split(separator: " ", maxSplits: 1).first.map(String.init)
         guard session.snapshot.isOutdated, command != ".reload", command != ".open" else { return }
-        replaceSession(try session.reloaded())
-        errors.line("note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
-                    style: .secondary)
+        do {
+            replaceSession(try session.reloaded())
+            errors.line("note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
+                        style: .secondary)
+        } catch {
+            errors.line("warning: the store changed and cannot be opened again: \((error as? UserFacingError)?.message ?? String(describing: error))", style: .warning)
+        }
         errors.flush()
     }
 

@@ -203,7 +203,8 @@ import Testing
 
     /// An app writing while a session is open: commits it appends to the `-wal` are not seen
     /// until `.reload` (the snapshot holds); a checkpoint, which the snapshot cannot read past,
-    /// makes the next command take a new snapshot and say so, instead of failing from then on.
+    /// makes the next command take a new snapshot and say so, instead of failing from then on;
+    /// a store deleted under the session gets a warning and leaves the session usable.
     @Test func anAppWritingWhileTheSessionIsOpen() throws {
         let sqlite3 = try #require(["/usr/bin/sqlite3", "/opt/homebrew/bin/sqlite3", "/usr/local/bin/sqlite3"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }, "the sqlite3 CLI writes as an app would")
@@ -241,6 +242,9 @@ import Testing
         try send("Author.count", thenShow: "5\n5\n6\n")
         try appAddsAuthor(92, checkpoint: true)
         try send("Author.count", thenShow: "7\n")
+        // A store deleted under the session: a warning, and .quit still works.
+        try FileManager.default.removeItem(at: store)
+        try send(".quit", thenShow: "no such file\n")
         try console.input.fileHandleForWriting.close()
         console.process.waitUntilExit()
         #expect(console.process.terminationStatus == 0)
@@ -250,6 +254,7 @@ import Testing
             6
             note: an app changed \(store.path) in a way this snapshot cannot read past; took a new one
             7
+            warning: the store changed and cannot be opened again: \(store.path): no such file
 
             """)
     }
