@@ -7,8 +7,9 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
         abstract: "Explore a store interactively: queries, dot-commands, completion from the model, history.",
         discussion: """
             The session works on one read-only snapshot of the store, taken at start and again by \
-            .reload (or by itself, with a note, when an app checkpoints the store). Type queries as cdstore query takes them, or \
-            dot-commands (.help lists them). ~/.cdstorerc (or --init) holds dot-commands run first. \
+            .reload (or by itself, with a note, when an app checkpoints the store). Type queries as \
+            cdstore query takes them, or dot-commands (.help lists them). ~/.cdstorerc (or --init) \
+            holds dot-commands run first. \
             When standard input is not a terminal, commands are read line by line and results print \
             without prompts; the exit status is 1 if any command failed.
             """)

@@ -55,8 +55,8 @@ package final class ConsoleInterpreter {
         guard !text.isEmpty, !text.hasPrefix("--"), !text.hasPrefix("#") else { return true }
         let clock = ConsoleClock()
         var succeeded = true
+        reloadIfOutdated(before: text)
         do {
-            reloadIfOutdated(before: text)
             if text.hasPrefix(".") {
                 try runDotCommand(text)
             } else {
@@ -248,7 +248,8 @@ package final class ConsoleInterpreter {
             errors.line("note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
                         style: .secondary)
         } catch {
-            errors.line("warning: the store changed and cannot be opened again: \((error as? UserFacingError)?.message ?? String(describing: error))", style: .warning)
+            let reason = (error as? UserFacingError)?.message ?? String(describing: error)
+            errors.line("warning: the store changed and cannot be opened again: \(reason)", style: .warning)
         }
         errors.flush()
     }
