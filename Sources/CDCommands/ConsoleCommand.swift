@@ -33,7 +33,9 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let status = try Console.run(ConsoleOptions(storePath: store, modelPath: model, initFile: initFile,
-                                                    commands: commands, bail: bail, colorMode: colorOptions.color))
+                                                    commands: commands, bail: bail,
+                                                    colorsOutput: CommandIO.current.colorsOutput,
+                                                    colorsErrors: CommandIO.current.colorsErrors))
         if status != 0 { throw ExitCode(status) }
     }
 }

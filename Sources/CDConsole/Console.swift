@@ -1,4 +1,3 @@
-import CDBase
 import CDStore
 import Foundation
 import GRDB
@@ -13,17 +12,20 @@ package struct ConsoleOptions: Sendable {
     package var commands: [String]
     /// Stop at the first failing command.
     package var bail: Bool
-    /// `--color`: decides for standard output and standard error separately.
-    package var colorMode: ColorMode
+    /// Whether reports on standard output and error lines on standard error get colour, as
+    /// the command line decided from `--color`, the terminal and NO_COLOR (`CommandIO`).
+    package var colorsOutput: Bool
+    package var colorsErrors: Bool
 
     package init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [],
-                 bail: Bool = false, colorMode: ColorMode = .auto) {
+                 bail: Bool = false, colorsOutput: Bool = false, colorsErrors: Bool = false) {
         self.storePath = storePath
         self.modelPath = modelPath
         self.initFile = initFile
         self.commands = commands
         self.bail = bail
-        self.colorMode = colorMode
+        self.colorsOutput = colorsOutput
+        self.colorsErrors = colorsErrors
     }
 }
 
@@ -38,9 +40,8 @@ package enum Console {
     package static func run(_ options: ConsoleOptions) throws -> Int32 {
         let output = ConsoleWriter(descriptor: STDOUT_FILENO)
         let errors = ConsoleWriter(descriptor: STDERR_FILENO)
-        let environment = ProcessInfo.processInfo.environment
-        output.colors = options.colorMode.colors(streamIsTerminal: output.isTerminal, environment: environment)
-        errors.colors = options.colorMode.colors(streamIsTerminal: errors.isTerminal, environment: environment)
+        output.colors = options.colorsOutput
+        errors.colors = options.colorsErrors
         let session = try ConsoleSession(storePath: options.storePath, modelPath: options.modelPath, traceLevel: 0)
         ConsoleSignals.install()
         defer { ConsoleSignals.restore() }

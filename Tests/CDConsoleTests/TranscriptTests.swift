@@ -206,8 +206,8 @@ import Testing
     /// makes the next command take a new snapshot and say so, instead of failing from then on;
     /// a store deleted under the session gets a warning and leaves the session usable.
     @Test func anAppWritingWhileTheSessionIsOpen() throws {
-        let sqlite3 = try #require(["/usr/bin/sqlite3", "/opt/homebrew/bin/sqlite3", "/usr/local/bin/sqlite3"]
-            .first { FileManager.default.isExecutableFile(atPath: $0) }, "the sqlite3 CLI writes as an app would")
+        let sqlite3 = "/usr/bin/sqlite3"
+        try #require(FileManager.default.isExecutableFile(atPath: sqlite3), "the sqlite3 CLI writes as an app would")
         let store = try Self.sample("Articles.sqlite")
         let directory = store.deletingLastPathComponent()
         /// Adds an author as an app would; without `checkpoint` the commit stays in the `-wal`.
