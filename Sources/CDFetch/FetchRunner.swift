@@ -149,7 +149,7 @@ extension FetchRunner {
                 throw StoreError("SQL error: \(error.message ?? "cannot prepare the statement")")
             }
             guard statement.isReadonly else { throw StoreError("--raw runs read-only SQL; this statement would change the store") }
-            let bound = arguments.map { SQLBuilder.databaseValue(PredicateParser.value(ofArgument: $0), type: nil, destination: nil) }
+            let bound = arguments.map { SQLBuilder.databaseValue(PredicateParser.value(ofArgument: $0), type: nil) }
             do {
                 try statement.setArguments(StatementArguments(bound))
             } catch {

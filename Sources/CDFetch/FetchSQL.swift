@@ -13,14 +13,19 @@ import GRDB
 /// * a sub-entity is restricted by `Z_ENT`: `t0.Z_ENT = ?` for a leaf, else the range
 ///   `( t0.Z_ENT >= ? AND  t0.Z_ENT <= ?)`, which works because Core Data numbers each
 ///   sub-tree contiguously (seen in every corpus store; the SQL itself is unverified);
-/// * a to-one key path joins: `JOIN ZOTHER t1 ON t0.ZOTHER = t1.Z_PK` (logged);
+/// * a to-one key path joins: `JOIN ZOTHER t1 ON t0.ZOTHER = t1.Z_PK` (logged) where only a
+///   comparison a NULL cannot satisfy reaches it through AND; under OR or NOT, and for `== nil`,
+///   the join is a `LEFT OUTER JOIN`, so a nil step reads as nil instead of dropping the object;
 /// * `rel.@count`: `(SELECT COUNT(t1.Z_PK) FROM ZB t1 WHERE (t0.Z_PK = t1.ZA) )`, through the
 ///   join table for a many-to-many (logged); `@sum`/`@avg`/`@min`/`@max` use the same subquery;
-/// * `ANY` (and a to-many key path without a quantifier, as in Core Data) joins the members and
-///   selects `DISTINCT`; `NONE` is a `LEFT OUTER JOIN` with `NOT (…)` (logged for `!= nil`).
-///   Like Core Data's, that `NONE` matches objects with any member failing the comparison;
-///   "no member matches" is `SUBQUERY(rel, $m, …).@count == 0`;
-/// * `ALL` and `SUBQUERY(…).@count` are correlated counts (cdstore's translation);
+/// * `ANY` (and a to-many key path without a quantifier, and `%@ IN rel`, as in Core Data) joins
+///   the members and selects `DISTINCT`: an inner join when only AND leads to it, else a
+///   `LEFT OUTER JOIN` (logged: `ANY e2a == %@ OR ANY e2b == %@`, issue 23); `NONE` is a
+///   `LEFT OUTER JOIN` with `NOT (…)` (logged for `!= nil`). Like Core Data's, that `NONE` (and
+///   `NOT (ANY …)`) matches objects with any member row failing the comparison; "no member
+///   matches" is `SUBQUERY(rel, $m, …).@count == 0`;
+/// * `ALL` and `SUBQUERY(…).@count` are correlated counts (cdstore's translation); a SUBQUERY
+///   whose predicate joins the members' own to-many relationships counts `DISTINCT` members;
 /// * `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `==`/`!=` with `[c]`/`[d]` call
 ///   `NSCoreDataStringSearch`, `LIKE` and `MATCHES` call `NSCoreDataLike`/`NSCoreDataMatches`
 ///   (see ``CoreDataSQLFunctions``);
@@ -29,7 +34,9 @@ import GRDB
 ///
 /// Dates are bound as seconds since 2001 (an ISO-8601 string compared with a date attribute is
 /// converted), booleans as 0/1, UUID strings compared with a UUID attribute as 16-byte blobs, and
-/// an object-ID URI compared with a to-one relationship as the target's `Z_PK`.
+/// an object ID compared with an object (a to-one relationship, a to-many member, `SELF`, a
+/// SUBQUERY variable) as the object's `Z_PK`. A comparison with nil is SQL's: UNKNOWN except
+/// `== nil`/`!= nil`, so `!=`, `<` or NOT never match a nil value (Core Data's quirk).
 package struct FetchSQL: Sendable {
     package let model: ManagedObjectModel
     package let mapping: StoreMapping

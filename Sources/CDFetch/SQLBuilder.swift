@@ -16,14 +16,29 @@ final class SQLBuilder {
         var entity: String
     }
 
+    /// One joined table: `JOIN ZTAG t1 ON …` or `LEFT OUTER JOIN ZTAG t1 ON …`.
+    struct Join {
+        var table: String
+        var alias: String
+        var on: String
+        /// A `LEFT OUTER JOIN`: the owner's row is kept, NULL-padded, when nothing joins.
+        var isOuter: Bool
+
+        var sql: String { (isOuter ? "LEFT OUTER JOIN " : "JOIN ") + "\(table) \(alias) ON \(on)" }
+    }
+
     let model: ManagedObjectModel
     let mapping: StoreMapping
     private(set) var arguments: [DatabaseValue] = []
     private var aliasCount = 1
     /// Joins of the statement being built; a subquery collects its own while it is built.
-    private(set) var joins: [String] = []
-    /// Joins reused by later key paths through the same to-one relationship.
-    private var joinAliases: [String: String] = [:]
+    private(set) var joins: [Join] = []
+    /// The index in `joins` of each to-one join, reused by later key paths through the same
+    /// relationship from the same alias (one row per object, so sharing it changes no answer).
+    private var toOneJoins: [String: Int] = [:]
+    /// Aliases whose rows may be NULL-padded (outer-joined), so a to-one join from them must be
+    /// outer too, or it would drop the row an outer join kept.
+    private var outerAliases: Set<String> = []
     private(set) var needsDistinct = false
     /// `SUBQUERY` variables in scope.
     private var variables: [String: Scope] = [:]
@@ -33,7 +48,7 @@ final class SQLBuilder {
         self.mapping = mapping
     }
 
-    var joinClause: String { joins.map { " " + $0 }.joined() }
+    var joinClause: String { joins.map { " " + $0.sql }.joined() }
 
     private func newAlias() -> String {
         defer { aliasCount += 1 }
@@ -66,10 +81,12 @@ final class SQLBuilder {
         case toMany(owner: Scope, RelationshipDescription, rest: [KeyPathComponent])
     }
 
-    /// Follows `components` from `scope`, joining through to-one relationships (`joinKind` is
-    /// `JOIN` for predicates, `LEFT OUTER JOIN` for sort keys, so objects with no destination
-    /// are not dropped from a sorted fetch).
-    func resolve(_ components: [KeyPathComponent], from scope: Scope, joinKind: String = "JOIN") throws(FetchSQLError) -> Resolved {
+    /// Follows `components` from `scope`, joining through to-one relationships. The joins are
+    /// `JOIN` where an object without a destination could not match anyway (a comparison that a
+    /// NULL never satisfies, reached through AND alone: what Core Data logs), and
+    /// `LEFT OUTER JOIN` when `outer` is set — under OR or NOT, for `== nil`, for sort keys — so
+    /// the key path reads as nil instead of dropping the object.
+    func resolve(_ components: [KeyPathComponent], from scope: Scope, outer: Bool = false) throws(FetchSQLError) -> Resolved {
         var scope = scope
         var index = 0
         while index < components.count {
@@ -96,7 +113,7 @@ final class SQLBuilder {
                     throw FetchSQLError("\(scope.entity).\(name) has no foreign key column in the store")
                 }
                 if isLast { return .toOne("\(scope.alias).\(key.name)", destination: relationship.destinationEntity) }
-                scope = try join(toOne: relationship, key: key.name, from: scope, kind: joinKind)
+                scope = try join(toOne: relationship, key: key.name, from: scope, outer: outer)
             case .fetched:
                 throw FetchSQLError("\(scope.entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it")
             }
@@ -110,14 +127,26 @@ final class SQLBuilder {
         return ""
     }
 
-    private func join(toOne relationship: RelationshipDescription, key: String, from scope: Scope, kind: String) throws(FetchSQLError) -> Scope {
+    private func join(toOne relationship: RelationshipDescription, key: String, from scope: Scope, outer: Bool) throws(FetchSQLError) -> Scope {
+        let outer = outer || outerAliases.contains(scope.alias)
         let cacheKey = scope.alias + "." + relationship.name
-        if let alias = joinAliases[cacheKey] { return Scope(alias: alias, entity: relationship.destinationEntity) }
-        let table = try tableName(of: relationship.destinationEntity)
+        if let index = toOneJoins[cacheKey] {
+            if outer { markOuter(index) }
+            return Scope(alias: joins[index].alias, entity: relationship.destinationEntity)
+        }
         let alias = newAlias()
-        joins.append("\(kind) \(table) \(alias) ON \(scope.alias).\(key) = \(alias).Z_PK")
-        joinAliases[cacheKey] = alias
+        joins.append(Join(table: try tableName(of: relationship.destinationEntity), alias: alias,
+                          on: "\(scope.alias).\(key) = \(alias).Z_PK", isOuter: false))
+        toOneJoins[cacheKey] = joins.count - 1
+        if outer { markOuter(joins.count - 1) }
         return Scope(alias: alias, entity: relationship.destinationEntity)
+    }
+
+    /// Turns a join outer. A join made inner earlier served a comparison that its NULL row
+    /// could not satisfy, reached through AND alone, so its own inner joins may stay.
+    private func markOuter(_ index: Int) {
+        joins[index].isOuter = true
+        outerAliases.insert(joins[index].alias)
     }
 
     private func tableName(of entity: String) throws(FetchSQLError) -> String {
@@ -168,44 +197,62 @@ final class SQLBuilder {
                           members: Scope(alias: alias, entity: destination), countColumn: "\(alias).Z_PK")
     }
 
-    /// Runs `body` with a fresh join list, for a subquery's own `FROM`; returns its joins.
-    private func collectingJoins<T>(_ body: () throws(FetchSQLError) -> T) throws(FetchSQLError) -> (T, [String]) {
-        let saved = (joins, joinAliases)
+    /// Runs `body` with a fresh join list, for a subquery's own `FROM`; returns its joins and
+    /// whether they join to-many members (rows repeat).
+    private func collectingJoins<T>(_ body: () throws(FetchSQLError) -> T) throws(FetchSQLError) -> (T, [Join], Bool) {
+        let saved = (joins, toOneJoins, needsDistinct)
         joins = []
-        joinAliases = [:]
-        defer { (joins, joinAliases) = saved }
+        toOneJoins = [:]
+        needsDistinct = false
+        defer { (joins, toOneJoins, needsDistinct) = saved }
         let result = try body()
-        return (result, joins)
+        return (result, joins, needsDistinct)
+    }
+
+    /// Joins a to-many relationship's members into the statement for one quantified comparison:
+    /// a new join (new aliases) for each comparison, as Core Data's logs show for two
+    /// relationships in one OR. Outer (`LEFT OUTER JOIN`) unless the comparison is an ANY
+    /// reached through AND alone, where an object without members could not match anyway.
+    private func joinMembers(_ path: MemberPath, outer: Bool) {
+        for part in path.from {
+            joins.append(Join(table: part.table, alias: part.alias, on: part.on ?? path.correlation, isOuter: outer))
+            if outer { outerAliases.insert(part.alias) }
+        }
+        needsDistinct = true
     }
 
     /// `(SELECT <selection> FROM <members> WHERE (<correlation>) [AND <condition>])`.
-    private func subquery(_ path: MemberPath, select: String, condition: String?, extraJoins: [String]) -> String {
+    private func subquery(_ path: MemberPath, select: String, condition: String?, extraJoins: [Join]) -> String {
         var from = ""
         for (index, part) in path.from.enumerated() {
             from += index == 0 ? "\(part.table) \(part.alias)" : " JOIN \(part.table) \(part.alias) ON \(part.on ?? "")"
         }
-        from += extraJoins.map { " " + $0 }.joined()
+        from += extraJoins.map { " " + $0.sql }.joined()
         let tail = condition.map { " AND " + $0 } ?? " "
         return "(SELECT \(select) FROM \(from) WHERE (\(path.correlation))\(tail))"
     }
 
     // MARK: Predicates
 
-    func predicate(_ predicate: Predicate, scope: Scope) throws(FetchSQLError) -> String {
+    /// The SQL of `predicate`. `positive`: reached from the predicate's root through AND alone
+    /// (no OR, no NOT), where a comparison that an object without related rows cannot satisfy
+    /// may drop that object with an inner join; elsewhere joins are outer (the real log of
+    /// `ANY e2a == %@ OR ANY e2b == %@` shows two `LEFT OUTER JOIN`s).
+    func predicate(_ predicate: Predicate, scope: Scope, positive: Bool = true) throws(FetchSQLError) -> String {
         switch predicate {
         case .constant(let value):
             return value ? " 1 = 1" : " 1 = 0"
         case .comparison(let comparison):
-            return try self.comparison(comparison, scope: scope)
+            return try self.comparison(comparison, scope: scope, positive: positive)
         case .not(let inner):
-            return " NOT ( " + (try self.predicate(inner, scope: scope)) + ")"
+            return " NOT ( " + (try self.predicate(inner, scope: scope, positive: false)) + ")"
         case .and(let parts):
             var terms: [String] = []
-            for part in parts { terms.append(try self.predicate(part, scope: scope)) }
+            for part in parts { terms.append(try self.predicate(part, scope: scope, positive: positive)) }
             return Self.conjunction(terms, "AND")
         case .or(let parts):
             var terms: [String] = []
-            for part in parts { terms.append(try self.predicate(part, scope: scope)) }
+            for part in parts { terms.append(try self.predicate(part, scope: scope, positive: false)) }
             return Self.conjunction(terms, "OR")
         case .opaque(let text):
             throw FetchSQLError("\(text) cannot be translated to SQL")
@@ -227,31 +274,47 @@ final class SQLBuilder {
         case values([Value])
     }
 
-    private func comparison(_ comparison: Comparison, scope: Scope) throws(FetchSQLError) -> String {
+    /// The scope and components of a key path expression (`tags.name`, `$m.tags.name`), or nil.
+    private func keyPathStart(_ expression: Expression, scope: Scope) -> (Scope, [KeyPathComponent])? {
+        switch expression {
+        case .keyPath(let components): return (scope, components)
+        case .path(.variable(let name), let components): return variables[name].map { ($0, components) }
+        default: return nil
+        }
+    }
+
+    private func comparison(_ comparison: Comparison, scope: Scope, positive: Bool) throws(FetchSQLError) -> String {
         var comparison = comparison
         // `18 < age` reads as `age > 18`.
         if case .constant = comparison.left, !Self.isConstant(comparison.right), let flipped = Self.flipped(comparison.op) {
             swap(&comparison.left, &comparison.right)
             comparison.op = flipped
         }
+        // `%@ IN tags` is `ANY tags == %@`, and `'x' IN tags.name` is `ANY tags.name == 'x'`.
+        if comparison.op == .in, comparison.quantifier == .direct, case .constant = comparison.left,
+           let (rightScope, components) = keyPathStart(comparison.right, scope: scope) {
+            guard case .toMany(_, _, let rest) = try resolve(components, from: rightScope, outer: true),
+                  rest.first.map(Self.isCollectionOperator) != true else {
+                throw FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")
+            }
+            comparison = Comparison(comparison.right, .equal, comparison.left, options: comparison.options, quantifier: .any)
+        }
+        // A comparison that a NULL satisfies (`== nil`) reads its key path through outer joins,
+        // as one under OR or NOT does: a nil step then reads as nil, as NSPredicate reads it.
+        let outer = !positive || (comparison.op == .equal && comparison.right == .constant(.null))
         // A to-many key path is quantified: explicitly, or implicitly as ANY when a key follows
         // the relationship (`tags.name == "x"`), as Core Data reads it.
-        var leftScope: Scope?
-        var leftComponents: [KeyPathComponent] = []
-        if case .keyPath(let components) = comparison.left {
-            (leftScope, leftComponents) = (scope, components)
-        } else if case .path(.variable(let name), let components) = comparison.left, let variableScope = variables[name] {
-            (leftScope, leftComponents) = (variableScope, components)
-        }
-        if let leftScope, case .toMany(let owner, let relationship, let rest) = try resolve(leftComponents, from: leftScope),
+        if let (leftScope, leftComponents) = keyPathStart(comparison.left, scope: scope),
+           case .toMany(let owner, let relationship, let rest) = try resolve(leftComponents, from: leftScope, outer: outer),
            rest.first.map(Self.isCollectionOperator) != true, comparison.quantifier != .direct || !rest.isEmpty {
-            return try quantified(comparison, owner: owner, relationship: relationship, rest: rest)
+            return try quantified(comparison, scope: scope, owner: owner, relationship: relationship, rest: rest,
+                                  positive: positive, outer: outer)
         }
         guard comparison.quantifier == .direct else {
             throw FetchSQLError("\(comparison.quantifier.rawValue) needs a key path through a to-many relationship on its left")
         }
-        let left = try operand(comparison.left, scope: scope)
-        let right = try operand(comparison.right, scope: scope)
+        let left = try operand(comparison.left, scope: scope, outer: outer)
+        let right = try operand(comparison.right, scope: scope, outer: outer)
         return try term(left, comparison.op, right, options: comparison.options)
     }
 
@@ -279,37 +342,43 @@ final class SQLBuilder {
     }
 
     /// `ANY`/`SOME`, `NONE` and `ALL` over a to-many key path (a bare to-many key path counts as
-    /// `ANY`, as Core Data reads it).
-    private func quantified(_ comparison: Comparison, owner: Scope, relationship: RelationshipDescription,
-                            rest: [KeyPathComponent]) throws(FetchSQLError) -> String {
-        let right = try operand(comparison.right, scope: owner)
+    /// `ANY`, as Core Data reads it). ANY and NONE join the members (Core Data's SQL: an inner
+    /// join for an ANY reached through AND alone, else `LEFT OUTER JOIN`, with `DISTINCT`), so
+    /// under NOT or NONE an object matches when SOME member row fails the comparison — Core
+    /// Data's answer, not NSPredicate's "no member matches" (man page, QUIRKS). ALL counts the
+    /// members that fail it. The right side is read from the fetched object (`scope`).
+    private func quantified(_ comparison: Comparison, scope: Scope, owner: Scope, relationship: RelationshipDescription,
+                            rest: [KeyPathComponent], positive: Bool, outer: Bool) throws(FetchSQLError) -> String {
+        let right = try operand(comparison.right, scope: scope, outer: outer)
         switch comparison.quantifier {
         case .direct, .any, .none:
-            let kind = comparison.quantifier == .none ? "LEFT OUTER JOIN" : "JOIN"
             let path = try memberPath(of: relationship, owner: owner, needsMembers: !rest.isEmpty)
-            for part in path.from {
-                joins.append("\(kind) \(part.table) \(part.alias) ON " + (part.on ?? path.correlation))
-            }
-            needsDistinct = true
-            let left = try memberOperand(path, rest: rest, joinKind: kind)
+            // Core Data numbers the destination table of a join table even when it does not join
+            // it: the log of `ANY e2a == %@ OR ANY e2b == %@` aliases the second join table t3.
+            if path.members == nil { _ = newAlias() }
+            joinMembers(path, outer: comparison.quantifier == .none || !positive)
+            let left = try memberOperand(path, relationship: relationship, rest: rest, outer: outer)
             let test = try term(left, comparison.op, right, options: comparison.options)
             return comparison.quantifier == .none ? " NOT ( " + test + ")" : test
         case .all:
             let path = try memberPath(of: relationship, owner: owner, needsMembers: !rest.isEmpty)
-            let (test, extra) = try collectingJoins { () throws(FetchSQLError) -> String in
-                try term(try memberOperand(path, rest: rest, joinKind: "JOIN"), comparison.op, right, options: comparison.options)
+            let (test, extra, _) = try collectingJoins { () throws(FetchSQLError) -> String in
+                try term(try memberOperand(path, relationship: relationship, rest: rest, outer: true), comparison.op, right,
+                         options: comparison.options)
             }
             return subquery(path, select: "COUNT(\(path.countColumn))", condition: " NOT ( " + test + ")", extraJoins: extra) + " = 0"
         }
     }
 
-    /// The member-side operand of a quantified comparison: the member key itself (for `!= nil`)
-    /// or what `rest` names from the member rows.
-    private func memberOperand(_ path: MemberPath, rest: [KeyPathComponent], joinKind: String) throws(FetchSQLError) -> Operand {
+    /// The member-side operand of a quantified comparison: the member itself (its key, typed as
+    /// the destination entity, for `== <object>` and `!= nil`) or what `rest` names from the
+    /// member rows.
+    private func memberOperand(_ path: MemberPath, relationship: RelationshipDescription, rest: [KeyPathComponent],
+                               outer: Bool) throws(FetchSQLError) -> Operand {
         guard let members = path.members, !rest.isEmpty else {
-            return .sql(" " + path.countColumn, attribute: nil, toOneDestination: nil)
+            return .sql(" " + path.countColumn, attribute: nil, toOneDestination: relationship.destinationEntity)
         }
-        switch try resolve(rest, from: members, joinKind: joinKind) {
+        switch try resolve(rest, from: members, outer: outer) {
         case .attribute(let column, let attribute): return .sql(" " + column, attribute: attribute, toOneDestination: nil)
         case .toOne(let column, let destination): return .sql(" " + column, attribute: nil, toOneDestination: destination)
         case .toMany:
@@ -317,7 +386,7 @@ final class SQLBuilder {
         }
     }
 
-    private func operand(_ expression: Expression, scope: Scope) throws(FetchSQLError) -> Operand {
+    private func operand(_ expression: Expression, scope: Scope, outer: Bool) throws(FetchSQLError) -> Operand {
         switch expression {
         case .constant(let value):
             return .value(value)
@@ -329,10 +398,10 @@ final class SQLBuilder {
             }
             return .values(values)
         case .keyPath(let components):
-            return try keyPathOperand(components, scope: scope)
+            return try keyPathOperand(components, scope: scope, outer: outer)
         case .path(.variable(let name), let components):
             guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
-            return try keyPathOperand(components, scope: variableScope)
+            return try keyPathOperand(components, scope: variableScope, outer: outer)
         case .variable(let name):
             guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
             return .sql(" \(variableScope.alias).Z_PK", attribute: nil, toOneDestination: variableScope.entity)
@@ -340,20 +409,20 @@ final class SQLBuilder {
             guard components == [.collectionOperator(.count)] else {
                 throw FetchSQLError("a SUBQUERY is used through its @count")
             }
-            return try subqueryCount(collection: collection, variable: variable, predicate: predicate, scope: scope)
+            return try subqueryCount(collection: collection, variable: variable, predicate: predicate, scope: scope, outer: outer)
         case .subquery:
             throw FetchSQLError("a SUBQUERY is used through its @count: SUBQUERY(…).@count > 0")
         case .evaluatedObject:
             return .sql(" \(scope.alias).Z_PK", attribute: nil, toOneDestination: scope.entity)
         case .path(.evaluatedObject, let components):
-            return try keyPathOperand(components, scope: scope)
+            return try keyPathOperand(components, scope: scope, outer: outer)
         case .path, .cast, .function, .opaque:
             throw FetchSQLError("\(expression) cannot be translated to SQL")
         }
     }
 
-    private func keyPathOperand(_ components: [KeyPathComponent], scope: Scope) throws(FetchSQLError) -> Operand {
-        switch try resolve(components, from: scope) {
+    private func keyPathOperand(_ components: [KeyPathComponent], scope: Scope, outer: Bool) throws(FetchSQLError) -> Operand {
+        switch try resolve(components, from: scope, outer: outer) {
         case .attribute(let column, let attribute):
             return .sql(" " + column, attribute: attribute, toOneDestination: nil)
         case .toOne(let column, let destination):
@@ -377,7 +446,7 @@ final class SQLBuilder {
         }
         guard !memberKeys.isEmpty else { throw FetchSQLError("@\(op.rawValue) needs a key after it: \(relationship.name).@\(op.rawValue).price") }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
-        let ((column, attribute), extra) = try collectingJoins { () throws(FetchSQLError) -> (String, AttributeDescription) in
+        let ((column, attribute), extra, _) = try collectingJoins { () throws(FetchSQLError) -> (String, AttributeDescription) in
             guard let members = path.members, case .attribute(let column, let attribute) = try resolve(memberKeys, from: members) else {
                 throw FetchSQLError("@\(op.rawValue) needs an attribute of \(relationship.destinationEntity)")
             }
@@ -388,7 +457,8 @@ final class SQLBuilder {
         return .sql(sql, attribute: op == .avg || op == .sum ? nil : attribute, toOneDestination: nil)
     }
 
-    private func subqueryCount(collection: Expression, variable: String, predicate: Predicate, scope: Scope) throws(FetchSQLError) -> Operand {
+    private func subqueryCount(collection: Expression, variable: String, predicate: Predicate, scope: Scope,
+                               outer: Bool) throws(FetchSQLError) -> Operand {
         let components: [KeyPathComponent]
         let base: Scope
         switch collection {
@@ -400,7 +470,7 @@ final class SQLBuilder {
         default:
             throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
         }
-        guard case .toMany(let owner, let relationship, let rest) = try resolve(components, from: base), rest.isEmpty else {
+        guard case .toMany(let owner, let relationship, let rest) = try resolve(components, from: base, outer: outer), rest.isEmpty else {
             throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
         }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
@@ -408,8 +478,12 @@ final class SQLBuilder {
         let saved = variables[variable]
         variables[variable] = members
         defer { variables[variable] = saved }
-        let (condition, extra) = try collectingJoins { () throws(FetchSQLError) -> String in try self.predicate(predicate, scope: members) }
-        let sql = subquery(path, select: "COUNT(\(members.alias).Z_PK)", condition: "(" + condition + ")", extraJoins: extra)
+        let (condition, extra, joinsMembers) = try collectingJoins { () throws(FetchSQLError) -> String in
+            try self.predicate(predicate, scope: members)
+        }
+        // Members joined to their own to-many relationships repeat once per joined row: count each once.
+        let counted = (joinsMembers ? "DISTINCT " : "") + "\(members.alias).Z_PK"
+        let sql = subquery(path, select: "COUNT(\(counted))", condition: "(" + condition + ")", extraJoins: extra)
         return .sql(sql, attribute: nil, toOneDestination: nil)
     }
 
@@ -463,14 +537,26 @@ final class SQLBuilder {
         }
     }
 
-    /// Binds `value` (converted for the attribute or to-one it is compared with) and returns `?`.
-    /// Text compared with a date attribute must name a date: bound as text it would compare with
-    /// the column's numbers and silently match nothing (or everything).
+    /// Binds `value` (converted for the attribute or object it is compared with) and returns `?`.
+    /// Text compared with a date attribute must name a date, and text compared with an object
+    /// (a relationship, a member, `SELF`) must be an object ID of that entity: bound as text
+    /// either would compare with the column's numbers and silently match nothing (or everything).
+    /// An object ID is bound as its `Z_PK`, as Core Data binds an object (store-format.md §8):
+    /// the key alone names one row of the entity's table, sub-entities included.
     func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) throws(FetchSQLError) -> String {
         if let attribute, attribute.type == .date, case .string(let text) = value, CoreDataDate(iso8601: text) == nil {
             throw FetchSQLError("\(PredicateError.quoted(text)) is not a date, and \(attribute.name) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)")
         }
-        return bind(Self.databaseValue(value, type: attribute?.type, destination: destination))
+        if let destination, case .string(let text) = value {
+            guard let object = ObjectURI(text) else {
+                throw FetchSQLError("\(PredicateError.quoted(text)) is not an object ID: compare with the ID of an object of entity \(destination) (x-coredata://<store UUID>/\(destination)/p<N>) or with nil")
+            }
+            guard model.lineage(of: object.entity).contains(where: { $0.name == destination }) else {
+                throw FetchSQLError("\(text) is an object of entity \(object.entity), but the comparison takes entity \(destination) (or a sub-entity of it), so it could never match")
+            }
+            return bind(object.primaryKey.databaseValue)
+        }
+        return bind(Self.databaseValue(value, type: attribute?.type))
     }
 
     func bind(_ value: DatabaseValue) -> String {
@@ -478,7 +564,7 @@ final class SQLBuilder {
         return "?"
     }
 
-    static func databaseValue(_ value: Value, type: AttributeType?, destination: String?) -> DatabaseValue {
+    static func databaseValue(_ value: Value, type: AttributeType?) -> DatabaseValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return (flag ? 1 : 0).databaseValue
@@ -491,7 +577,6 @@ final class SQLBuilder {
             if type == .uuid, let uuid = UUID(uuidString: text) {
                 return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
             }
-            if destination != nil, let pk = ObjectURI.primaryKey(text) { return pk.databaseValue }
             return text.databaseValue
         }
     }
@@ -503,7 +588,7 @@ final class SQLBuilder {
         guard !descriptors.isEmpty else { return "" }
         var terms: [String] = []
         for descriptor in descriptors {
-            let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", joinKind: "LEFT OUTER JOIN")
+            let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", outer: true)
             terms.append(column + (descriptor.comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
         }
         return " ORDER BY " + terms.joined(separator: ", ")
@@ -518,17 +603,17 @@ final class SQLBuilder {
               rest.isEmpty else { return nil }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
         for part in path.from {
-            joins.append("LEFT OUTER JOIN \(part.table) \(part.alias) ON " + (part.on ?? path.correlation))
+            joins.append(Join(table: part.table, alias: part.alias, on: part.on ?? path.correlation, isOuter: true))
         }
         return path.countColumn
     }
 
     /// The column of an attribute or to-one key path (`author.name`), for sorting, distinct
     /// values and aggregates.
-    func valueColumn(_ keyPath: String, scope: Scope, purpose: String, joinKind: String = "JOIN") throws(FetchSQLError) -> (String, AttributeDescription?) {
+    func valueColumn(_ keyPath: String, scope: Scope, purpose: String, outer: Bool = false) throws(FetchSQLError) -> (String, AttributeDescription?) {
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map { KeyPathComponent.key(String($0)) }
         guard !keyPath.isEmpty, !components.contains(.key("")) else { throw FetchSQLError("\(purpose) needs a key path, not \"\(keyPath)\"") }
-        switch try resolve(components, from: scope, joinKind: joinKind) {
+        switch try resolve(components, from: scope, outer: outer) {
         case .attribute(let column, let attribute): return (column, attribute)
         case .toOne(let column, _): return (column, nil)
         case .toMany(let owner, let relationship, _):
@@ -537,10 +622,18 @@ final class SQLBuilder {
     }
 }
 
-/// `x-coredata://<store UUID>/<Entity>/p<Z_PK>` (store-format.md §8).
-enum ObjectURI {
-    static func primaryKey(_ text: String) -> Int64? {
-        guard text.hasPrefix("x-coredata://"), let last = text.split(separator: "/").last, last.hasPrefix("p") else { return nil }
-        return Int64(last.dropFirst())
+/// An object ID, `x-coredata://<store UUID>/<Entity>/p<Z_PK>` (store-format.md §8).
+struct ObjectURI {
+    let entity: String
+    let primaryKey: Int64
+
+    init?(_ text: String) {
+        guard text.hasPrefix("x-coredata://") else { return nil }
+        let parts = text.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty, parts[2].hasPrefix("p"), let key = Int64(parts[2].dropFirst()), key > 0 else {
+            return nil
+        }
+        entity = String(parts[1])
+        primaryKey = key
     }
 }

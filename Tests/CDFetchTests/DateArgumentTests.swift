@@ -7,7 +7,7 @@ import Testing
 /// A string compared with a date attribute is bound as the date it names.
 @Suite struct DateArgumentTests {
     private func bound(_ text: String) -> DatabaseValue {
-        SQLBuilder.databaseValue(.string(text), type: .date, destination: nil)
+        SQLBuilder.databaseValue(.string(text), type: .date)
     }
 
     /// `2024-05-31T12:00:00` is noon UTC, not the midnight of its date.

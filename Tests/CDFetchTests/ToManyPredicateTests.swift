@@ -1,0 +1,127 @@
+import CDFetch
+import CDPredicate
+import CDStore
+import CDTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// The shapes of issue 23 on the store of its 2013 SQLDebug log: Entity1 ↔ Entity2 through two
+/// many-to-many relationships (`e2a`/`e1a`, `e2b`/`e1b`) and a to-one `partner`. Objects 1: e2b =
+/// {X}, partner X; 2: nothing; 3: e2a = {X}, partner Y; 4: e2a = {Y}, e2b = {X}. Every answer is
+/// stated here from the objects, not read back from cdstore.
+@Suite(.temporaryDirectories) struct ToManyPredicateTests {
+    final class Fixture: @unchecked Sendable {
+        let runner: FetchRunner
+        let storeUUID: String
+
+        init() throws {
+            let folder = try TemporaryDirectory.make()
+            let store = folder.appendingPathComponent("TwoManyToMany.sqlite").path
+            let result = try CommandRunner.run([
+                "create", store,
+                "--model", Golden.fixtures.appendingPathComponent("fetch/TwoManyToMany.xcdatamodel").path,
+                "--import", Golden.fixtures.appendingPathComponent("fetch/two-many-to-many-seed.json").path,
+            ])
+            guard result.status == 0 else { throw CreateFailed(message: result.stderr) }
+            let reader = try ObjectReader(snapshot: try StoreSnapshot(path: store))
+            storeUUID = reader.storeUUID
+            runner = FetchRunner(reader: reader)
+        }
+
+        struct CreateFailed: Error { let message: String }
+
+        /// `Entity2` object `pk` as an object ID.
+        func entity2(_ pk: Int) -> String { "x-coredata://\(storeUUID)/Entity2/p\(pk)" }
+
+        func request(_ predicate: String, _ arguments: [String]) throws -> CDFetch.FetchRequest {
+            CDFetch.FetchRequest(entity: "Entity1", predicate: try PredicateParser.parse(predicate, arguments: arguments), sortDescriptors: [])
+        }
+
+        func primaryKeys(_ predicate: String, _ arguments: [String] = []) throws -> [Int64] {
+            var keys: [Int64] = []
+            try runner.objects(try request(predicate, arguments), section: { _ in }, object: { keys.append($0.id.pk) })
+            return keys.sorted()
+        }
+
+        func sql(_ predicate: String, _ arguments: [String] = []) throws -> FetchStatement {
+            try runner.statement(for: try request(predicate, arguments))
+        }
+    }
+
+    static let x = 1
+    static let y = 2
+
+    @Test func theIssuesThreeFetchesGiveCoreDatasAnswers() throws {
+        let store = try Fixture()
+        let x = store.entity2(Self.x)
+        #expect(try store.primaryKeys("ANY e2a == %@ OR ANY e2b == %@", [x, x]) == [1, 3, 4])
+        #expect(try store.primaryKeys("e2a.@count == 0 OR ANY e2b == %@", [x]) == [1, 2, 4])
+        // Core Data's SQL: a LEFT OUTER JOIN and NOT (member = X). Objects 1 and 4 have only X
+        // (FALSE), 2 and 3 only the NULL row (UNKNOWN): none is returned, and never 1 or 4.
+        #expect(try store.primaryKeys("NOT (ANY e2b == %@)", [x]) == [])
+    }
+
+    @Test func theOrIsTheTwoOuterJoinsOfTheLog() throws {
+        let store = try Fixture()
+        let x = store.entity2(Self.x)
+        let statement = try store.sql("ANY e2a == %@ OR ANY e2b == %@", [x, x])
+        // The 2013 log of this fetch (issue 23), columns aside.
+        #expect(statement.sql.hasSuffix(
+            " FROM ZENTITY1 t0 LEFT OUTER JOIN Z_1E2A t1 ON t0.Z_PK = t1.Z_1E1A LEFT OUTER JOIN Z_1E2B t3 ON t0.Z_PK = t3.Z_1E1B WHERE ( t1.Z_2E2A = ? OR  t3.Z_2E2B = ?)"))
+        #expect(statement.sql.hasPrefix("SELECT DISTINCT 0, t0.Z_PK, t0.Z_OPT, "))
+        // An object is bound as its Z_PK, as Core Data binds it.
+        #expect(statement.arguments == [Int64(Self.x).databaseValue, Int64(Self.x).databaseValue])
+    }
+
+    @Test func objectsInEveryPosition() throws {
+        let store = try Fixture()
+        let (x, y) = (store.entity2(Self.x), store.entity2(Self.y))
+        #expect(try store.primaryKeys("%@ IN e2b", [x]) == [1, 4])
+        #expect(try store.primaryKeys("%@ IN e2a", [y]) == [4])
+        #expect(try store.primaryKeys("ANY e2a IN {%@, %@}", [x, y]) == [3, 4])
+        #expect(try store.primaryKeys("partner == %@", [x]) == [1])
+        #expect(try store.primaryKeys("%@ == partner", [y]) == [3])
+        #expect(try store.primaryKeys("partner IN {%@, %@}", [x, y]) == [1, 3])
+        // nil partner: SQL's UNKNOWN, as Core Data's `<>` (quirk nilComparison).
+        #expect(try store.primaryKeys("partner != %@", [x]) == [3])
+        #expect(try store.primaryKeys("NONE e2b == %@", [x]) == [])
+        #expect(try store.primaryKeys("SELF == %@", ["x-coredata://\(store.storeUUID)/Entity1/p2"]) == [2])
+        #expect(try store.primaryKeys("SUBQUERY(e2b, $m, $m == %@).@count == 1", [x]) == [1, 4])
+    }
+
+    @Test func wrongObjectsAreRefusedNotCompared() throws {
+        let store = try Fixture()
+        #expect(throws: FetchSQLError("x-coredata://\(store.storeUUID)/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match")) {
+            try store.sql("ANY e2b == %@", ["x-coredata://\(store.storeUUID)/Entity1/p1"])
+        }
+        #expect(throws: FetchSQLError("\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil")) {
+            try store.sql("partner == %@", ["X"])
+        }
+        #expect(throws: FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")) {
+            try store.sql("%@ IN name", ["one"])
+        }
+    }
+
+    @Test func toOneKeyPathsThroughNil() throws {
+        let store = try Fixture()
+        // Objects 2 and 4 have no partner: the key path reads nil, as in NSPredicate.
+        #expect(try store.primaryKeys("partner.label == nil") == [2, 4])
+        #expect(try store.primaryKeys("partner.label == nil OR name == 'one'") == [1, 2, 4])
+        #expect(try store.primaryKeys("partner.label == 'X' OR name == 'two'") == [1, 2])
+        // Under NOT and `!=`, nil is UNKNOWN (Core Data's SQL; quirk nilComparison).
+        #expect(try store.primaryKeys("NOT (partner.label == 'X')") == [3])
+        #expect(try store.primaryKeys("partner.label != 'X'") == [3])
+        let statement = try store.sql("partner.label == 'X'")
+        #expect(statement.sql.contains(" FROM ZENTITY1 t0 JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZLABEL = ?"))
+        #expect(try store.sql("partner.label == nil").sql.contains(" LEFT OUTER JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZLABEL IS NULL"))
+    }
+
+    @Test func subqueryCountsMembersNotJoinRows() throws {
+        let store = try Fixture()
+        // Member X of object 3's e2a has e1b = {1, 4}: two join rows, one member.
+        #expect(try store.primaryKeys("SUBQUERY(e2a, $m, ANY $m.e1b.name BEGINSWITH 'o' OR ANY $m.e1b.name BEGINSWITH 'f').@count == 1") == [3])
+        #expect(try store.primaryKeys("SUBQUERY(e2a, $m, ANY $m.e1b.name != 'zzz').@count == 1") == [3])
+        #expect(try store.sql("SUBQUERY(e2a, $m, ANY $m.e1b.name != 'zzz').@count == 1").sql.contains("(SELECT COUNT(DISTINCT t2.Z_PK) FROM "))
+    }
+}
