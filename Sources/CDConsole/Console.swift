@@ -114,8 +114,12 @@ package enum Console {
         output.line("Enter .help for the commands, Tab to complete, Ctrl-D to leave.")
         output.flush()
         let prompt = URL(fileURLWithPath: session.storePath).deletingPathExtension().lastPathComponent + "> "
-        let editor = LineEditor(program: "cdstore", prompt: prompt, historyPath: historyPath()) { line, cursor in
+        guard let editor = LineEditor(program: "cdstore", prompt: prompt, historyPath: historyPath(), complete: { line, cursor in
             CompletionEngine.complete(line: line, cursor: cursor, model: interpreter.session.model)
+        }) else {
+            FileHandle.standardError.write(Data("cdstore: warning: line editing is not available (libedit could not start); reading plain lines\n".utf8))
+            plainLines(interpreter, output: output, prompt: prompt)
+            return
         }
         var emptyInterrupts = 0
         while ConsoleSignals.terminationSignal == nil {
@@ -136,6 +140,21 @@ package enum Console {
                 output.line("")
                 return
             }
+        }
+    }
+
+    /// The interactive loop without line editing: a prompt, then a line of standard input.
+    private static func plainLines(_ interpreter: ConsoleInterpreter, output: ConsoleWriter, prompt: String) {
+        var lines = InputLines(descriptor: STDIN_FILENO)
+        while ConsoleSignals.terminationSignal == nil {
+            FileHandle.standardOutput.write(Data(prompt.utf8))
+            guard let line = lines.next() else {
+                output.line("")
+                return
+            }
+            interpreter.execute(line)
+            _ = ConsoleSignals.takeInterrupt()
+            if interpreter.wantsToQuit { return }
         }
     }
 

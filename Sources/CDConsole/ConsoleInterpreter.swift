@@ -178,60 +178,68 @@ package final class ConsoleInterpreter {
     private func runDotCommand(_ text: String) throws {
         let name = String(text.prefix { !$0.isWhitespace })
         let rest = text.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
-        guard DotCommand.named(name) != nil else {
+        guard let command = DotCommand.named(name) else {
             throw ConsoleError("unknown command \(name); .help lists the commands")
         }
-        let arguments = try Self.words(rest)
-        switch name {
-        case ".help": output.line(DotCommand.helpText)
-        case ".open":
-            let path = try Self.single(arguments, usage: ".open STORE")
-            replaceSession(try ConsoleSession(storePath: path, modelPath: nil, traceLevel: session.trace.level))
-        case ".reload": replaceSession(try session.reloaded())
-        case ".entities": try printEntities()
-        case ".schema": try printSchema(arguments.first)
-        case ".model": output.report(ModelText.render([modelVersion]))
-        case ".hashes": output.report(ModelText.renderHashes(ModelHashReport(versions: [modelVersion])))
-        case ".trace":
-            guard let level = Int(try Self.single(arguments, usage: ".trace 0-4")), (0...4).contains(level) else {
-                throw ConsoleError("the SQL debug level is 0 to 4")
-            }
-            session.trace.level = level
-        case ".sql":
-            guard !rest.isEmpty else { throw ConsoleError("usage: .sql QUERY") }
-            output.line(try session.runner.statement(for: try request(for: rest)).text)
-        case ".raw":
-            guard !rest.isEmpty else { throw ConsoleError("usage: .raw SELECT ...") }
-            try runRaw(rest)
-        case ".validate": try validate(entity: arguments.first)
-        case ".compat":
-            let path = try Self.single(arguments, usage: ".compat MODEL")
-            let versions = try ModelSource.versions(at: path, trace: session.trace)
-            let current = try ModelSource.chooseVersion(versions, named: nil, path: path)
-            let report = try Compatibility.analyse(snapshot: session.snapshot, versions: versions, current: current, modelPath: path)
-            output.report(CompatibilityText.render(report))
-        case ".explain":
-            let code = try Self.single(arguments, usage: ".explain CODE")
-            guard let explanation = Explanation.of(code: code) else { throw ConsoleError(Explanation.unknownCodeMessage(code)) }
-            output.report(ExplanationText.render(explanation))
-        case ".format":
-            let value = try Self.single(arguments, usage: ".format NAME")
-            guard let format = ObjectFormat(rawValue: value) else {
-                throw ConsoleError("unknown format \"\(value)\"; formats: \(ObjectFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            settings.format = format
-        case ".template": try setTemplate(arguments)
-        case ".limit":
-            guard let limit = Int(try Self.single(arguments, usage: ".limit N")), limit >= 0 else {
-                throw ConsoleError(".limit takes a number, 0 or more")
-            }
-            settings.rowLimit = limit == 0 ? nil : limit
-        case ".output": try redirect(to: try Self.single(arguments, usage: ".output FILE|stdout"))
-        case ".timer": settings.timer = try Self.onOff(arguments, usage: ".timer on|off")
-        case ".echo": settings.echo = try Self.onOff(arguments, usage: ".echo on|off")
-        case ".show": printSettings()
-        default: wantsToQuit = true
+        try command.run(self, DotCommand.Invocation(text: rest, arguments: try Self.words(rest)))
+    }
+
+    // The handlers of the dot-commands (DotCommand.all names each one beside its help).
+
+    func openStore(_ arguments: [String]) throws {
+        let path = try Self.single(arguments, usage: ".open STORE")
+        replaceSession(try ConsoleSession(storePath: path, modelPath: nil, traceLevel: session.trace.level))
+    }
+
+    func reload() throws { replaceSession(try session.reloaded()) }
+
+    func quit() { wantsToQuit = true }
+
+    func printModel() { output.report(ModelText.render([modelVersion])) }
+
+    func printHashes() { output.report(ModelText.renderHashes(ModelHashReport(versions: [modelVersion]))) }
+
+    func printHelp() { output.line(DotCommand.helpText) }
+
+    func setTraceLevel(_ arguments: [String]) throws {
+        guard let level = Int(try Self.single(arguments, usage: ".trace 0-4")), (0...4).contains(level) else {
+            throw ConsoleError("the SQL debug level is 0 to 4")
         }
+        session.trace.level = level
+    }
+
+    func printSQL(_ query: String) throws {
+        guard !query.isEmpty else { throw ConsoleError("usage: .sql QUERY") }
+        output.line(try session.runner.statement(for: try request(for: query)).text)
+    }
+
+    func checkCompatibility(_ arguments: [String]) throws {
+        let path = try Self.single(arguments, usage: ".compat MODEL")
+        let versions = try ModelSource.versions(at: path, trace: session.trace)
+        let current = try ModelSource.chooseVersion(versions, named: nil, path: path)
+        let report = try Compatibility.analyse(snapshot: session.snapshot, versions: versions, current: current, modelPath: path)
+        output.report(CompatibilityText.render(report))
+    }
+
+    func explain(_ arguments: [String]) throws {
+        let code = try Self.single(arguments, usage: ".explain CODE")
+        guard let explanation = Explanation.of(code: code) else { throw ConsoleError(Explanation.unknownCodeMessage(code)) }
+        output.report(ExplanationText.render(explanation))
+    }
+
+    func setFormat(_ arguments: [String]) throws {
+        let value = try Self.single(arguments, usage: ".format NAME")
+        guard let format = ObjectFormat(rawValue: value) else {
+            throw ConsoleError("unknown format \"\(value)\"; formats: \(ObjectFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        settings.format = format
+    }
+
+    func setRowLimit(_ arguments: [String]) throws {
+        guard let limit = Int(try Self.single(arguments, usage: ".limit N")), limit >= 0 else {
+            throw ConsoleError(".limit takes a number, 0 or more")
+        }
+        settings.rowLimit = limit == 0 ? nil : limit
     }
 
     /// Takes a new snapshot, and says so, when an app has changed the store in a way the
@@ -265,7 +273,7 @@ package final class ConsoleInterpreter {
                      model: session.model)
     }
 
-    private func printEntities() throws {
+    func printEntities() throws {
         var table = TextTable([("Entity", .left), ("Parent", .left), ("Table", .left), ("Objects", .right)])
         for entity in session.model.entities {
             let mapped = session.reader.mapping.mappedEntity(named: entity.name)
@@ -275,7 +283,7 @@ package final class ConsoleInterpreter {
         output.line(table.render(indent: 0))
     }
 
-    private func printSchema(_ entity: String?) throws {
+    func printSchema(_ entity: String?) throws {
         let entities = try entity.map { [try entityDescription($0)] } ?? session.model.entities
         let mapping = session.reader.mapping
         var blocks: [String] = []
@@ -304,7 +312,7 @@ package final class ConsoleInterpreter {
         return description
     }
 
-    private func runRaw(_ sql: String) throws {
+    func runRaw(_ sql: String) throws {
         var rows: ValueRowRenderer?
         var cap = RowCap(limit: settings.rowLimit)
         let format = settings.format.valueRowFormat
@@ -321,7 +329,7 @@ package final class ConsoleInterpreter {
     }
 
     /// The validation report, narrowed to one entity (and its sub-entities) when one is named.
-    private func validate(entity: String?) throws {
+    func validate(entity: String?) throws {
         var report = try StoreValidator.validate(session.snapshot, model: session.modelPath == nil ? nil : session.model)
         if let entity {
             _ = try entityDescription(entity)
@@ -336,7 +344,7 @@ package final class ConsoleInterpreter {
         model.subentities(of: entity).flatMap { [$0.name] + descendants(of: $0.name, in: model) }
     }
 
-    private func setTemplate(_ arguments: [String]) throws {
+    func setTemplate(_ arguments: [String]) throws {
         guard let entity = arguments.first, arguments.count <= 2 else {
             throw ConsoleError("usage: .template ENTITY \"TEXT {key} ...\"")
         }
@@ -372,7 +380,7 @@ package final class ConsoleInterpreter {
         return names
     }
 
-    private func redirect(to target: String) throws {
+    func redirect(to target: String) throws {
         output.finish()
         if target == "stdout" || target == "-" {
             output = standardOutput
@@ -386,7 +394,7 @@ package final class ConsoleInterpreter {
         output = ConsoleWriter(descriptor: descriptor, closesOnFinish: true)
     }
 
-    private func printSettings() {
+    func printSettings() {
         let model = session.modelPath ?? "the store's model cache"
         let entities = session.model.entities.count
         let templates = settings.templates.keys.sorted().map { "\($0) \"\(settings.templates[$0] ?? "")\"" }

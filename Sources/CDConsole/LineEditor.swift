@@ -31,11 +31,13 @@ final class LineEditor {
     /// be released when the console ends.
     fileprivate nonisolated(unsafe) static weak var active: LineEditor?
 
-    /// `complete` receives the line and the cursor (in characters).
-    init(program: String, prompt: String, historyPath: String?, complete: @escaping (String, Int) -> Completion) {
-        // el_init only fails without memory; there is nothing sensible to do then but stop.
-        guard let editLine = cdstore_el_init(program), let history = history_init() else {
-            fatalError("libedit could not start")
+    /// `complete` receives the line and the cursor (in characters). Nil when libedit cannot
+    /// start (no memory, no usable terminal): the console then reads plain lines.
+    init?(program: String, prompt: String, historyPath: String?, complete: @escaping (String, Int) -> Completion) {
+        guard let editLine = cdstore_el_init(program) else { return nil }
+        guard let history = history_init() else {
+            el_end(editLine)
+            return nil
         }
         self.editLine = editLine
         self.history = history
