@@ -70,6 +70,9 @@ let package = Package(
         /// Debian's libedit-dev installs a pkg-config file; macOS ships the library and header.
         .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
                        providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+        /// One store opened for reading as every front end opens it (snapshot, model, SQL log),
+        /// with the operations the front ends share.
+        .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch", "CDDiagnostics"]),
         /// The object renderers: the output formats of `dump` and `query`.
         .target(name: "CDRendering", dependencies: ["CDBase", "CDArchive", "CDStore",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -77,14 +80,14 @@ let package = Package(
         /// The interactive console: one session on one private snapshot, dot-commands and queries,
         /// completion from the model in memory, libedit line editing, and script mode.
         .target(name: "CDConsole", dependencies: [
-            "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDDiagnostics", "CEditLine",
+            "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDDiagnostics", "CDSession", "CEditLine",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-            "CDFinder", "CDChanges", "CDConsole",
+            "CDFinder", "CDChanges", "CDConsole", "CDSession",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -115,6 +118,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDPredicate", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -3,6 +3,7 @@ import CDFetch
 import CDPredicate
 import CDModel
 import CDRendering
+import CDSession
 import CDStore
 import Foundation
 
@@ -59,15 +60,14 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
+        let session = try StoreSession(storePath: store, modelPath: model, trace: sqlDebug.trace)
+        let reader = try session.reader()
         try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
         let printer = output.makePrinter()
         let sortKeys = sort.compactMap(ObjectQuery.SortKey.init(parsing:))
         if let predicate {
             let parsed = try PredicateParser.parse(predicate, arguments: arg, checksPatterns: true)
-            let runner = FetchRunner(reader: reader)
+            let runner = try session.runner()
             for entity in entities {
                 let request = FetchRequest(entity: entity, predicate: parsed,
                                            sortDescriptors: sortKeys.map { SortDescriptor(keyPath: $0.property, ascending: $0.ascending) },

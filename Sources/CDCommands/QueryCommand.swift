@@ -2,6 +2,7 @@ import ArgumentParser
 import CDFetch
 import CDPredicate
 import CDRendering
+import CDSession
 import CDStore
 
 struct QueryCommand: ParsableCommand, ChoosesColor {
@@ -30,30 +31,24 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let request = try fetch.request()
-        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let reader = try ObjectReader(snapshot: snapshot, model: chosenModel)
-        let runner = FetchRunner(reader: reader)
-        switch request.result {
-        case .objects:
-            try reader.checkIncludes(Set(output.include), entities: [request.entity])
+        let session = try StoreSession(storePath: store, modelPath: fetch.model, trace: sqlDebug.trace)
+        guard request.result != .objects else {
+            let runner = try session.runner()
+            try runner.reader.checkIncludes(Set(output.include), entities: [request.entity])
             let printer = output.makePrinter()
             try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
                                describe: DumpCommand.describe, section: printer.section, object: printer.object)
             try printer.finish()
-        case .count:
-            var rows = output.valueRenderer(names: ["count"])
-            let total = try runner.count(request)
-            Output.write(rows.header() + rows.row([.integer(Int64(total))]) + rows.footer())
-        case .distinct, .aggregate:
-            let statement = try runner.statement(for: request)
-            var rows = output.valueRenderer(names: statement.valueColumns.map(\.name))
-            let printed = BufferedOutput(to: CommandIO.current.output)
-            try printed.write(rows.header())
-            try runner.values(request) { values in try printed.write(rows.row(values)) }
-            try printed.write(rows.footer())
-            try printed.flush()
+            return
         }
+        var rows = output.valueRenderer(names: [])
+        let printed = BufferedOutput(to: CommandIO.current.output)
+        try session.values(request, names: { names in
+            rows = output.valueRenderer(names: names)
+            try printed.write(rows.header())
+        }, row: { values in try printed.write(rows.row(values)) })
+        try printed.write(rows.footer())
+        try printed.flush()
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CDFetch
 import CDRendering
+import CDSession
 import CDStore
 import Foundation
 
@@ -46,16 +47,13 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: fetch.model, trace: sqlDebug.trace)
         // Raw SQL needs no model, so a store whose model cache is unreadable still answers it.
         if let raw {
-            try runRaw(raw, snapshot: snapshot)
+            try runRaw(raw, snapshot: session.snapshot)
             return
         }
-        let chosenModel = try fetch.model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
-        let request = try fetch.request()
-        let statement = try runner.statement(for: request)
+        let statement = try session.runner().statement(for: try fetch.request())
         switch format {
         case .text:
             Output.print(statement.text)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDDiagnostics
+import CDSession
 import CDStore
 
 struct ValidateCommand: ParsableCommand, ChoosesColor {
@@ -29,9 +30,7 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let snapshot = try StoreSnapshot(path: store, trace: sqlDebug.trace)
-        let chosenModel = try model.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let report = try StoreValidator.validate(snapshot, model: chosenModel)
+        let report = try StoreSession(storePath: store, modelPath: model, trace: sqlDebug.trace).validation()
         try Output.report(report, json: json, text: ValidationText.render(report))
         if report.hasProblems { throw ExitCode(1) }
     }

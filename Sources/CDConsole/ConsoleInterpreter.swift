@@ -112,24 +112,18 @@ package final class ConsoleInterpreter {
 
     private func runQuery(_ text: String) throws {
         let request = try request(for: text)
-        switch request.result {
-        case .objects: try printObjects(request)
-        case .count:
-            var rows = ValueRowRenderer(names: ["count"], format: settings.format.valueRowFormat)
-            let total = try session.runner.count(request)
-            output.write(rows.header() + rows.row([.integer(Int64(total))]) + rows.footer())
-        case .distinct, .aggregate:
-            let statement = try session.runner.statement(for: request)
-            var rows = ValueRowRenderer(names: statement.valueColumns.map(\.name), format: settings.format.valueRowFormat)
-            var cap = RowCap(limit: settings.rowLimit)
+        guard request.result != .objects else { return try printObjects(request) }
+        var rows = ValueRowRenderer(names: [], format: settings.format.valueRowFormat)
+        var cap = RowCap(limit: settings.rowLimit)
+        try session.store.values(request, names: { names in
+            rows = ValueRowRenderer(names: names, format: settings.format.valueRowFormat)
             output.write(rows.header())
-            try session.runner.values(request) { values in
-                try Self.checkInterrupt()
-                if cap.admits() { output.write(rows.row(values)) }
-            }
-            output.write(rows.footer())
-            noteHidden(cap.hidden, of: "row")
-        }
+        }, row: { values in
+            try Self.checkInterrupt()
+            if cap.admits() { output.write(rows.row(values)) }
+        })
+        output.write(rows.footer())
+        noteHidden(cap.hidden, of: "row")
     }
 
     /// Objects in the current format, at most ``ConsoleSettings/rowLimit`` of them: the cap
@@ -215,10 +209,7 @@ package final class ConsoleInterpreter {
 
     func checkCompatibility(_ arguments: [String]) throws {
         let path = try Self.single(arguments, usage: ".compat MODEL")
-        let versions = try ModelSource.versions(at: path, trace: session.trace)
-        let current = try ModelSource.chooseVersion(versions, named: nil, path: path)
-        let report = try Compatibility.analyse(snapshot: session.snapshot, versions: versions, current: current, modelPath: path)
-        output.report(CompatibilityText.render(report))
+        output.report(CompatibilityText.render(try session.store.compatibility(withModelAt: path)))
     }
 
     func explain(_ arguments: [String]) throws {
@@ -330,7 +321,7 @@ package final class ConsoleInterpreter {
 
     /// The validation report, narrowed to one entity (and its sub-entities) when one is named.
     func validate(entity: String?) throws {
-        var report = try StoreValidator.validate(session.snapshot, model: session.modelPath == nil ? nil : session.model)
+        var report = try session.store.validation()
         if let entity {
             _ = try entityDescription(entity)
             let family = Set([entity] + Self.descendants(of: entity, in: session.model))

@@ -1,39 +1,41 @@
 import CDFetch
 import CDModel
+import CDSession
 import CDStore
 import Foundation
 
-/// One open store in the console: the private snapshot, the model read from it once (or given
-/// with `--model`), and the fetch runner every query goes through. `.reload` and `.open`
-/// replace the whole session; the snapshot's copy is removed when the session is released.
+/// The console's open store: a ``StoreSession`` whose model is read when it opens (completion and
+/// every query need it at once, so a store without a readable model is refused at the start, not
+/// at the first Tab). `.reload` and `.open` replace the whole session; the snapshot's private
+/// copy, if it has one, is removed when the session is released.
 package final class ConsoleSession {
-    /// The store as the user named it.
-    package let storePath: String
-    /// The model given with `--model`, if any.
-    package let modelPath: String?
-    package let snapshot: StoreSnapshot
+    package let store: StoreSession
     package let runner: FetchRunner
     /// The SQL debug log of this snapshot; `.trace` changes its level.
     package let trace: SQLTrace
 
+    package var storePath: String { store.storePath }
+    /// The model given with `--model`, if any.
+    package var modelPath: String? { store.modelPath }
+    package var snapshot: StoreSnapshot { store.snapshot }
     package var reader: ObjectReader { runner.reader }
     package var model: ManagedObjectModel { runner.reader.model }
 
-    /// Opens a private copy of `storePath` and reads its model; `traceLevel` 0 logs nothing.
-    package init(storePath: String, modelPath: String?, traceLevel: Int) throws {
-        self.storePath = storePath
-        self.modelPath = modelPath
+    /// Opens `storePath` read-only and reads its model; `traceLevel` 0 logs nothing.
+    package convenience init(storePath: String, modelPath: String?, traceLevel: Int) throws {
         let trace = SQLTrace(level: traceLevel)
-        let snapshot = try StoreSnapshot(path: storePath, trace: trace)
-        let chosenModel = try modelPath.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        try self.init(try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace), trace: trace)
+    }
+
+    private init(_ store: StoreSession, trace: SQLTrace) throws {
+        self.store = store
         self.trace = trace
-        self.snapshot = snapshot
-        runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
+        runner = try store.runner()
     }
 
     /// A new session on the same store and model: a fresh snapshot of what the app wrote since.
     package func reloaded() throws -> ConsoleSession {
-        try ConsoleSession(storePath: storePath, modelPath: modelPath, traceLevel: trace.level)
+        try ConsoleSession(try store.reloaded(), trace: trace)
     }
 
     /// Entity names in the model's order, for listings and completion.

@@ -1,0 +1,85 @@
+import CDDiagnostics
+import CDFetch
+import CDModel
+import CDStore
+import Foundation
+
+/// One store opened for reading, as every front end (the commands, the console) opens it: a
+/// read-only snapshot (in place through the read-only VFS, or a private copy where it must be),
+/// the model given with `--model` or else the store's own, and the SQL debug log. Opening reads
+/// no model: `sql --raw` and `validate` answer on a store whose model cache is unreadable, so the
+/// model is read on first use and kept.
+///
+/// Concurrency: a session is one snapshot on one SQLite connection (GRDB's `DatabaseQueue`
+/// serialises its reads), used by one front end at a time; it is not `Sendable`. A front end
+/// that serves requests in parallel opens one session per request or per worker: opening in
+/// place costs a few milliseconds (the console's start-up, CONTRIBUTING's performance table).
+package final class StoreSession {
+    /// The store as the user named it.
+    package let storePath: String
+    /// The model given with `--model`, if any.
+    package let modelPath: String?
+    package let snapshot: StoreSnapshot
+    /// The SQL debug log of this session, if any.
+    package let trace: SQLTrace?
+    private var openedRunner: FetchRunner?
+
+    /// Opens `storePath` read-only. `trace` logs the SQL.
+    package init(storePath: String, modelPath: String?, trace: SQLTrace? = nil) throws {
+        self.storePath = storePath
+        self.modelPath = modelPath
+        self.trace = trace
+        snapshot = try StoreSnapshot(path: storePath, trace: trace)
+    }
+
+    /// The fetch runner over the store's objects, reading the model on first use.
+    package func runner() throws -> FetchRunner {
+        if let openedRunner { return openedRunner }
+        let chosenModel = try modelPath.map { try ModelSource.storeModel(at: $0, for: snapshot) }
+        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
+        openedRunner = runner
+        return runner
+    }
+
+    /// The reader of the store's objects (through ``runner()``).
+    package func reader() throws -> ObjectReader { try runner().reader }
+
+    /// The model the store is read with.
+    package func model() throws -> ManagedObjectModel { try reader().model }
+
+    /// A new session on the same store, model and log: a fresh snapshot of what the app wrote since.
+    package func reloaded() throws -> StoreSession {
+        try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace)
+    }
+
+    // MARK: Operations
+
+    /// The rows of a count, distinct-values or aggregate request: `names` gets the column names
+    /// first (`count`, the key paths, `sum(price)`), then `row` each row. Objects go through
+    /// ``FetchRunner/objects(_:includes:countsToMany:describe:section:object:)``.
+    package func values(_ request: FetchRequest, names: ([String]) throws -> Void, row: ([ObjectValue]) throws -> Void) throws {
+        let runner = try runner()
+        switch request.result {
+        case .objects:
+            throw FetchSQLError("a request for objects has no value rows")
+        case .count:
+            try names(["count"])
+            try row([.integer(Int64(try runner.count(request)))])
+        case .distinct, .aggregate:
+            try names(try runner.statement(for: request).valueColumns.map(\.name))
+            try runner.values(request, row: row)
+        }
+    }
+
+    /// The store checked against its model (the one given with `--model`, else its own).
+    package func validation() throws -> ValidationReport {
+        try StoreValidator.validate(snapshot, model: modelPath == nil ? nil : try model())
+    }
+
+    /// Whether the current version of the model at `path` opens this store, and if not why.
+    package func compatibility(withModelAt path: String) throws -> CompatibilityReport {
+        let versions = try ModelSource.versions(at: path, trace: trace)
+        let current = try ModelSource.chooseVersion(versions, named: nil, path: path)
+        return try Compatibility.analyse(snapshot: snapshot, versions: versions, current: current, modelPath: path)
+    }
+}
