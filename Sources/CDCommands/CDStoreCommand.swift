@@ -8,9 +8,10 @@ struct CDStoreCommand: ParsableCommand {
         commandName: "cdstore",
         abstract: "Inspect Core Data store files without Core Data.",
         discussion: """
-            Every command that reads a store opens a private read-only copy of it (with its -wal \
-            and -shm), so the store itself is never changed; only create writes a new one, and reset and \
-            clean change it, after backing it up. `cdstore --version` shows the version.
+            Every command that reads a store reads it in place, read-only, with its -wal (through a \
+            SQLite VFS that never writes a byte and takes no lock; a store with a -journal is read from a \
+            private copy), so the store itself is never changed; only create writes a new one, and reset \
+            and clean change it, after backing it up. `cdstore --version` shows the version.
             """,
         subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
                       ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,

@@ -13,7 +13,7 @@ struct CleanCommand: ParsableCommand, ChoosesColor {
             would change and changes nothing.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Flag(name: .long, help: "Rebuild the file with VACUUM to return free pages to the file system.")

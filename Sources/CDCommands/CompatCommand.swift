@@ -16,7 +16,7 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
             migration), 1 when it does not; --options none exits 0 only when no migration is needed.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Option(name: .long, help: ArgumentHelp("The app's model: .xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm schemas, or a store (its cached model).", valueName: "path"), completion: .file())

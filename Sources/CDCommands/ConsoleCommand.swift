@@ -14,7 +14,7 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
             without prompts; the exit status is 1 if any command failed.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())

@@ -17,7 +17,7 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
             are faults (or counts in the text formats) unless named with --include.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Argument(help: "Entities to print (default: all).", completion: ShellCompletion.entityName)

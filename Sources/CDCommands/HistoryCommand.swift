@@ -18,7 +18,7 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
             the text output says so and --json keeps the raw bits.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Option(name: .long, help: ArgumentHelp("Only transactions after this transaction number, or at or after this date (2024-05-31, 2024-05-31T12:00:00Z).", valueName: "date|transaction"))

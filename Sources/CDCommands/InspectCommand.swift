@@ -6,7 +6,7 @@ struct InspectCommand: ParsableCommand, ChoosesColor {
         commandName: "inspect",
         abstract: "Show a store's files, SQLite settings, metadata, model cache, entities and warnings.")
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")

@@ -14,7 +14,7 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
             Objects print in the dump formats; --count, --distinct and --aggregate print values.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @OptionGroup var fetch: FetchOptions

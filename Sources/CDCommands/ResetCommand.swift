@@ -14,7 +14,7 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
             store for the model is written first and moved into the old one's place.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Flag(name: .customLong("dry-run"), help: "List what would be removed and change nothing.")

@@ -20,7 +20,7 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
         case text, json, ndjson, csv
     }
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @OptionGroup var fetch: FetchOptions

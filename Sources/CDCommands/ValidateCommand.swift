@@ -16,7 +16,7 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
             mismatches, SQLite's integrity check. Exits with status 1 when anything is wrong.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Option(name: .long, help: ArgumentHelp("The model to validate with (default: the model cached in the store).", valueName: "path"), completion: .file())

@@ -19,7 +19,7 @@ struct WatchCommand: ParsableCommand, ChoosesColor {
             sees a change. Ctrl-C stops and removes the copies.
             """)
 
-    @Argument(help: "The store file (.sqlite, .storedata, .db, any extension).", completion: .file())
+    @Argument(help: .storeFile, completion: .file())
     var store: String
 
     @Argument(help: ArgumentHelp("Entities to watch, with their sub-entities (default: all).", valueName: "entity"), completion: ShellCompletion.entityName)

@@ -115,7 +115,7 @@ package enum CompletionEngine {
             return .none(at: before.count)
         }
         let typed = String(before[(brace + 1)...])
-        let keys = propertyNames(of: String(words[1]), in: model) + ["_entity", "_id", "_pk"]
+        let keys = propertyNames(of: String(words[1]), in: model) + LineRenderer.objectKeys.sorted()
         return Completion(start: brace + 1, candidates: matching(keys, typed), terminator: "}")
     }
 

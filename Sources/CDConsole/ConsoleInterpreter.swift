@@ -345,30 +345,13 @@ package final class ConsoleInterpreter {
             return
         }
         let template = arguments[1]
-        let keys = Set(session.model.lineage(of: entity).flatMap(\.properties).map(\.common.name) + ["_entity", "_id", "_pk"])
-        let unknown = Self.placeholders(in: template).filter { !keys.contains($0) }
+        let keys = Set(session.model.lineage(of: entity).flatMap(\.properties).map(\.common.name)).union(LineRenderer.objectKeys)
+        let unknown = LineRenderer.placeholders(in: template).filter { !keys.contains($0) }
         if !unknown.isEmpty {
             throw ConsoleError("\(description.name) has no \(unknown.map { "{\($0)}" }.joined(separator: ", ")); keys: "
                                + keys.sorted().joined(separator: ", "))
         }
         settings.templates[entity] = template
-    }
-
-    /// The `{key}` names of a template (`{{` and `}}` are literal braces).
-    static func placeholders(in template: String) -> [String] {
-        var names: [String] = []
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            let after = rest[rest.index(after: open)...]
-            if after.first == "{" {
-                rest = after.dropFirst()
-                continue
-            }
-            guard let close = after.firstIndex(of: "}") else { break }
-            names.append(String(after[..<close]))
-            rest = after[after.index(after: close)...]
-        }
-        return names
     }
 
     func redirect(to target: String) throws {

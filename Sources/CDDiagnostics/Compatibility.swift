@@ -69,7 +69,7 @@ package struct CompatibilityReport: Sendable, Encodable, Equatable {
 /// Compares a store with every version of a model (reference/model-format.md §6.3).
 package enum Compatibility {
     /// Analyses the store at `storePath` against the model at `modelPath`. `versionName` is the
-    /// version the app opens the store with (default: the current one). Reads a private copy.
+    /// version the app opens the store with (default: the current one). Reads the store read-only.
     package static func analyse(storePath: String, modelPath: String, versionName: String? = nil,
                                options: MigrationOptions = .infer, trace: SQLTrace? = nil) throws -> CompatibilityReport {
         let versions = try ModelSource.versions(at: modelPath, trace: trace)

@@ -81,7 +81,7 @@ package struct VersionMatch: Sendable, Codable {
 }
 
 /// Checks a parsed dump against a store and a model, never writing to either (the store is
-/// read through ``StoreSnapshot``'s private copy).
+/// read through a read-only ``StoreSnapshot``).
 package enum CrossChecker {
     /// Rows listed per validation error.
     package static let rowLimit = 20

@@ -95,7 +95,7 @@ public struct ObjectSection: Sendable {
 /// Rows stream from SQLite one at a time; only the current object is in memory. Column and table
 /// names come from ``StoreMapping``; every value (entity numbers, keys, limits) is bound.
 public final class ObjectReader {
-    /// The private copy of the store being read.
+    /// The read-only snapshot of the store being read.
     public let snapshot: StoreSnapshot
     /// The model values are decoded with: the one given to `init`, else the store's cache.
     public let model: ManagedObjectModel

@@ -48,7 +48,7 @@ public struct StoreInspection: Sendable, Codable {
         public var externalDataBytes: Int
     }
 
-    /// SQLite settings, read with `PRAGMA`s on the private copy.
+    /// SQLite settings, read with `PRAGMA`s on the read-only snapshot.
     public struct SQLiteInfo: Sendable, Codable {
         /// Bytes per page.
         public var pageSize: Int
