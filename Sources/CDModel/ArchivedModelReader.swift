@@ -5,21 +5,13 @@ import Foundation
 /// Reads an archived `NSManagedObjectModel`: a `.mom` file, or a store's `Z_MODELCACHE` after
 /// inflating (reference/store-format.md §6, model-format.md §3.2).
 public enum ArchivedModelReader {
-    /// Why an archive is not a model. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-    }
-
     /// Decodes the model archived in `data` (a binary-plist keyed archive).
     public static func model(fromArchive data: Data) throws -> ManagedObjectModel {
         let archive: KeyedArchive
         do {
             archive = try KeyedArchive(data: data)
         } catch {
-            throw Failure(description: "model archive is unreadable: \(error)")
+            throw ModelError.malformed(path: nil, reason: "model archive is unreadable: \(error)")
         }
         return try model(from: archive.root)
     }
@@ -27,7 +19,7 @@ public enum ArchivedModelReader {
     /// Decodes an `NSManagedObjectModel` object.
     package static func model(from root: ArchivedObject) throws -> ManagedObjectModel {
         guard root.className == "NSManagedObjectModel" || root.classHierarchy.contains("NSManagedObjectModel") else {
-            throw Failure(description: "archive holds \(root.className ?? "no object"), not an NSManagedObjectModel")
+            throw ModelError.malformed(path: nil, reason: "archive holds \(root.className ?? "no object"), not an NSManagedObjectModel")
         }
         let entityObjects = root.dictionary("NSEntities").map(\.value)
         let archivedEntities = entityObjects.filter { $0.className == "NSEntityDescription" }

@@ -22,14 +22,6 @@ import Foundation
 ///   with Core Data's error codes as warnings, as `momc` compiles them; the codes for binary
 ///   attributes' bounds are the string ones, which is **UNCERTAIN**.
 public enum ArchivedModelWriter {
-    /// Why a model cannot be archived. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-    }
-
     /// The keyed archive (a `bplist00`) of `model`.
     ///
     /// Throws when a predicate or expression text (validation rule, fetch request, derivation,
@@ -272,7 +264,7 @@ private struct ModelArchiveBuilder {
             switch try parsedExpression(text) {
             case .constant(.integer(let number)): value = type == .date ? .date(Date(timeIntervalSinceReferenceDate: Double(number))) : .integer(number)
             case .constant(.double(let number)): value = type == .date ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
-            default: throw ArchivedModelWriter.Failure(description: "cannot archive the bound \"\(text)\" of \(attribute.name): it is not a number")
+            default: throw ModelError.cannotArchive(reason: "cannot archive the bound \"\(text)\" of \(attribute.name): it is not a number")
             }
             return .comparison(Comparison(subject, op, .constant(value)))
         }
@@ -380,7 +372,7 @@ private struct ModelArchiveBuilder {
         do {
             return try PredicateParser.parseModelText(text)
         } catch {
-            throw ArchivedModelWriter.Failure(description: "cannot archive predicate \"\(text)\": \(error.message) at offset \(error.offset)")
+            throw ModelError.cannotArchive(reason: "cannot archive predicate \"\(text)\": \(error.message) at offset \(error.offset)")
         }
     }
 
@@ -388,7 +380,7 @@ private struct ModelArchiveBuilder {
         do {
             return try PredicateParser.parseModelExpression(text)
         } catch {
-            throw ArchivedModelWriter.Failure(description: "cannot archive expression \"\(text)\": \(error.message) at offset \(error.offset)")
+            throw ModelError.cannotArchive(reason: "cannot archive expression \"\(text)\": \(error.message) at offset \(error.offset)")
         }
     }
 
@@ -414,7 +406,7 @@ private struct ModelArchiveBuilder {
                 ("NSPredicateOperator", op),
             ])
         case .opaque(let text):
-            throw ArchivedModelWriter.Failure(description: "cannot archive predicate \"\(text)\"")
+            throw ModelError.cannotArchive(reason: "cannot archive predicate \"\(text)\"")
         }
     }
 
@@ -457,7 +449,7 @@ private struct ModelArchiveBuilder {
             let archived = try items.map { try archive($0) }
             return object("NSAggregateExpression", [("NSExpressionType", .integer(14)), ("NSCollection", writer.collection(archived))])
         case .subquery, .cast, .opaque:
-            throw ArchivedModelWriter.Failure(description: "cannot archive the expression \(expression): only key paths, "
+            throw ModelError.cannotArchive(reason: "cannot archive the expression \(expression): only key paths, "
                                               + "variables, constants, aggregates and functions are written")
         }
     }

@@ -15,14 +15,6 @@ import Foundation
 /// does not document them. What this reader returns reproduces, entity by entity, the version
 /// hashes (§5) stored in the three corpus stores written from such models.
 public enum LegacyElementsReader {
-    /// Why an `elements` archive (or bundle) cannot be read. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-    }
-
     /// Whether the `.xcdatamodel` directory at `url` is in the Xcode 3 format: it has an
     /// `elements` file and no `contents` XML (a bundle re-saved by a later Xcode has `contents`,
     /// which then wins).
@@ -36,18 +28,18 @@ public enum LegacyElementsReader {
     public static func model(fromBundleAt url: URL) throws -> ManagedObjectModel {
         let file = url.appendingPathComponent("elements")
         guard FileManager.default.fileExists(atPath: file.path) else {
-            throw Failure(description: "\(url.path): no elements file, so not an Xcode 3 model bundle")
+            throw ModelError.notAModel(path: url.path, reason: "no elements file, so not an Xcode 3 model bundle")
         }
         let data: Data
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw Failure(description: "\(file.path): cannot be read: \(error.localizedDescription)")
+            throw ModelError.unreadable(path: file.path, reason: "cannot be read: \(error.localizedDescription)")
         }
         do {
             return try model(fromElements: data)
-        } catch let failure as Failure {
-            throw Failure(description: "\(file.path): \(failure.description)")
+        } catch let error as ModelError {
+            throw error.inFile(file.path)
         }
     }
 
@@ -61,14 +53,14 @@ public enum LegacyElementsReader {
         do {
             archive = try KeyedArchive(data: data)
         } catch {
-            throw Failure(description: "elements archive is unreadable: \(error)")
+            throw ModelError.malformed(path: nil, reason: "elements archive is unreadable: \(error)")
         }
         let root = archive.root
         guard root.className == "XDPMModel" || root.classHierarchy.contains("XDPMModel") else {
-            throw Failure(description: "elements archive holds \(root.className ?? "no object"), not an Xcode 3 model (XDPMModel)")
+            throw ModelError.malformed(path: nil, reason: "elements archive holds \(root.className ?? "no object"), not an Xcode 3 model (XDPMModel)")
         }
         guard let package = root.object("_xd_rootPackage") else {
-            throw Failure(description: "elements archive has no root package (_xd_rootPackage)")
+            throw ModelError.malformed(path: nil, reason: "elements archive has no root package (_xd_rootPackage)")
         }
         let requests = fetchRequestsByFetchedProperty(in: archive)
         var model = ManagedObjectModel()
@@ -170,7 +162,7 @@ public enum LegacyElementsReader {
 
     private static func name(_ element: ArchivedObject, of kind: String) throws -> String {
         guard let name = element.string("_name"), !name.isEmpty else {
-            throw Failure(description: "elements archive has \(kind) without a name")
+            throw ModelError.malformed(path: nil, reason: "elements archive has \(kind) without a name")
         }
         return name
     }

@@ -6,15 +6,6 @@ import Foundation
 /// `contents` file, `.momd` and `.mom` (reference/model-format.md §1, §3), and ruby-xcdm
 /// schemas: one `.rb` file or a folder of them (§7).
 public enum ModelFiles {
-    /// Why a model path could not be read. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-        package init(_ description: String) { self.description = description }
-    }
-
     /// The kinds of path this reader understands, by name and layout.
     public static func canRead(_ url: URL) -> Bool {
         ["xcdatamodeld", "xcdatamodel", "momd", "mom", "rb"].contains(url.pathExtension) || url.lastPathComponent == "contents"
@@ -30,12 +21,13 @@ public enum ModelFiles {
         case "xcdatamodel": return [ModelVersion(name: url.deletingPathExtension().lastPathComponent, current: true, model: try sourceVersion(url))]
         case "momd": return try compiledBundle(url)
         case "mom": return [ModelVersion(name: url.deletingPathExtension().lastPathComponent, current: true, model: try compiledModel(url))]
-        case "rb": return try rubyXcdm { [try RubyXcdmSchemaReader.version(fromSchemaAt: url)] }
+        // Schemas are read in the current Xcode style (no Xcode version; see RubyXcdmSchemaReader).
+        case "rb": return [try RubyXcdmSchemaReader.version(fromSchemaAt: url)]
         default:
             if RubyXcdmSchemaReader.isSchemasFolder(url) {
-                return try rubyXcdm { try RubyXcdmSchemaReader.versions(inSchemasFolder: url) }
+                return try RubyXcdmSchemaReader.versions(inSchemasFolder: url)
             }
-            guard url.lastPathComponent == "contents" else { throw Failure("\(url.path): not a model file") }
+            guard url.lastPathComponent == "contents" else { throw ModelError.notAModel(path: url.path, reason: "not a model file") }
             let name = url.deletingLastPathComponent().deletingPathExtension().lastPathComponent
             return [ModelVersion(name: name, current: true, model: try xml(url))]
         }
@@ -48,7 +40,7 @@ public enum ModelFiles {
 
     private static func sourceBundle(_ url: URL) throws -> [ModelVersion] {
         let names = try versionNames(in: url, extension: "xcdatamodel")
-        guard !names.isEmpty else { throw Failure("\(url.path) holds no .xcdatamodel version") }
+        guard !names.isEmpty else { throw ModelError.noVersion(bundle: url.path, kind: "xcdatamodel") }
         let current = currentVersionName(url)
         return try names.map { name in
             let isCurrent = current.map { $0 == name } ?? (names.count == 1)
@@ -70,34 +62,25 @@ public enum ModelFiles {
         if LegacyElementsReader.isLegacyBundle(url) {
             do {
                 return try LegacyElementsReader.model(fromBundleAt: url)
-            } catch let failure as LegacyElementsReader.Failure {
-                throw Failure("\(url.path) is in the Xcode 3 model format and could not be read (\(failure.description)); open and re-save it in Xcode")
+            } catch let error as ModelError {
+                throw ModelError.legacyUnreadable(bundle: url.path, reason: error.message)
             }
         }
-        throw Failure("\(url.path) has no contents file")
+        throw ModelError.noContents(bundle: url.path)
     }
 
     private static func xml(_ url: URL) throws -> ManagedObjectModel {
         do {
             return try XMLModelReader.model(fromXML: try read(url))
-        } catch let failure as XMLModelReader.Failure {
-            throw Failure("\(url.path): \(failure.description)")
-        }
-    }
-
-    /// Schemas are read in the current Xcode style (no Xcode version; see ``RubyXcdmSchemaReader``).
-    private static func rubyXcdm(_ load: () throws -> [ModelVersion]) throws -> [ModelVersion] {
-        do {
-            return try load()
-        } catch let failure as RubyXcdmSchemaReader.Failure {
-            throw Failure(failure.description)
+        } catch let error as ModelError {
+            throw error.inFile(url.path)
         }
     }
 
     /// `.omo` files use an undocumented layout; Core Data itself falls back to the `.mom` (§3.1).
     private static func compiledBundle(_ url: URL) throws -> [ModelVersion] {
         let names = try versionNames(in: url, extension: "mom")
-        guard !names.isEmpty else { throw Failure("\(url.path) holds no .mom version") }
+        guard !names.isEmpty else { throw ModelError.noVersion(bundle: url.path, kind: "mom") }
         var current: String?
         if let data = try? Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")),
            let info = try? PropertyList.decode(data) {
@@ -112,8 +95,8 @@ public enum ModelFiles {
     private static func compiledModel(_ url: URL) throws -> ManagedObjectModel {
         do {
             return try ArchivedModelReader.model(fromArchive: try read(url))
-        } catch let failure as ArchivedModelReader.Failure {
-            throw Failure("\(url.path): \(failure.description)")
+        } catch let error as ModelError {
+            throw error.inFile(url.path)
         }
     }
 
@@ -121,7 +104,7 @@ public enum ModelFiles {
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw Failure("\(url.path): cannot read (\(FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"))")
+            throw ModelError.unreadable(path: url.path, reason: "cannot read (\(FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"))")
         }
     }
 
@@ -136,7 +119,7 @@ public enum ModelFiles {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw Failure("\(directory.path): cannot list the bundle")
+            throw ModelError.unreadable(path: directory.path, reason: "cannot list the bundle")
         }
     }
 }

@@ -15,30 +15,6 @@ import Foundation
 /// without `4.`, so it matches schemas built with today's Xcode and SDKs. A schema's own
 /// `xcode_version:` option wins over the version passed in, as in ruby-xcdm.
 public enum RubyXcdmSchemaReader {
-    /// Why a schema could not be read: one line naming `file:line:column` when the problem has
-    /// a position in the file.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-        /// 1-based line and column of the problem, when it has one.
-        public let line: Int?
-        /// 1-based column of the problem, when it has one.
-        public let column: Int?
-
-        init(_ description: String, line: Int? = nil, column: Int? = nil) {
-            self.description = description.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-            self.line = line
-            self.column = column
-        }
-
-        init(_ error: RubySyntaxError, fileName: String) {
-            let position = error.position
-            self.init("\(fileName):\(position.line):\(position.column): \(error.message)", line: position.line, column: position.column)
-        }
-    }
-
     /// The one version a schema file declares, named by its version string and marked current.
     public static func version(fromSchema text: String, fileName: String, xcodeVersion: String? = nil) throws -> ModelVersion {
         try loadSchema(text, fileName: fileName, xcodeVersion: xcodeVersion).version
@@ -54,14 +30,14 @@ public enum RubyXcdmSchemaReader {
     /// names the largest version string (byte-wise string comparison, §7).
     public static func versions(inSchemasFolder url: URL, xcodeVersion: String? = nil) throws -> [ModelVersion] {
         let files = schemaFiles(in: url)
-        guard !files.isEmpty else { throw Failure("\(url.path): no ruby-xcdm schema files (*.rb)") }
+        guard !files.isEmpty else { throw ModelError.notAModel(path: url.path, reason: "no ruby-xcdm schema files (*.rb)") }
         var loaded: [(version: ModelVersion, file: URL)] = []
         for file in files {
             let schema = try loadSchema(try read(file), fileName: file.path, xcodeVersion: xcodeVersion)
             // ruby-xcdm would silently write both into one directory; refusing is clearer.
             if let other = loaded.first(where: { $0.version.name == schema.version.name }) {
-                throw Failure("\(file.path):\(schema.position.line):\(schema.position.column): schema version \"\(schema.version.name)\" is also declared by \(other.file.lastPathComponent)",
-                              line: schema.position.line, column: schema.position.column)
+                throw ModelError.schema(file: file.path, line: schema.position.line, column: schema.position.column,
+                                        reason: "schema version \"\(schema.version.name)\" is also declared by \(other.file.lastPathComponent)")
             }
             loaded.append((schema.version, file))
         }
@@ -88,9 +64,9 @@ public enum RubyXcdmSchemaReader {
     private static func read(_ url: URL) throws -> String {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             let reason = FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"
-            throw Failure("\(url.path): cannot read (\(reason))")
+            throw ModelError.unreadable(path: url.path, reason: "cannot read (\(reason))")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw Failure("\(url.path): not UTF-8 text") }
+        guard let text = String(data: data, encoding: .utf8) else { throw ModelError.malformed(path: url.path, reason: "not UTF-8 text") }
         return text
     }
 
@@ -102,9 +78,11 @@ public enum RubyXcdmSchemaReader {
             let model = try XMLModelReader.model(from: schema.contents)
             return (ModelVersion(name: schema.version, current: true, model: model), schema.position)
         } catch let error as RubySyntaxError {
-            throw Failure(error, fileName: fileName)
-        } catch let failure as XMLModelReader.Failure {
-            throw Failure("\(fileName): \(failure.description)")
+            // One line: a message may quote source text that spans lines.
+            throw ModelError.schema(file: fileName, line: error.position.line, column: error.position.column,
+                                    reason: error.message.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
+        } catch let error as ModelError {
+            throw error.inFile(fileName)
         }
     }
 }

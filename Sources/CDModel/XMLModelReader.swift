@@ -7,14 +7,6 @@ import FoundationXML
 /// Reads the `contents` XML of an `.xcdatamodel` (reference/model-format.md §2) into the one
 /// model type. Element order is not relied on.
 public enum XMLModelReader {
-    /// Why a `contents` file could not be read. One line, for the user.
-    public struct Failure: UserFacingError, Sendable {
-        /// The problem, in one line.
-        public let description: String
-        /// Same as ``description``, for ``UserFacingError``.
-        public var message: String { description }
-    }
-
     /// Decodes the `contents` XML in `data`; throws ``Failure`` on XML that is not well-formed
     /// or is not a model.
     public static func model(fromXML data: Data) throws -> ManagedObjectModel {
@@ -25,7 +17,7 @@ public enum XMLModelReader {
     /// for a schema (``RubyXcdmSchemaReader``).
     static func model(from root: XMLTree) throws -> ManagedObjectModel {
         guard root.name == "model" else {
-            throw Failure(description: "not a Core Data model: the XML root is <\(root.name)>, not <model>")
+            throw ModelError.malformed(path: nil, reason: "not a Core Data model: the XML root is <\(root.name)>, not <model>")
         }
         var model = ManagedObjectModel()
         if let identifier = root.attributes["userDefinedModelVersionIdentifier"] {
@@ -198,7 +190,7 @@ struct XMLTree {
         guard parser.parse(), let root = builder.root else {
             let line = parser.lineNumber
             let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "no root element"
-            throw XMLModelReader.Failure(description: "model XML is not well-formed (line \(line)): \(reason)")
+            throw ModelError.malformed(path: nil, reason: "model XML is not well-formed (line \(line)): \(reason)")
         }
         return root
     }

@@ -210,7 +210,7 @@ import Testing
     @Test func unparseablePredicateIsRefused() {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Item")],
                                        fetchRequestTemplates: [FetchRequestTemplate(name: "bad", entityName: "Item", predicate: "a <operator 12> 1")])
-        #expect(throws: ArchivedModelWriter.Failure.self) { try ArchivedModelWriter.archive(model) }
+        #expect(throws: ModelError.self) { try ArchivedModelWriter.archive(model) }
     }
 
     /// The archive has Core Data's shape: an NSKnownKeysDictionary1 of entities, the entity ↔

@@ -314,7 +314,7 @@ import Testing
         do {
             _ = try body()
             Issue.record("expected a failure")
-        } catch let failure as LegacyElementsReader.Failure {
+        } catch let failure as ModelError {
             #expect(!failure.description.isEmpty && !failure.description.contains("\n"))
         } catch {
             Issue.record("unexpected error type: \(error)")
@@ -344,7 +344,7 @@ import Testing
             do {
                 let model = try LegacyElementsReader.model(fromElements: damaged)
                 _ = VersionHashes.entityHashes(of: model)
-            } catch let failure as LegacyElementsReader.Failure {
+            } catch let failure as ModelError {
                 #expect(!failure.description.contains("\n"))
             }
         }
@@ -357,7 +357,7 @@ import Testing
         do {
             _ = try LegacyElementsReader.model(fromElements: mom)
             Issue.record("a .mom was accepted")
-        } catch let failure as LegacyElementsReader.Failure {
+        } catch let failure as ModelError {
             #expect(failure.description.contains("NSManagedObjectModel"))
         }
         // A bundle in the XML format has no elements file.

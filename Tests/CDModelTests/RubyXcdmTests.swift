@@ -12,13 +12,19 @@ import Testing
         try RubyXcdmSchemaReader.version(fromSchema: text, fileName: "test.rb", xcodeVersion: xcodeVersion).model
     }
 
-    private func parseFailure(_ text: String) -> RubyXcdmSchemaReader.Failure? {
+    private func parseFailure(_ text: String) -> ModelError? {
         do {
             _ = try RubyXcdmSchemaReader.version(fromSchema: text, fileName: "bad.rb")
             return nil
         } catch {
-            return error as? RubyXcdmSchemaReader.Failure
+            return error as? ModelError
         }
+    }
+
+    /// The line and column of a schema error.
+    private func position(_ error: ModelError) -> (line: Int, column: Int)? {
+        if case .schema(_, let line, let column, _) = error { return (line, column) }
+        return nil
     }
 
     // MARK: ruby-xcdm's own fixture
@@ -348,7 +354,7 @@ import Testing
             #expect(failure.description.hasPrefix("bad.rb:\(line):\(column): "), "\(failure.description)")
             #expect(failure.description.contains(message), "\(failure.description)")
             #expect(!failure.description.contains("\n"))
-            #expect(failure.line == line && failure.column == column)
+            #expect(position(failure)?.line == line && position(failure)?.column == column)
         }
     }
 
@@ -387,8 +393,8 @@ import Testing
     private func checkNoCrash(_ text: String) {
         do {
             _ = try RubyXcdmSchemaReader.version(fromSchema: text, fileName: "t.rb")
-        } catch let failure as RubyXcdmSchemaReader.Failure {
-            #expect(failure.description.hasPrefix("t.rb:") && failure.line != nil && !failure.description.contains("\n"), "\(failure.description)")
+        } catch let failure as ModelError {
+            #expect(failure.description.hasPrefix("t.rb:") && position(failure) != nil && !failure.description.contains("\n"), "\(failure.description)")
         } catch {
             Issue.record("unexpected error \(error)")
         }
@@ -414,7 +420,10 @@ import Testing
         #expect(versions.map(\.current) == [false, true])
 
         try "schema \"0001 initial\" do\nend\n".write(to: folder.appendingPathComponent("0003_again.rb"), atomically: true, encoding: .utf8)
-        #expect(throws: ModelFiles.Failure.self) { try ModelFiles.versions(at: folder) }
+        #expect(throws: ModelError.schema(file: folder.appendingPathComponent("0003_again.rb").path, line: 1, column: 1,
+                                          reason: "schema version \"0001 initial\" is also declared by 0001_initial.rb")) {
+            try ModelFiles.versions(at: folder)
+        }
         let empty = try TemporaryDirectory.make()
         #expect(!ModelFiles.canRead(empty))
 
@@ -423,7 +432,7 @@ import Testing
         do {
             _ = try ModelFiles.versions(at: broken)
             Issue.record("a broken schema loaded")
-        } catch let failure as ModelFiles.Failure {
+        } catch let failure as ModelError {
             #expect(failure.description.hasPrefix("\(broken.path):3:1: "), "\(failure.description)")
         }
     }

@@ -64,7 +64,7 @@ enum ModelSources {
     }
 
     @Test func malformedXMLIsOneLine() {
-        #expect(throws: XMLModelReader.Failure.self) { try XMLModelReader.model(fromXML: Data("<model><entity".utf8)) }
+        #expect(throws: ModelError.self) { try XMLModelReader.model(fromXML: Data("<model><entity".utf8)) }
         do {
             _ = try XMLModelReader.model(fromXML: Data("<plist></plist>".utf8))
             Issue.record("expected a failure")
