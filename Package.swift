@@ -93,11 +93,13 @@ let package = Package(
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
         /// which differs from `CDStore` only by letter case.
         .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
-        /// Shared by the test targets: the corpus, private copies, checksums, golden files, and
-        /// running commands in-process or as the built executable.
+        /// Shared by the test targets: the corpus, private copies, checksums, golden files,
+        /// running commands in-process or as the built executable, and the object graphs and
+        /// random predicates of the differential fetch tests.
         .target(name: "CDTestSupport", dependencies: [
-            "CDCommands", "CDMaintenance", "CDPredicate",
+            "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDStore", "CDFetch",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance"]),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
