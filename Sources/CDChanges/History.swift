@@ -20,8 +20,12 @@ package struct HistoryChange: Sendable, Codable, Equatable {
     /// Updates: the changed properties decoded from `ZCOLUMNS` (see ``ChangedColumns`` for how
     /// sure that is); nil when the mask does not fit the store's model.
     package var updatedProperties: [String]?
-    /// Updates: the set bits of `ZCOLUMNS`, lowest first.
+    /// Updates: to-many relationships of which some changed, when the mask does not say which.
+    package var updatedToMany: ToManyBits?
+    /// Updates: the set positions of `ZCOLUMNS`, most significant bit of each byte first.
     package var updatedColumnBits: [Int]?
+    /// Updates whose mask does not fit: how many properties the entity has in the model read.
+    package var modelPropertyCount: Int?
     /// Deletes: the values kept in `ZTOMBSTONE<n>`, by attribute name (non-NULL ones).
     package var tombstone: [String: String]?
 }
@@ -173,7 +177,12 @@ package struct HistoryReader {
         let decoder = decoders[name]
         if type == .update, let mask: Data = row["ZCOLUMNS"] {
             change.updatedColumnBits = ChangedColumns.bits(mask)
-            change.updatedProperties = decoder?.names(mask)
+            if let decoded = decoder?.decode(mask) {
+                change.updatedProperties = decoded.names
+                change.updatedToMany = decoded.toMany
+            } else {
+                change.modelPropertyCount = decoder?.count
+            }
         }
         if type == .delete {
             var values: [String: String] = [:]

@@ -5,7 +5,7 @@ import Foundation
 /// what), then one line per change.
 package enum HistoryText {
     /// Said once under any output that names updated properties.
-    package static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS by a bit layout that is not confirmed (bit k = k-th property: attributes, to-one, then to-many relationships, each by name); --json keeps the raw bits."
+    package static let bitLayoutNote = "Updated properties are decoded from ACHANGE.ZCOLUMNS: bit k, most significant first in each byte, is the k-th of the entity's to-one relationships, then attributes, each by name, then to-many relationships, whose order is unknown; the to-one positions fit every change in the corpus whose cause is known, the attribute order is inferred; --json keeps the raw bits."
 
     package static func render(_ transactions: [HistoryTransaction]) -> String {
         var lines: [String] = []
@@ -38,9 +38,16 @@ package enum HistoryText {
         var text = "\(change.type.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(change.entity)  \(change.objectID)"
         if change.type == .update {
             if let names = change.updatedProperties {
-                text += "  " + (names.isEmpty ? "(no columns)" : names.joined(separator: ", "))
+                var parts = names
+                if let toMany = change.updatedToMany {
+                    parts.append("\(toMany.count) of the to-many \(toMany.among.joined(separator: ", ")) (which is uncertain)")
+                }
+                text += "  " + (parts.isEmpty ? "(no columns)" : parts.joined(separator: ", "))
             } else if let bits = change.updatedColumnBits {
-                text += "  columns " + bits.map(String.init).joined(separator: ", ") + " (the model differs from the one that wrote this change)"
+                let reason = change.modelPropertyCount.map {
+                    "the mask does not fit the \($0) properties of \(change.entity) in the store's model; which properties it names is uncertain"
+                } ?? "no model to name them"
+                text += "  bits " + bits.map(String.init).joined(separator: ", ") + " (\(reason))"
             }
         }
         if let tombstone = change.tombstone {

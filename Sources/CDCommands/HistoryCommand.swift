@@ -14,8 +14,12 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
             ID, process ID and context name, and its changes from ACHANGE: insert, update or \
             delete, entity and object ID, for updates the changed properties, for deletes the \
             values kept as tombstones. The store must have been opened with \
-            NSPersistentHistoryTrackingKey. How ZCOLUMNS bits map to properties is not confirmed; \
-            the text output says so and --json keeps the raw bits.
+            NSPersistentHistoryTrackingKey. The ZCOLUMNS layout is not documented: bit k, most \
+            significant first in each byte, is read as the k-th of the entity's to-one \
+            relationships, then attributes, each by name, then to-many relationships, whose order \
+            is unknown, so their bits are named only when they leave no doubt. A mask that does \
+            not fit the store's model is shown as bit numbers, its mapping uncertain. The text \
+            output says so and --json keeps the raw bits.
             """)
 
     @Argument(help: .storeFile, completion: .file())

@@ -508,12 +508,12 @@ struct MappingBuilder {
 
     /// One join table per many-to-many pair (§7.6).
     ///
-    /// Each to-many of a pair gets a key-column name unique among the many-to-many relationships
-    /// with the same destination entity, numbered in `Z_ENT` order (Photos
-    /// `Z_3REPRESENTATIVEASSETS1` for `Suggestion.representativeAssets` after
-    /// `Memory.representativeAssets`, in two different tables). The table is named after the
-    /// relationship of the entity with the lower `Z_ENT`. Both are **uncertain**: migrations keep
-    /// historical choices, which ``StoreMapping/resolve(model:registry:schema:)`` adopts.
+    /// The table is named after the relationship of the entity with the lower `Z_ENT`
+    /// (**uncertain**: migrations keep historical choices, which
+    /// ``StoreMapping/resolve(model:registry:schema:)`` adopts). Each to-many of a pair gets a
+    /// key-column name `Z_<m><REL>` unique among the many-to-many relationships with the same
+    /// destination m, so two relationships of one name to one entity collide in two different
+    /// tables; see ``joinKeyStems(ordered:)`` for which of them is numbered.
     ///
     /// A pair of inverse relationships in one entity is named after either, by an order no model
     /// source records: real stores of one app hold `Z_13TRUSTEDCLIENTS` in some model versions
@@ -524,23 +524,12 @@ struct MappingBuilder {
     /// certain. So the name that sorts first is used and the other is listed in
     /// ``MappedTable/alternatives``.
     private mutating func joinTables(ordered: [EntityDescription]) -> [JoinTable] {
-        var stems: [String: String] = [:]
-        var takenPerDestination: [String: Set<String>] = [:]
+        let (stems, collisions) = joinKeyStems(ordered: ordered)
         var pairs: [(EntityDescription, RelationshipDescription, RelationshipDescription)] = []
         for entity in ordered {
             for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
             where relationship.isToMany && !relationship.common.isTransient {
                 guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
-                var taken = takenPerDestination[relationship.destinationEntity] ?? []
-                var stem = relationship.name.uppercased()
-                var suffix = 1
-                while taken.contains(stem) {
-                    stem = relationship.name.uppercased() + String(suffix)
-                    suffix += 1
-                }
-                taken.insert(stem)
-                takenPerDestination[relationship.destinationEntity] = taken
-                stems[entity.name + "." + relationship.name] = stem
                 pairs.append((entity, relationship, inverse))
             }
         }
@@ -568,7 +557,80 @@ struct MappingBuilder {
             }
             result.append(JoinTable(owner: named.entity, table: table))
         }
+        notes += collisions.map { collisionNote($0, in: result) }
         return result.sorted { $0.owner == $1.owner ? $0.table.name < $1.table.name : number($0.owner) < number($1.owner) }
+    }
+
+    /// The key-column stem (`REL`, `REL1`, …) of every many-to-many relationship, by
+    /// `Entity.relationship`.
+    ///
+    /// Relationships of one name with one destination are numbered in the order of the names of
+    /// the entities that declare them (byte order, as Core Data sorts a model's entities), the
+    /// first keeping the plain name. Evidence, every such collision in the corpus (each store
+    /// with the model in its cache) and the store of issue 23:
+    ///
+    /// | store | `Z_<m><REL>` | plain | numbered | `Z_ENT` order | this order |
+    /// |---|---|---|---|---|---|
+    /// | Photos 10.15.4 to 14.6 (5 stores) | `REPRESENTATIVEASSETS` | Memory | Suggestion | fits | fits |
+    /// | Photos 15.4.1 | `KEYASSETS` | GenericAlbum (29) | Suggestion (65) | fits | fits |
+    /// | Photos 15.4.1 | `REPRESENTATIVEASSETS` | Suggestion (65) | Memory (51) | no | no |
+    /// | an app's store of framework 1344 | `Z_24USERS` | Reaction (20) | SystemMessage (16) | no | fits |
+    ///
+    /// `Z_ENT` order (used before) fails the last row, where SystemMessage is a sub-entity of
+    /// Message and so numbered before Reaction. The names of the inverse relationships on the
+    /// destination (`albumsBeingKeyAssets`, `memoriesBeing…`, `reactions` before
+    /// `suggestionsBeing…`, `systemMessages`) give the same order in every row, so the data
+    /// cannot tell the two apart. No order tried fits Photos 15.4.1's `REPRESENTATIVEASSETS`:
+    /// the order of the `Z_ENT`s, of the table names, of the inverse names, their lengths, or of
+    /// Core Foundation's dictionary (``HashTableOrder``) over the model's entity names or over
+    /// the destination's properties, relationships, to-manys or many-to-manys (each fails
+    /// another row). Its store was migrated through many Photos releases, which may have left
+    /// that pair as an older model numbered it. So the rule is **uncertain**: every collision
+    /// gets a note saying so, and ``StoreMapping/resolve(model:registry:schema:)`` follows
+    /// the store.
+    private func joinKeyStems(ordered: [EntityDescription]) -> (stems: [String: String], collisions: [[String]]) {
+        var stems: [String: String] = [:]
+        var sharers: [String: [String]] = [:]
+        var takenPerDestination: [String: Set<String>] = [:]
+        for entity in ordered.sorted(by: { $0.name < $1.name }) {
+            for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
+            where relationship.isToMany && !relationship.common.isTransient {
+                guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
+                let destination = relationship.destinationEntity
+                let base = relationship.name.uppercased()
+                var taken = takenPerDestination[destination] ?? []
+                var stem = base
+                var suffix = 1
+                while taken.contains(stem) {
+                    stem = base + String(suffix)
+                    suffix += 1
+                }
+                taken.insert(stem)
+                takenPerDestination[destination] = taken
+                let key = entity.name + "." + relationship.name
+                stems[key] = stem
+                sharers[destination + "." + base, default: []].append(key)
+            }
+        }
+        let collisions = sharers.keys.sorted().compactMap { sharers[$0] }.filter { $0.count > 1 }
+        return (stems, collisions)
+    }
+
+    /// The note that says which join-key columns ``joinKeyStems(ordered:)`` numbered and that
+    /// the order is uncertain; it concerns the table of the first numbered column.
+    private func collisionNote(_ sharers: [String], in joins: [JoinTable]) -> MappingResolution {
+        var described: [String] = []
+        var numberedTable: String?
+        for (position, sharer) in sharers.enumerated() {
+            let join = joins.first { join in
+                join.table.columns.contains { $0.role == .joinKey && "\($0.entity ?? "").\($0.property ?? "")" == sharer }
+            }
+            let column = join?.table.columns.first { $0.role == .joinKey && "\($0.entity ?? "").\($0.property ?? "")" == sharer }
+            described.append("\(column?.name ?? "?") (\(sharer), in \(join?.table.name ?? "?"))")
+            if position == 1 { numberedTable = join?.table.name }
+        }
+        return MappingResolution(rule: .joinTableNaming, held: nil, table: numberedTable,
+            detail: described.joined(separator: ", ") + ": many-to-many key columns of one name are numbered in the order of the declaring entities' names, which fits 7 of the 8 such collisions seen (not Photos 15.4.1's representativeAssets); uncertain")
     }
 
     /// One side of a many-to-many: the declaring entity, the relationship and its column stem.

@@ -105,6 +105,11 @@ extension StoreMapping {
         let exact = joinIndexes.filter { Self.sameColumns(tables[$0], schema.table(named: tables[$0].name)) }
         for index in exact { tables[index].alternatives = [] }
         var claimed = Set(exact.map { tables[$0].name })
+        // The notes on uncertain names (reflexive pairs, numbered key columns) now have an answer.
+        for index in resolutions.indices where resolutions[index].rule == .joinTableNaming && resolutions[index].held == nil {
+            guard let table = resolutions[index].table else { continue }
+            resolutions[index].held = claimed.contains(table)
+        }
         var moved: [String] = []
         for index in joinIndexes where !exact.contains(index) {
             let predicted = tables[index]

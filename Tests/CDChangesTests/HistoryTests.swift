@@ -1,4 +1,4 @@
-import CDChanges
+@testable import CDChanges
 import CDStore
 import CDTestSupport
 import Foundation
@@ -74,26 +74,29 @@ import Testing
         }
     }
 
-    /// Hand-checked NoteStore updates: a note toggled pinned over and over (mask bit 16), and a
-    /// note moved to another folder (bits 33 and 55), which changes its modification date and
-    /// its folder together. See ``ChangedColumns`` for why these names are still not certain.
-    @Test func updatedColumnsOfHandCheckedChanges() throws {
-        try Self.withCopy("plaso-notestore-ios/NoteStore.sqlite") { reader, queue in
-            let changes = try reader.transactions().flatMap(\.changes)
-            func change(mask: String) throws -> HistoryChange {
-                let id = try queue.read { db in
-                    try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ACHANGE WHERE hex(ZCOLUMNS) = ? LIMIT 1", arguments: [mask])
-                }
-                return try #require(changes.first { $0.id == id })
+    /// Updates whose cause is known (``ChangedColumns``): a server change token added to a
+    /// NoteStore account and a note added to a folder set one bit among the to-many
+    /// relationships, which the mask cannot tell apart; an `AssetDescription` inserted for a
+    /// Photos asset sets its attributes' `assetDescription`, a to-one.
+    @Test func updatedColumnsOfChangesWithAKnownCause() throws {
+        func change(_ store: String, transaction: Int64, entity: String) throws -> HistoryChange {
+            try Self.withCopy(store) { reader, _ in
+                let changes = try reader.transactions(HistoryFilter(afterTransaction: transaction - 1, entity: entity)).first?.changes ?? []
+                return try #require(changes.first { $0.type == .update })
             }
-            let pinned = try change(mask: "0000010000000000")
-            #expect(pinned.entity == "ICNote")
-            #expect(pinned.updatedColumnBits == [16])
-            #expect(pinned.updatedProperties == ["isPinned"])
-            let moved = try change(mask: "0000000002008000")
-            #expect(moved.updatedColumnBits == [33, 55])
-            #expect(moved.updatedProperties == ["modificationDate", "folder"])
         }
+        let account = try change("plaso-notestore-ios/NoteStore.sqlite", transaction: 5, entity: "ICAccount")
+        #expect(account.updatedColumnBits == [49])
+        #expect(account.updatedProperties == [])
+        #expect(account.updatedToMany == ToManyBits(count: 1, among: ["deviceMigrationStates", "folders", "hashtags", "legacyTombstones",
+                                                                      "notes", "ownerInverse", "serverChangeTokens"]))
+        let folder = try change("plaso-notestore-ios/NoteStore.sqlite", transaction: 32, entity: "ICFolder")
+        #expect(folder.updatedColumnBits == [40])
+        #expect(folder.updatedToMany == ToManyBits(count: 1, among: ["children", "notes"]))
+        #expect(HistoryText.line(folder).hasSuffix("  1 of the to-many children, notes (which is uncertain)"))
+        let attributes = try change("osxphotos-photos-14.6.0/Photos.sqlite", transaction: 158, entity: "AdditionalAssetAttributes")
+        #expect(attributes.updatedColumnBits == [1])
+        #expect(attributes.updatedProperties == ["assetDescription"] && attributes.updatedToMany == nil)
     }
 
     @Test func tombstonesAreNamedByPreservedAttribute() throws {

@@ -160,6 +160,38 @@ import Testing
         #expect(joins.map { $0.columns.map(\.name) } == [["Z_1MESSAGES", "Z_3USERS"], ["Z_2REACTIONS", "Z_3USERS1"]])
     }
 
+    /// The store of issue 23 (framework 1344): SystemMessage, a sub-entity of Message numbered
+    /// 16, and Reaction (20) each have a many-to-many `users` to User (24). Core Data numbered
+    /// SystemMessage's column, so the order is the entities' names, not their `Z_ENT`s; the
+    /// note says the rule is uncertain, in the mapping and in `model --sql`.
+    @Test func joinKeyColumnsAreNumberedInEntityNameOrder() throws {
+        let model = try model("""
+            <entity name="Message" isAbstract="YES" syncable="YES"/>
+            <entity name="Reaction" syncable="YES">
+                <relationship name="users" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="reactions" inverseEntity="User"/>
+            </entity>
+            <entity name="SystemMessage" parentEntity="Message" syncable="YES">
+                <relationship name="users" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="systemMessages" inverseEntity="User"/>
+            </entity>
+            <entity name="User" syncable="YES">
+                <relationship name="reactions" toMany="YES" deletionRule="Nullify" destinationEntity="Reaction" inverseName="users" inverseEntity="Reaction"/>
+                <relationship name="systemMessages" toMany="YES" deletionRule="Nullify" destinationEntity="SystemMessage" inverseName="users" inverseEntity="SystemMessage"/>
+            </entity>
+            """)
+        let mapping = StoreMapping.predict(model: model)
+        #expect(mapping.entities.map { "\($0.number) \($0.name)" } == ["1 Message", "2 SystemMessage", "3 Reaction", "4 User"])
+        let joins = mapping.tables.filter { $0.kind == .manyToMany }
+        #expect(joins.map(\.createStatement) == [
+            "CREATE TABLE Z_2USERS ( Z_2SYSTEMMESSAGES INTEGER, Z_4USERS1 INTEGER, PRIMARY KEY (Z_2SYSTEMMESSAGES, Z_4USERS1) )",
+            "CREATE TABLE Z_3USERS ( Z_3REACTIONS INTEGER, Z_4USERS INTEGER, PRIMARY KEY (Z_3REACTIONS, Z_4USERS) )",
+        ])
+        let note = try #require(mapping.resolutions.first { $0.rule == .joinTableNaming })
+        #expect(note.held == nil && note.table == "Z_2USERS")
+        #expect(note.detail.hasPrefix("Z_4USERS (Reaction.users, in Z_3USERS), Z_4USERS1 (SystemMessage.users, in Z_2USERS): ")
+                && note.detail.hasSuffix("uncertain"))
+        #expect(MappingText.render(mapping).contains("-- joinTableNaming (Z_2USERS): Z_4USERS (Reaction.users, in Z_3USERS)"))
+    }
+
     /// Two relationships of one entity that are each other's inverse: either may name the
     /// table, so the other candidate is listed in the JSON and the text.
     @Test func reflexivePairListsBothCandidates() throws {
