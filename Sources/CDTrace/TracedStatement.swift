@@ -1,0 +1,129 @@
+import Foundation
+
+/// One statement of the log with everything logged about it: its binds, times, rows, and what
+/// the annotations after it say it was (a fault, a prefetch, a count request).
+package struct TracedStatement: Sendable {
+    /// The statement as logged.
+    package var sql: String
+    /// Its shape's number in the analyzer's table; -1 until the statement is finished.
+    package var shape: Int
+    /// `details: SQLite bind[i]` lines seen.
+    package var binds = 0
+    /// `sql connection fetch time`.
+    package var connectionTime: Double?
+    /// `total fetch execution time`, `total count request execution time` or `sql execution time`.
+    package var totalTime: Double?
+    /// Rows of a fetch (`… for N rows.`, `returned N rows`).
+    package var rows: Int?
+    /// The result of a count request (`for count of N.`).
+    package var countResult: Int?
+    /// The entity an annotation names (`on entity 'Person'`, `(entity: Word; …`).
+    package var entity: String?
+    /// The predicate a level-3 count annotation prints.
+    package var predicate: String?
+    /// What fault fulfilment the annotation after the statement reports.
+    package var fault: Fault?
+    /// `Prefetching with key '…'`.
+    package var prefetchKey: String?
+
+    /// A fault fulfilled by this statement.
+    package enum Fault: Sendable, Equatable {
+        /// `fault fulfilled from database for : … <x-coredata://…/Entity/pN>`.
+        case object(entity: String?)
+        /// `to-many relationship fault "rel" for objectID … <x-coredata://…/Entity/pN>`, or to-one.
+        case relationship(entity: String?, name: String, toMany: Bool)
+    }
+
+    /// The time the statement took, as well as the log says: the total when logged, else the
+    /// connection's fetch time.
+    package var seconds: Double { totalTime ?? connectionTime ?? 0 }
+
+    /// Whether an annotation closing the statement has been read.
+    var closed: Bool { totalTime != nil || countResult != nil }
+}
+
+/// Reads Core Data's annotations (reference/sqldebug.md §2), each into what it says.
+package enum Annotation: Equatable, Sendable {
+    case connectionFetchTime(Double)
+    case totalFetch(seconds: Double, rows: Int)
+    case totalCount(seconds: Double, count: Int)
+    case executionTime(Double)
+    case fetchUsing(entity: String, rows: Int)
+    case countRequest(entity: String?, predicate: String?, count: Int?)
+    case objectFault(entity: String?)
+    case relationshipFault(name: String, entity: String?, toMany: Bool, rows: Int?)
+    case prefetching(key: String, rows: Int?)
+    case connecting(path: String)
+    case other
+
+    /// What `message` (the text after `CoreData: annotation: `) says.
+    package static func parse(_ message: String) -> Annotation {
+        let text = message.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("sql connection fetch time: ") {
+            return seconds(in: text, after: "sql connection fetch time: ").map(Annotation.connectionFetchTime) ?? .other
+        }
+        if text.hasPrefix("total fetch execution time: ") {
+            guard let time = seconds(in: text, after: "total fetch execution time: ") else { return .other }
+            return .totalFetch(seconds: time, rows: number(after: " for ", in: text) ?? 0)
+        }
+        if text.hasPrefix("total count request execution time: ") {
+            guard let time = seconds(in: text, after: "total count request execution time: ") else { return .other }
+            return .totalCount(seconds: time, count: number(after: " for count of ", in: text) ?? 0)
+        }
+        if text.hasPrefix("sql execution time: ") {
+            return seconds(in: text, after: "sql execution time: ").map(Annotation.executionTime) ?? .other
+        }
+        if text.hasPrefix("fetch using NSSQLiteStatement ") {
+            let entity = between(text, "on entity '", "'") ?? ""
+            let rows = number(after: "' returned ", in: text) ?? number(after: " returned ", in: text, last: true) ?? 0
+            return .fetchUsing(entity: entity, rows: rows)
+        }
+        if text.hasPrefix("count request ") {
+            let predicate = between(text, "predicate: (", "); sortDescriptors")
+            return .countRequest(entity: between(text, "(entity: ", ";"), predicate: predicate,
+                                 count: number(after: ") returned ", in: text, last: true))
+        }
+        if text.hasPrefix("fault fulfilled from database for") {
+            return .objectFault(entity: uriEntity(in: text))
+        }
+        if text.hasPrefix("to-many relationship fault \"") || text.hasPrefix("to-one relationship fault \"") {
+            let name = between(text, "relationship fault \"", "\"") ?? ""
+            return .relationshipFault(name: name, entity: uriEntity(in: text), toMany: text.hasPrefix("to-many"),
+                                      rows: number(after: "Got ", in: text, last: true))
+        }
+        if text.hasPrefix("Prefetching with key '") {
+            return .prefetching(key: between(text, "Prefetching with key '", "'") ?? "", rows: number(after: "Got ", in: text, last: true))
+        }
+        if text.hasPrefix("Connecting to sqlite database file at \"") {
+            guard let start = text.range(of: "\""), let end = text.range(of: "\"", options: .backwards), start.upperBound <= end.lowerBound else {
+                return .other
+            }
+            return .connecting(path: String(text[start.upperBound..<end.lowerBound]))
+        }
+        return .other
+    }
+
+    /// `0.4789s.`, `0.0001s` or a cut-off `0.000` after `prefix`.
+    private static func seconds(in text: String, after prefix: String) -> Double? {
+        let rest = text.dropFirst(prefix.count)
+        let digits = rest.prefix { $0.isNumber || $0 == "." }
+        return Double(digits)
+    }
+
+    private static func number(after marker: String, in text: String, last: Bool = false) -> Int? {
+        guard let range = text.range(of: marker, options: last ? .backwards : []) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    private static func between(_ text: String, _ open: String, _ close: String) -> String? {
+        guard let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { return nil }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI in `text`.
+    private static func uriEntity(in text: String) -> String? {
+        guard let start = text.range(of: "x-coredata://") else { return nil }
+        let parts = text[start.upperBound...].prefix { $0 != ">" && $0 != " " }.split(separator: "/")
+        return parts.count >= 3 ? String(parts[parts.count - 2]) : nil
+    }
+}
