@@ -68,10 +68,17 @@ package struct TraceNames: Sendable {
         return mapped.column(named: column.uppercased())
     }
 
-    /// `text` with every `tN.COLUMN` replaced by its model name.
+    /// `text` with every `tN.COLUMN` replaced by its model name, and every table (a subquery's
+    /// `FROM ZCAR t1`) by its entity, or a join table by its relationship.
     package func readable(_ text: String, in shape: StatementShape) -> String {
-        text.replacing(/\b(t\d+)\.([A-Za-z_][A-Za-z0-9_]*)/) { match in
+        let columns = text.replacing(/\b(t\d+)\.([A-Za-z_][A-Za-z0-9_]*)/) { match in
             name(ofColumn: String(match.output.2), alias: String(match.output.1), in: shape) ?? String(match.output.0)
+        }
+        return columns.replacing(/\b(Z[A-Z0-9_]*) (t\d+)\b/) { match in
+            let table = String(match.output.1)
+            if let entity = entity(ofTable: table) { return "\(entity) \(match.output.2)" }
+            if let relationship = relationships(ofJoinTable: table).first { return "\(relationship) \(match.output.2)" }
+            return String(match.output.0)
         }
     }
 
