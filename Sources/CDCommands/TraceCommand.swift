@@ -38,7 +38,7 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("How many statement shapes to list (default 10; 0 lists none).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("How many statement shapes to list; 0 lists none.", valueName: "n"))
     var top: Int = 10
 
     @OptionGroup var colorOptions: ColorOptions

@@ -161,9 +161,12 @@ extension TraceReport {
         // Table scans.
         for index in ranked where [.fetch, .count].contains(shapes[index].shape.kind) && shapes[index].whereClauseFilters {
             let stats = shapes[index]
+            // Only a filter on t0's own columns can use an index; a scan for an @count subquery
+            // (a filter on the key alone) has nothing to index.
+            let columns = Self.filteredColumns(stats.shape)
+            guard !columns.isEmpty else { continue }
             let plan = stats.loggedPlan ?? snapshot.flatMap { QueryPlan.explain(stats.example, on: $0) }
             guard let plan, let scan = QueryPlan.scan(in: plan, shape: stats.shape) else { continue }
-            let columns = Self.filteredColumns(stats.shape)
             let owner = entity(stats) ?? stats.shape.mainTable ?? "?"
             let properties = columns.map { column in names?.property(ofColumn: column, alias: "t0", in: stats.shape)?.property ?? column }
             let unique = properties.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
