@@ -84,7 +84,9 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         }
         defer { if let opened { close(opened) } }
         let reader = LogLineReader(source: source, follow: follow)
-        let stop = follow ? StopSignal() : nil
+        // Ctrl-C ends following a file with the report; on a pipe the writer's end ends it
+        // (`log stream` stops with the same Ctrl-C), and a terminal keeps Ctrl-C's default.
+        let stop = follow && log != "-" ? StopSignal() : nil
         reader.shouldStop = { stop?.isSet ?? false }
 
         let analyzer = TraceAnalyzer()
