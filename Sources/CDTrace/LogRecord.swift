@@ -39,13 +39,23 @@ package enum LogRecordParser {
     private static let keywords: [(bytes: [UInt8], category: LogRecord.Category)] =
         LogRecord.Category.allCases.map { (Array(($0.rawValue + ": ").utf8), $0) }
 
+    /// Finds the record in `line` and calls `body` with its category and message bytes (valid
+    /// only inside `body`); nil when the line holds no record. The message is not copied: the
+    /// reader calls this for every line of a log that may be gigabytes long.
+    package static func withRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                           _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        if let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
+            let plain = stripANSI(line)
+            return plain.withUnsafeBufferPointer { withCleanRecord(in: $0, body) }
+        }
+        return withCleanRecord(in: line, body)
+    }
+
     /// The record in `line`, or nil.
     package static func parse(_ line: UnsafeBufferPointer<UInt8>) -> LogRecord? {
-        if line.contains(0x1B) {
-            let plain = stripANSI(line)
-            return plain.withUnsafeBufferPointer { parseClean($0) }
+        withRecord(in: line) { category, message in
+            LogRecord(category: category, message: String(decoding: message, as: UTF8.self))
         }
-        return parseClean(line)
     }
 
     /// The record in `line` given as text.
@@ -54,11 +64,18 @@ package enum LogRecordParser {
         return copy.withUTF8 { parse($0) }
     }
 
-    private static func parseClean(_ line: UnsafeBufferPointer<UInt8>) -> LogRecord? {
+    private static func withCleanRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                                _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         var start = 0
         while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         guard start < line.count else { return nil }
-        if line[start] == UInt8(ascii: "{") { return parseJSON(line) }
+        if line[start] == UInt8(ascii: "{") { return withJSONRecord(in: line, body) }
+        guard let (category, range) = locate(in: line, from: start) else { return nil }
+        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+    }
+
+    /// The category and message range of the record in a line without colour escapes or JSON.
+    private static func locate(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> (LogRecord.Category, Range<Int>)? {
         if let found = find(coreData, in: line, from: start) {
             return keyword(in: line, at: found + coreData.count)
         }
@@ -66,51 +83,49 @@ package enum LogRecordParser {
            let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found) {
             var messageStart = close + 1
             while messageStart < line.count, line[messageStart] == 0x20 { messageStart += 1 }
-            return keyword(in: line, at: messageStart) ?? categoryFromBracket(line, from: found + unifiedCategory.count, to: close, message: messageStart)
+            if let record = keyword(in: line, at: messageStart) { return record }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.count)..<close]), as: UTF8.self)
+            guard let category = LogRecord.Category(rawValue: name) else { return nil }
+            return (category, messageStart..<line.count)
         }
         // Pasted forms: comment and quote wrappers, then a keyword or a cut `CoreData: `.
-        while start < line.count, [UInt8(ascii: "/"), UInt8(ascii: "'"), UInt8(ascii: "\""), 0x20, 0x09].contains(line[start]) {
-            start += 1
+        var index = start
+        while index < line.count, [UInt8(ascii: "/"), UInt8(ascii: "'"), UInt8(ascii: "\""), 0x20, 0x09].contains(line[index]) {
+            index += 1
         }
-        if let record = keyword(in: line, at: start) { return record }
-        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: start), colon - start < coreData.count - 1, colon > start {
-            let head = Array(line[start..<colon])
+        if let record = keyword(in: line, at: index) { return record }
+        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index, colon - index < coreData.count - 1,
+           colon + 2 <= line.count, line[colon + 1] == 0x20 {
+            let head = Array(line[index..<colon])
             let name = Array(coreData.dropLast(2))
-            if name.count >= head.count, Array(name.suffix(head.count)) == head, colon + 2 <= line.count, line[colon + 1] == 0x20 {
-                return keyword(in: line, at: colon + 2)
-            }
+            if Array(name.suffix(head.count)) == head { return keyword(in: line, at: colon + 2) }
         }
         return nil
     }
 
     /// `<category>: <message>` at `offset`.
-    private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> LogRecord? {
+    private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> (LogRecord.Category, Range<Int>)? {
+        guard let base = line.baseAddress else { return nil }
         for (bytes, category) in keywords where offset + bytes.count <= line.count {
-            if zip(bytes.indices, bytes).allSatisfy({ line[offset + $0.0] == $0.1 }) {
-                let message = String(decoding: UnsafeBufferPointer(rebasing: line[(offset + bytes.count)...]), as: UTF8.self)
-                return LogRecord(category: category, message: message)
-            }
+            if memcmp(base + offset, bytes, bytes.count) == 0 { return (category, (offset + bytes.count)..<line.count) }
         }
         return nil
     }
 
-    /// Form D without a keyword in the message: the category is the bracket's.
-    private static func categoryFromBracket(_ line: UnsafeBufferPointer<UInt8>, from: Int, to: Int, message: Int) -> LogRecord? {
-        let name = String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
-        guard let category = LogRecord.Category(rawValue: name), message <= line.count else { return nil }
-        return LogRecord(category: category, message: String(decoding: UnsafeBufferPointer(rebasing: line[message...]), as: UTF8.self))
-    }
-
-    /// Form G: one JSON object; its `eventMessage` is parsed as a line of its own, with the
+    /// Form G: one JSON object; its `eventMessage` is read as a line of its own, with the
     /// category taken from `category` when the message has no keyword.
-    private static func parseJSON(_ line: UnsafeBufferPointer<UInt8>) -> LogRecord? {
+    private static func withJSONRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                               _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
               let message = object["eventMessage"] as? String else { return nil }
         if let subsystem = object["subsystem"] as? String, !subsystem.isEmpty, subsystem != "com.apple.coredata" { return nil }
+        let fallback = (object["category"] as? String).flatMap(LogRecord.Category.init(rawValue:))
         var text = message
-        if let record = text.withUTF8({ parseClean($0) }) { return record }
-        guard let name = object["category"] as? String, let category = LogRecord.Category(rawValue: name) else { return nil }
-        return LogRecord(category: category, message: message)
+        return text.withUTF8 { bytes -> Result? in
+            if let (category, range) = locate(in: bytes, from: 0) { return body(category, UnsafeBufferPointer(rebasing: bytes[range])) }
+            guard let fallback else { return nil }
+            return body(fallback, bytes)
+        }
     }
 
     private static func stripANSI(_ line: UnsafeBufferPointer<UInt8>) -> [UInt8] {
@@ -131,12 +146,8 @@ package enum LogRecordParser {
     }
 
     private static func firstIndex(of byte: UInt8, in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        var index = from
-        while index < line.count {
-            if line[index] == byte { return index }
-            index += 1
-        }
-        return nil
+        guard let base = line.baseAddress, from < line.count, let hit = memchr(base + from, Int32(byte), line.count - from) else { return nil }
+        return UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
     }
 
     /// Where `needle` first occurs in `line` at or after `from`.

@@ -52,12 +52,29 @@ package struct StatementShape: Hashable, Sendable {
     package static func == (lhs: StatementShape, rhs: StatementShape) -> Bool { lhs.text == rhs.text }
     package func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
-    /// The shape of `sql`.
+    /// The text after `WHERE` (up to `ORDER BY`, `GROUP BY`, `LIMIT` or `HAVING` at the same
+    /// depth), or nil.
+    package let whereClause: String?
+    /// The text after `ORDER BY`, up to `LIMIT`.
+    package let orderClause: String?
+    /// The number after `LIMIT`, if any.
+    package let limit: Int?
+    /// Whether the filter is one key compared with one value (`WHERE t0.ZITEM = ?`, `WHERE
+    /// t1.Z_1ITEMS = ?`), other than the row's own key: the form of a relationship fault.
+    package let filtersOnOneKey: Bool
+
+    /// The shape of `sql`. Everything the analyzer asks of a shape is worked out here, once
+    /// per distinct shape, not per statement.
     package init(sql: String) {
         let tokens = Self.tokens(of: sql)
-        text = Self.join(tokens)
+        let text = Self.join(tokens)
+        self.text = text
         tables = Self.tables(in: tokens)
         kind = Self.kind(tokens: tokens, tables: tables)
+        whereClause = Self.clause(of: text, after: " WHERE ", endingAt: [" ORDER BY ", " GROUP BY ", " LIMIT ", " HAVING "])
+        orderClause = Self.clause(of: text, after: " ORDER BY ", endingAt: [" LIMIT "])
+        limit = text.range(of: " LIMIT ", options: .backwards).flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) }
+        filtersOnOneKey = whereClause.map { $0.wholeMatch(of: /t[01]\.Z[A-Z0-9_]+ = \?/) != nil && !$0.hasPrefix("t0.Z_PK") } ?? false
     }
 
     // MARK: tokens
@@ -225,33 +242,17 @@ package struct StatementShape: Hashable, Sendable {
         }
     }
 
-    /// The text after `WHERE` (up to `ORDER BY`, `GROUP BY` or `LIMIT` at the same depth), or nil.
-    package var whereClause: String? {
-        clause(after: " WHERE ", endingAt: [" ORDER BY ", " GROUP BY ", " LIMIT ", " HAVING "])
-    }
-
-    /// The text after `ORDER BY`, up to `LIMIT`.
-    package var orderClause: String? {
-        clause(after: " ORDER BY ", endingAt: [" LIMIT "])
-    }
-
-    /// The number after `LIMIT`, if any.
-    package var limit: Int? {
-        guard let range = text.range(of: " LIMIT ", options: .backwards) else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
-    }
-
-    private func clause(after keyword: String, endingAt ends: [String]) -> String? {
-        guard let start = topLevelRange(of: keyword) else { return nil }
+    private static func clause(of text: String, after keyword: String, endingAt ends: [String]) -> String? {
+        guard let start = topLevelRange(of: keyword, in: text) else { return nil }
         var end = text.endIndex
         for candidate in ends {
-            if let found = topLevelRange(of: candidate, from: start.upperBound), found.lowerBound < end { end = found.lowerBound }
+            if let found = topLevelRange(of: candidate, in: text, from: start.upperBound), found.lowerBound < end { end = found.lowerBound }
         }
         return String(text[start.upperBound..<end])
     }
 
-    /// The first occurrence of `keyword` outside parentheses.
-    private func topLevelRange(of keyword: String, from: String.Index? = nil) -> Range<String.Index>? {
+    /// The first occurrence of `keyword` in `text` outside parentheses.
+    private static func topLevelRange(of keyword: String, in text: String, from: String.Index? = nil) -> Range<String.Index>? {
         var search = from ?? text.startIndex
         while let found = text.range(of: keyword, range: search..<text.endIndex) {
             let before = text[text.startIndex..<found.lowerBound]

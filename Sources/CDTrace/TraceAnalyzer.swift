@@ -28,10 +28,6 @@ package final class TraceAnalyzer {
         package var maxRows = 0
         package var entity: String?
         package var predicate: String?
-        /// Relationship faults fulfilled by this shape: `Entity.name` → count.
-        package var relationshipFaults: [String: Int] = [:]
-        package var objectFaults = 0
-        package var prefetchKeys: Set<String> = []
         /// Plan rows logged at level 4 for this shape.
         package var loggedPlan: [String]?
         /// Times it followed a count request with the same table and filter.
@@ -132,16 +128,28 @@ package final class TraceAnalyzer {
 
     /// Takes one record of the log.
     package func consume(_ record: LogRecord) {
+        var message = record.message
+        message.withUTF8 { consume(record.category, $0) }
+    }
+
+    private static let bindPrefix = Array("SQLite bind[".utf8)
+
+    /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:_:)``).
+    package func consume(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
         records += 1
-        switch record.category {
+        switch category {
         case .sql:
             planShape = nil
-            startStatement(record.message)
+            startStatement(String(decoding: message, as: UTF8.self))
         case .details:
-            details(record.message)
+            if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
+                if !open.isEmpty { open[open.count - 1].binds += 1 }
+                return
+            }
+            details(String(decoding: message, as: UTF8.self))
         case .annotation:
             planShape = nil
-            annotation(Annotation.parse(record.message))
+            annotation(Annotation.parse(message))
         case .debug, .error, .warning:
             break
         }
@@ -315,16 +323,7 @@ package final class TraceAnalyzer {
         stats.maxRows = max(stats.maxRows, rows)
         if stats.entity == nil, let entity = statement.entity, !entity.isEmpty { stats.entity = entity }
         if stats.predicate == nil { stats.predicate = statement.predicate }
-        if let key = statement.prefetchKey { stats.prefetchKeys.insert(key) }
-        switch statement.fault {
-        case .object(let entity):
-            stats.objectFaults += 1
-            if stats.entity == nil { stats.entity = entity }
-        case .relationship(let entity, let name, _):
-            stats.relationshipFaults["\(entity ?? "?").\(name)", default: 0] += 1
-        case nil:
-            break
-        }
+        if stats.entity == nil, case .object(let entity) = statement.fault { stats.entity = entity }
         let shape = stats.shape
         if shape.kind == .fetch, shape.limit == nil, statement.prefetchKey == nil, rows >= Self.largeFetchRows, !shape.selectsKeysOnly {
             stats.largeFetches += 1
@@ -361,8 +360,7 @@ package final class TraceAnalyzer {
             return Storm(key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
                          objectFaults: true, keyFetchCandidate: false)
         }
-        if stats.shape.kind == .fetch, stats.shape.limit == nil, let condition = stats.shape.whereClause,
-           condition.wholeMatch(of: /t[01]\.Z[A-Z0-9_]+ = \?/) != nil, !condition.hasPrefix("t0.Z_PK") {
+        if stats.shape.kind == .fetch, stats.shape.limit == nil, stats.shape.filtersOnOneKey {
             return Storm(key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
                          objectFaults: false, keyFetchCandidate: true)
         }

@@ -8,9 +8,8 @@ package enum TraceReader {
     @discardableResult
     package static func read(_ reader: LogLineReader, into analyzer: TraceAnalyzer) -> Int {
         reader.forEachLine { line in
-            if let record = LogRecordParser.parse(line) {
-                analyzer.consume(record)
-            } else if !line.isEmpty, analyzer.acceptsContinuation {
+            let found = LogRecordParser.withRecord(in: line) { category, message in analyzer.consume(category, message) } != nil
+            if !found, !line.isEmpty, analyzer.acceptsContinuation {
                 _ = analyzer.continueStatement(String(decoding: line, as: UTF8.self))
             }
             return true

@@ -56,6 +56,79 @@ package enum Annotation: Equatable, Sendable {
     case connecting(path: String)
     case other
 
+    private static let connectionFetchTime = Array("sql connection fetch time: ".utf8)
+    private static let totalFetchTime = Array("total fetch execution time: ".utf8)
+    private static let totalCountTime = Array("total count request execution time: ".utf8)
+    private static let executionTime = Array("sql execution time: ".utf8)
+    private static let forRows = Array(" for ".utf8)
+    private static let forCount = Array(" for count of ".utf8)
+    private static let boundIntarray = Array("Bound intarray".utf8)
+
+    /// What `message` (the bytes after `CoreData: annotation: `) says. The timing annotations,
+    /// most of a log, are read from the bytes without making a string.
+    package static func parse(_ message: UnsafeBufferPointer<UInt8>) -> Annotation {
+        var start = 0
+        while start < message.count, message[start] == 0x20 { start += 1 }
+        let text = UnsafeBufferPointer(rebasing: message[start...])
+        if hasPrefix(text, connectionFetchTime) {
+            return seconds(text, at: connectionFetchTime.count).map(Annotation.connectionFetchTime) ?? .other
+        }
+        if hasPrefix(text, totalFetchTime) {
+            guard let time = seconds(text, at: totalFetchTime.count) else { return .other }
+            return .totalFetch(seconds: time, rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.count).flatMap { integer(text, at: $0 + forRows.count) } ?? 0)
+        }
+        if hasPrefix(text, totalCountTime) {
+            guard let time = seconds(text, at: totalCountTime.count) else { return .other }
+            return .totalCount(seconds: time, count: LogRecordParser.find(forCount, in: text, from: totalCountTime.count).flatMap { integer(text, at: $0 + forCount.count) } ?? 0)
+        }
+        if hasPrefix(text, executionTime) {
+            return seconds(text, at: executionTime.count).map(Annotation.executionTime) ?? .other
+        }
+        if hasPrefix(text, boundIntarray) { return .other }
+        return parse(String(decoding: text, as: UTF8.self))
+    }
+
+    private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        guard let base = text.baseAddress, text.count >= prefix.count else { return false }
+        return memcmp(base, prefix, prefix.count) == 0
+    }
+
+    /// `0.4789s.`, `0.0001s` or a cut-off `0.000` at `offset`: digits, a point, digits. The value
+    /// is the decimal's integer over its power of ten, so it is the same Double as Double("0.4789").
+    private static func seconds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Double? {
+        var index = offset
+        var digits: UInt64 = 0
+        var scale: UInt64 = 1
+        var seenDigit = false
+        var afterPoint = false
+        while index < text.count, digits < 1 << 50 {
+            let byte = text[index]
+            if byte >= 0x30 && byte <= 0x39 {
+                digits = digits * 10 + UInt64(byte - 0x30)
+                if afterPoint { scale *= 10 }
+                seenDigit = true
+            } else if byte == UInt8(ascii: "."), !afterPoint {
+                afterPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        return seenDigit ? Double(digits) / Double(scale) : nil
+    }
+
+    private static func integer(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int? {
+        var index = offset
+        var value = 0
+        var seen = false
+        while index < text.count, text[index] >= 0x30, text[index] <= 0x39, value < Int.max / 10 - 10 {
+            value = value * 10 + Int(text[index] - 0x30)
+            seen = true
+            index += 1
+        }
+        return seen ? value : nil
+    }
+
     /// What `message` (the text after `CoreData: annotation: `) says.
     package static func parse(_ message: String) -> Annotation {
         let text = message.trimmingCharacters(in: .whitespaces)
