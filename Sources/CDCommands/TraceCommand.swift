@@ -29,7 +29,7 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("The app's store: the model's names, and query plans run on it read-only.", valueName: "store"), completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("A model for the names, when the store is not at hand.", valueName: "path"), completion: .file())
+    @Option(name: .long, help: ArgumentHelp("A model for the names, when the store is not at hand or has no model cache.", valueName: "path"), completion: .file())
     var model: String?
 
     @Flag(name: .long, help: "Keep reading a growing log and print each finding as it appears; the report follows at the end.")
@@ -44,7 +44,6 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
-        if store != nil && model != nil { throw ValidationError(TraceError.storeAndModel.message) }
         if top < 0 { throw ValidationError("--top is 0 or more, not \(top)") }
     }
 
@@ -58,9 +57,14 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
             let opened = try StoreSnapshot(path: store)
             snapshot = opened
             names = try TraceNames.read(from: opened)
-            namesKind = names == nil ? "none" : "store"
-            namesFrom = opened.files.main.path
-        } else if let model {
+            if names != nil {
+                namesKind = "store"
+                namesFrom = opened.files.main.path
+            } else if model == nil {
+                throw TraceError.noModelCache(path: opened.files.main.path)
+            }
+        }
+        if names == nil, let model {
             let version = try ModelSource.version(at: model, named: nil)
             let mapping = try ModelSource.mapping(at: model, frameworkVersion: FrameworkFeatures.defaultVersion)
             names = TraceNames(mapping: mapping, model: version.model)

@@ -313,28 +313,31 @@ package final class TraceAnalyzer {
         var statement = unshaped
         statement.shape = shapeNumber(for: statement.sql)
         let number = statement.shape
-        var stats = shapes[number]
-        let seconds = statement.seconds
-        stats.count += 1
-        stats.seconds += seconds
-        stats.maxSeconds = max(stats.maxSeconds, seconds)
         let rows = statement.rows ?? 0
-        stats.rows += rows
-        stats.maxRows = max(stats.maxRows, rows)
-        if stats.entity == nil, let entity = statement.entity, !entity.isEmpty { stats.entity = entity }
-        if stats.predicate == nil { stats.predicate = statement.predicate }
-        if stats.entity == nil, case .object(let entity) = statement.fault { stats.entity = entity }
-        let shape = stats.shape
-        if shape.kind == .fetch, shape.limit == nil, statement.prefetchKey == nil, rows >= Self.largeFetchRows, !shape.selectsKeysOnly {
-            stats.largeFetches += 1
-            if stats.largeFetches == 1 { onEvent?(.largeFetch(shape: number, rows: rows)) }
+        let shape = shapes[number].shape
+        let large = shape.kind == .fetch && shape.limit == nil && statement.prefetchKey == nil && rows >= Self.largeFetchRows
+            && !shape.selectsKeysOnly
+        var afterSameCount = false
+        if shape.kind == .fetch, shape.returnsObjects, let previous = lastFinished, previous.countResult != nil {
+            let counted = shapes[previous.shape].shape
+            afterSameCount = counted.mainTable == shape.mainTable && counted.whereClause == shape.whereClause
         }
-        if shape.kind == .fetch, shape.returnsObjects, let previous = lastFinished, previous.countResult != nil,
-           shapes[previous.shape].shape.mainTable == shape.mainTable,
-           shapes[previous.shape].shape.whereClause == shape.whereClause {
-            stats.afterSameCount += 1
+        // Updated in place: a copy of the statistics would retain and release all their fields.
+        func update(_ stats: inout ShapeStatistics) {
+            let seconds = statement.seconds
+            stats.count += 1
+            stats.seconds += seconds
+            stats.maxSeconds = max(stats.maxSeconds, seconds)
+            stats.rows += rows
+            stats.maxRows = max(stats.maxRows, rows)
+            if stats.entity == nil, let entity = statement.entity, !entity.isEmpty { stats.entity = entity }
+            if stats.predicate == nil, let predicate = statement.predicate { stats.predicate = predicate }
+            if stats.entity == nil, case .object(let entity) = statement.fault { stats.entity = entity }
+            if large { stats.largeFetches += 1 }
+            if afterSameCount { stats.afterSameCount += 1 }
         }
-        shapes[number] = stats
+        update(&shapes[number])
+        if large, shapes[number].largeFetches == 1 { onEvent?(.largeFetch(shape: number, rows: rows)) }
         trackFaults(statement)
         trackBatches(statement)
         trackTransaction(statement)

@@ -25,8 +25,8 @@ package enum TraceError: UserFacingError, Equatable {
     case noCoreDataLines(lines: Int, source: String)
     /// The log file cannot be opened.
     case unreadableLog(path: String, reason: String)
-    /// `--store` and `--model` were both given.
-    case storeAndModel
+    /// `--store` names a store without a model cache, and no `--model` gives the names.
+    case noModelCache(path: String)
 
     package var message: String {
         switch self {
@@ -34,8 +34,8 @@ package enum TraceError: UserFacingError, Equatable {
             return "\(source) has no Core Data SQL debug lines (\(plural(lines, "line")) read): nothing to report"
         case .unreadableLog(let path, let reason):
             return "cannot read the log \(path): \(reason)"
-        case .storeAndModel:
-            return "give --store or --model, not both: a store carries its own model"
+        case .noModelCache(let path):
+            return "\(path) has no model cache (Z_MODELCACHE, written before framework 754): pass the app's model with --model as well"
         }
     }
 

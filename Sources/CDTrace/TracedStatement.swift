@@ -85,7 +85,56 @@ package enum Annotation: Equatable, Sendable {
             return seconds(text, at: executionTime.count).map(Annotation.executionTime) ?? .other
         }
         if hasPrefix(text, boundIntarray) { return .other }
+        let toMany = hasPrefix(text, toManyFault)
+        if toMany || hasPrefix(text, toOneFault) {
+            // A storm is thousands of these: read the name, the URI's entity and the rows in place.
+            let nameStart = toMany ? toManyFault.count : toOneFault.count
+            guard let nameEnd = LogRecordParser.find(quote, in: text, from: nameStart) else { return .other }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: text[nameStart..<nameEnd]), as: UTF8.self)
+            return .relationshipFault(name: name, entity: uriEntity(text, from: nameEnd), toMany: toMany,
+                                      rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.count) })
+        }
+        if hasPrefix(text, fetchUsing) {
+            // Level 2 and 3 print one per fetch: the entity and the rows, read in place.
+            guard let entityStart = LogRecordParser.find(onEntity, in: text, from: fetchUsing.count),
+                  let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.count) else { return .other }
+            let entity = String(decoding: UnsafeBufferPointer(rebasing: text[(entityStart + onEntity.count)..<entityEnd]), as: UTF8.self)
+            let rows = lastIndex(of: returned, in: text).flatMap { integer(text, at: $0 + returned.count) } ?? 0
+            return .fetchUsing(entity: entity, rows: rows)
+        }
         return parse(String(decoding: text, as: UTF8.self))
+    }
+
+    private static let fetchUsing = Array("fetch using NSSQLiteStatement ".utf8)
+    private static let onEntity = Array("on entity '".utf8)
+    private static let quote1 = Array("'".utf8)
+    private static let returned = Array(" returned ".utf8)
+
+    /// The last occurrence of `needle` in `text` (the statement's SQL may contain the words).
+    private static func lastIndex(of needle: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var found: Int?
+        var from = 0
+        while let next = LogRecordParser.find(needle, in: text, from: from) {
+            found = next
+            from = next + 1
+        }
+        return found
+    }
+
+    private static let toManyFault = Array("to-many relationship fault \"".utf8)
+    private static let toOneFault = Array("to-one relationship fault \"".utf8)
+    private static let quote = Array("\"".utf8)
+    private static let got = Array("Got ".utf8)
+    private static let uriScheme = Array("x-coredata://".utf8)
+
+    /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI after `from`.
+    private static func uriEntity(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> String? {
+        guard let start = LogRecordParser.find(uriScheme, in: text, from: from) else { return nil }
+        var end = start + uriScheme.count
+        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 { end += 1 }
+        let parts = UnsafeBufferPointer(rebasing: text[(start + uriScheme.count)..<end]).split(separator: UInt8(ascii: "/"))
+        guard parts.count >= 3 else { return nil }
+        return String(decoding: parts[parts.count - 2], as: UTF8.self)
     }
 
     private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {

@@ -124,6 +124,21 @@ import Testing
         if path == Self.accounts { #expect(checkedManyToMany >= 8) }
     }
 
+    /// A store without a model cache (framework 241): its names need `--model`, its plans
+    /// still come from the store.
+    @Test func storeWithoutModelCache() throws {
+        let store = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        let model = Corpus.url("apple-recipes/Recipes.xcdatamodel").path
+        let log = CommandRunner.runInProcess(["query", store.path, "Recipe where name == 'Pizza'", "--model", model, "--sql-debug", "1"])
+        #expect(log.status == 0, "\(log.stderr)")
+        let refused = CommandRunner.runInProcess(["trace", "-", "--store", store.path], stdin: Data(log.stderr.utf8))
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("cdstore: error: \(store.path) has no model cache (Z_MODELCACHE, written before framework 754): pass the app's model with --model as well"))
+        let report = try Self.report(["--store", store.path, "--model", model], stdin: log.stderr)
+        #expect(report.input.names == "model" && report.input.plansFromStore)
+        #expect(report.shapes.contains { $0.readable == "Recipe where Recipe.name = ?" })
+    }
+
     /// A storm of to-many faults at level 1 (no annotation names them): the store's mapping
     /// names the relationship from the key the statements filter on.
     @Test func stormNamedFromTheStore() throws {

@@ -73,8 +73,8 @@ import Testing
         #expect(empty.status == 2 && empty.stderr.hasPrefix("cdstore: error: standard input has no Core Data SQL debug lines (0 lines read)"))
         let missing = CommandRunner.runInProcess(["trace", "/nonexistent/app.log"])
         #expect(missing.status == 2 && missing.stderr.hasPrefix("cdstore: error: cannot read the log /nonexistent/app.log: "))
-        let both = CommandRunner.runInProcess(["trace", "-", "--store", "a", "--model", "b"])
-        #expect(both.status == 64)
+        let negative = CommandRunner.runInProcess(["trace", "-", "--top", "-1"])
+        #expect(negative.status == 64)
     }
 
     /// A capture cut off in the middle of its last line still counts that statement.
