@@ -55,6 +55,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        /// Reading an app's own SQL debug log (`trace`): every capture form, statement shapes,
+        /// the model's names, fault storms, table scans, large fetches, saves.
+        .target(name: "CDTrace", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
         .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",
@@ -87,7 +93,7 @@ let package = Package(
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-            "CDFinder", "CDChanges", "CDConsole", "CDSession",
+            "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -117,6 +123,8 @@ let package = Package(
         .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDFinderTests", dependencies: ["CDFinder", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CDTraceTests", dependencies: ["CDTrace", "CDStore", "CDModel", "CDFetch", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

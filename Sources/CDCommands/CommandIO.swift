@@ -157,17 +157,25 @@ package final class CommandOutput: @unchecked Sendable {
 /// A command's standard input: the process's, read when a command asks, or fixed bytes.
 package struct CommandInput: Sendable {
     private let readAll: @Sendable () -> Data
+    /// The descriptor, for a command that streams its input (`trace -`); nil for fixed bytes.
+    package private(set) var descriptor: Int32?
+    /// The fixed bytes, when the input is not a descriptor.
+    package private(set) var fixedData: Data?
 
     /// Reads `descriptor` to its end when asked (and not before: most commands never read it).
     package static func fileDescriptor(_ descriptor: Int32) -> CommandInput {
-        CommandInput(readAll: {
+        var input = CommandInput(readAll: {
             FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
         })
+        input.descriptor = descriptor
+        return input
     }
 
     /// `data` as the whole input.
     package static func data(_ data: Data) -> CommandInput {
-        CommandInput(readAll: { data })
+        var input = CommandInput(readAll: { data })
+        input.fixedData = data
+        return input
     }
 
     /// Everything up to the end of the input.

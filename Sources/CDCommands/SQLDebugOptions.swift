@@ -6,7 +6,7 @@ import CDStore
 /// on standard error (reference/sqldebug.md §1, §3).
 struct SQLDebugOptions: ParsableArguments {
     @Option(name: .customLong("sql-debug"),
-            help: ArgumentHelp("Log the SQL cdstore runs on standard error, as Core Data's SQLDebug level 1-4 does.", valueName: "level"))
+            help: ArgumentHelp("Log on standard error what Core Data's SQLDebug level 1-4 prints for the same work (cdstore's own reads only at 4, as cdstore: lines).", valueName: "level"))
     var level: Int?
 
     @Option(name: .customLong("com.apple.CoreData.SQLDebug", withSingleDash: true),

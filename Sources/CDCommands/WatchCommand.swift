@@ -64,7 +64,7 @@ struct WatchCommand: ParsableCommand, ChoosesColor {
 
 /// Set by Ctrl-C (SIGINT) or SIGTERM, so the watch loop ends normally and every private copy is
 /// removed on the way out instead of being left in the temporary folder.
-private final class StopSignal: @unchecked Sendable {
+final class StopSignal: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
     private var sources: [DispatchSourceSignal] = []

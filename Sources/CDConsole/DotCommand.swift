@@ -48,7 +48,7 @@ package struct DotCommand: Sendable {
         DotCommand(name: ".hashes", arguments: "", help: "Show the entity version hashes and the model checksum.",
                    argumentKind: .none,
                    run: { console, _ in console.printHashes() }),
-        DotCommand(name: ".trace", arguments: "0-4", help: "Log the SQL that runs as Core Data's SQLDebug level 1-4 does; 0 stops.",
+        DotCommand(name: ".trace", arguments: "0-4", help: "Log what Core Data's SQLDebug level 1-4 prints for each request; 0 stops.",
                    argumentKind: .traceLevel,
                    run: { console, input in try console.setTraceLevel(input.arguments) }),
         DotCommand(name: ".sql", arguments: "QUERY", help: "Show the SQL and bound values of a query without running it.",

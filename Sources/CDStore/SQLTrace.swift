@@ -1,21 +1,24 @@
 import Foundation
 import GRDB
 
-/// Core Data's SQL debug log (`-com.apple.CoreData.SQLDebug N`), written by cdstore for the SQL
-/// it runs itself, in Core Data's line format (reference/sqldebug.md §2, §3):
+/// Core Data's SQL debug log (`-com.apple.CoreData.SQLDebug N`) for the request cdstore runs, in
+/// Core Data's line format (reference/sqldebug.md §2, §3). It holds only what Core Data itself
+/// would print, so that it reads like the app's own log:
 ///
-/// * level 1: `CoreData: sql: <statement>` for every statement (cdstore's own metadata queries
-///   included), `CoreData: annotation: sql connection fetch time: …s`, `total fetch execution
-///   time: …s for N rows.`, `total count request execution time: …s for count of N.`;
+/// * level 1: the lines Core Data prints when it opens a store (``connecting(to:walMode:)``),
+///   `CoreData: sql: <statement>` for each fetch, `CoreData: annotation: sql connection fetch
+///   time: …s`, `total fetch execution time: …s for N rows.`, `total count request execution
+///   time: …s for count of N.`;
 /// * level 2 adds `CoreData: details: SQLite bind[i] = …` and the `fetch using … returned N rows`
 ///   annotation;
 /// * level 3 adds the fetched objects;
 /// * level 4 adds `CoreData: details: SQLite: EXPLAIN QUERY PLAN …` and the plan rows.
 ///
-/// Statements that cdstore runs on its own behalf (metadata, entity registry, schema) are logged
-/// by a connection hook with their `sql execution time`; fetches log themselves through
-/// ``fetch(sql:arguments:entity:in:rows:)`` so they can report binds and rows, and the hook keeps
-/// quiet while they run.
+/// The statements cdstore runs on its own behalf (signature check, metadata, entity registry,
+/// schema, model cache) are none of Core Data's: a connection hook logs them under a `cdstore:`
+/// prefix, at level 4 only, so no reader of the log takes them for Core Data's. Fetches log
+/// themselves through ``fetch(sql:arguments:entity:in:rows:)`` so they can report binds and rows,
+/// and the hook keeps quiet while they run.
 public final class SQLTrace: @unchecked Sendable {
     /// 1 to 4; 0 logs nothing. The console changes it between statements (`.trace`), so a
     /// snapshot keeps one trace whose hook is installed once.
@@ -36,9 +39,30 @@ public final class SQLTrace: @unchecked Sendable {
     package func annotation(_ text: String) { line("annotation", text) }
     package func details(_ text: String) { line("details", text) }
 
-    private func line(_ category: String, _ message: String) {
+    private func line(_ category: String, _ message: String, prefix: String = "CoreData") {
         guard level > 0 else { return }
-        write("CoreData: \(category): \(message)")
+        write("\(prefix): \(category): \(message)")
+    }
+
+    /// The lines Core Data prints at level 1 when it opens the store at `path`: the `Connecting to`
+    /// annotation and the statements of its connection set-up, as recorded from a real log
+    /// (reference/sqldebug.md §4 and §8 block 5). `pragma journal_mode=wal` is printed for a
+    /// store in WAL mode only, the one mode the recorded log shows. cdstore reads the same
+    /// tables its own way; these lines stand for Core Data's opening so that a trace compares
+    /// line for line with the app's log.
+    package func connecting(to path: String, walMode: Bool) {
+        guard level > 0 else { return }
+        annotation("Connecting to sqlite database file at \"\(path)\"")
+        for statement in Self.connectionStatements(walMode: walMode) { sql(statement) }
+    }
+
+    /// Core Data's connection statements in the order of reference/sqldebug.md §8 block 5.
+    static func connectionStatements(walMode: Bool) -> [String] {
+        let probe = { (table: String) in "SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = '\(table)'" }
+        return [probe("Z_METADATA"), "pragma recursive_triggers=1"]
+            + (walMode ? ["pragma journal_mode=wal"] : [])
+            + ["SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA"]
+            + ["Z_METADATA", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION"].map(probe)
     }
 
     /// Seconds with four decimals, as Core Data prints them.
@@ -46,12 +70,13 @@ public final class SQLTrace: @unchecked Sendable {
         String(format: "%.4f", duration)
     }
 
-    /// Installs the hook that logs every statement run on `db` while the level is 1 and up.
+    /// Installs the hook that logs the statements cdstore runs on `db` for itself: at level 4
+    /// only, under the `cdstore:` prefix (they are not Core Data's).
     package func attach(to db: Database) {
         db.trace(options: .profile) { [self] event in
-            guard !quiet, level > 0, case let .profile(statement, duration) = event else { return }
-            sql(statement.sql)
-            annotation("sql execution time: \(Self.seconds(duration))s")
+            guard !quiet, level >= 4, case let .profile(statement, duration) = event else { return }
+            line("sql", statement.sql, prefix: "cdstore")
+            line("annotation", "sql execution time: \(Self.seconds(duration))s", prefix: "cdstore")
         }
     }
 

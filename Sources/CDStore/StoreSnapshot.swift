@@ -37,7 +37,7 @@ public final class StoreSnapshot: @unchecked Sendable {
 
     /// Opens `path` safely. Throws ``StoreError`` with a one-line reason for anything that is not
     /// a readable Core Data store.
-    /// `trace` logs every statement run on the store, from the first one (``SQLTrace``).
+    /// `trace` logs the opening as Core Data prints it, then the fetches (``SQLTrace``).
     /// `keepingThisVersion` reads a private copy even where the store could be read in place:
     /// for a caller that reads this version again after the app has written (`watch` compares
     /// each poll with the one before).
@@ -51,6 +51,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         self.files = files
         let header = try Self.checkMainFile(files)
         self.header = header
+        trace?.connecting(to: files.main.path, walMode: header.isWALMode)
         if !keepingThisVersion, !FileManager.default.fileExists(atPath: files.journal.path),
            let inPlace = try Self.openInPlace(files, header: header, trace: trace) {
             database = inPlace.database

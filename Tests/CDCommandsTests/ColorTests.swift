@@ -95,7 +95,7 @@ import Testing
         ["sql", "%MISSING%", "Article"],
         ["validate", "%MISSING%"], ["compat", "%MISSING%", "--model", "%MISSING%"], ["explain", "99999999"],
         ["console", "%MISSING%"], ["create", "%MISSING%", "--model", "%MISSING%"], ["reset", "%MISSING%"], ["clean", "%MISSING%"],
-        ["find", "%MISSING%", "--sort", "sideways"], ["history", "%MISSING%"], ["watch", "%MISSING%"],
+        ["find", "%MISSING%", "--sort", "sideways"], ["history", "%MISSING%"], ["watch", "%MISSING%"], ["trace", "%MISSING%"],
     ])
     func everyCommandColoursItsErrors(_ arguments: [String]) throws {
         let missing = try TemporaryDirectory.make().appendingPathComponent("missing.sqlite").path

@@ -37,12 +37,26 @@ import Testing
         return result.stdout
     }
 
+    /// `trace --json` on every trace fixture (each finding kind, real excerpts) and on
+    /// cdstore's own log of a corpus store read with its names and plans.
+    @Test func traceReports() throws {
+        let folder = Golden.fixtures.appendingPathComponent("trace", isDirectory: true)
+        let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".log") && $0 != "no-core-data.log" }
+        #expect(logs.count >= 12)
+        for log in logs.sorted() {
+            try Self.expectConforms(Self.run(["trace", folder.appendingPathComponent(log).path, "--json"]), to: "trace.schema.json")
+        }
+        let store = try Corpus.copyStore("plaso-accounts3/Accounts3.sqlite")
+        let traced = CommandRunner.runInProcess(["query", store.path, "Account where username == 'x'", "--sql-debug", "4"])
+        try Self.expectConforms(Self.run(["trace", "-", "--json", "--store", store.path], stdin: Data(traced.stderr.utf8)), to: "trace.schema.json")
+    }
+
     @Test func everySchemaIsCheckedAndDocumented() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()
         #expect(files == ["clean.schema.json", "compat.schema.json", "create.schema.json", "dump.schema.json", "explain.schema.json",
                           "find.schema.json", "history.schema.json", "inspect.schema.json", "model-hashes.schema.json",
                           "model-lint.schema.json", "model-sql.schema.json", "model.schema.json", "reset.schema.json",
-                          "rows.schema.json", "sql.schema.json", "validate.schema.json", "watch.schema.json"])
+                          "rows.schema.json", "sql.schema.json", "trace.schema.json", "validate.schema.json", "watch.schema.json"])
         // This suite checks them all but watch's, which the watch test checks on its live output.
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let source = try ["JSONSchemaContractTests.swift", "ChangesCommandTests.swift"]

@@ -120,23 +120,67 @@ import Testing
 /// The SQL debug log at each level, in Core Data's line format (reference/sqldebug.md §2, §3).
 @Suite(.temporaryDirectories) struct SQLDebugTraceTests {
     static func trace(_ arguments: [String], environment: [String: String] = [:]) throws -> [String] {
+        try traceWithPath(arguments, environment: environment).lines
+    }
+
+    /// The log of `query` on a private copy of the Books store, and the copy's path.
+    static func traceWithPath(_ arguments: [String], environment: [String: String] = [:]) throws -> (lines: [String], path: String) {
         let copy = try Corpus.copyStore(QueryCommandTests.books)
         let result = CommandRunner.runInProcess(["query", copy.path] + arguments, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        return result.stderr.split(separator: "\n").map(String.init)
+        return (result.stderr.split(separator: "\n").map(String.init), copy.path)
     }
 
     static let fetch = ["Book where price > %@ limit 2", "--arg", "10", "--format", "ndjson"]
 
-    @Test func levelOne() throws {
-        let lines = try Self.trace(Self.fetch + ["--sql-debug", "1"])
-        #expect(lines.allSatisfy { $0.hasPrefix("CoreData: sql: ") || $0.hasPrefix("CoreData: annotation: ") })
-        #expect(lines.contains("CoreData: sql: SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"))
-        let fetch = try #require(lines.firstIndex { $0.hasPrefix("CoreData: sql: SELECT t0.Z_ENT, t0.Z_PK, t0.Z_OPT,") })
-        #expect(lines[fetch].hasSuffix("FROM ZBOOK t0 WHERE  t0.ZPRICE > ? LIMIT 2"))
-        #expect(lines[fetch + 1].wholeMatch(of: /CoreData: annotation: sql connection fetch time: \d+\.\d{4}s/) != nil)
-        #expect(lines[fetch + 2].wholeMatch(of: /CoreData: annotation: total fetch execution time: \d+\.\d{4}s for 2 rows\./) != nil)
-        #expect(!lines.contains { $0.contains("bind[") })
+    /// What Core Data prints when it opens a store, as reference/sqldebug.md §8 block 5 records
+    /// it (the Books store is in WAL mode, so `pragma journal_mode=wal` is among them).
+    static func connectionLines(path: String) -> [String] {
+        ["CoreData: annotation: Connecting to sqlite database file at \"\(path)\"",
+         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
+         "CoreData: sql: pragma recursive_triggers=1",
+         "CoreData: sql: pragma journal_mode=wal",
+         "CoreData: sql: SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA",
+         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
+         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_MODELCACHE'",
+         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ACHANGE'",
+         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ATRANSACTION'"]
+    }
+
+    /// Level 1 of a simple fetch is exactly Core Data's: the opening, the fetch and its two
+    /// timing lines, and none of the statements cdstore runs for itself (issue 23, part 4).
+    @Test func levelOneIsCoreDatasOwnLog() throws {
+        let (lines, path) = try Self.traceWithPath(Self.fetch + ["--sql-debug", "1"])
+        let connection = Self.connectionLines(path: path)
+        #expect(Array(lines.prefix(connection.count)) == connection)
+        let rest = Array(lines.dropFirst(connection.count))
+        try #require(rest.count == 3, "\(rest)")
+        #expect(rest[0].hasPrefix("CoreData: sql: SELECT t0.Z_ENT, t0.Z_PK, t0.Z_OPT,"))
+        #expect(rest[0].hasSuffix("FROM ZBOOK t0 WHERE  t0.ZPRICE > ? LIMIT 2"))
+        #expect(rest[1].wholeMatch(of: /CoreData: annotation: sql connection fetch time: \d+\.\d{4}s/) != nil)
+        #expect(rest[2].wholeMatch(of: /CoreData: annotation: total fetch execution time: \d+\.\d{4}s for 2 rows\./) != nil)
+    }
+
+    /// No line of levels 1–3 is one of cdstore's own catalogue reads; level 4 shows them, but
+    /// only under the `cdstore:` prefix.
+    @Test func cdstoresOwnStatementsAreNeverCoreDataLines() throws {
+        let ownReads = ["sqlite_master", "table_xinfo", "table_info", "index_list", "database_list",
+                        "Z_CONTENT", "Z_PRIMARYKEY", "SELECT Z_UUID", "BEGIN", "COMMIT"]
+        for level in 1...4 {
+            let lines = try Self.trace(Self.fetch + ["--sql-debug", "\(level)"])
+            let coreData = lines.filter { $0.hasPrefix("CoreData: sql: ") }
+            #expect(!coreData.isEmpty)
+            for line in coreData {
+                #expect(!ownReads.contains { line.contains($0) }, "level \(level): \(line)")
+            }
+            let own = lines.filter { $0.hasPrefix("cdstore: ") }
+            if level < 4 {
+                #expect(own.isEmpty, "level \(level)")
+            } else {
+                #expect(own.contains { $0.hasPrefix("cdstore: sql: ") && $0.contains("Z_PRIMARYKEY") })
+                #expect(own.allSatisfy { $0.hasPrefix("cdstore: sql: ") || $0.hasPrefix("cdstore: annotation: sql execution time: ") })
+            }
+        }
     }
 
     @Test func levelTwoAddsBindsAndTheStatementAnnotation() throws {
@@ -163,13 +207,18 @@ import Testing
         #expect(lines.contains { $0.wholeMatch(of: /CoreData: annotation: total count request execution time: \d+\.\d{4}s for count of \d+\./) != nil })
     }
 
-    @Test func otherCommandsTraceTheirOwnQueries() throws {
+    /// Commands that only read the catalogue log Core Data's opening at level 1 and their own
+    /// reads at level 4, as `cdstore:` lines.
+    @Test func otherCommandsLogTheirOwnReadsOnlyAtLevelFour() throws {
         let copy = try Corpus.copyStore(QueryCommandTests.books)
         let inspect = CommandRunner.runInProcess(["inspect", copy.path, "--sql-debug", "1"])
         #expect(inspect.status == 0)
-        #expect(inspect.stderr.contains("CoreData: sql: SELECT Z_UUID, Z_PLIST FROM Z_METADATA"))
-        let model = CommandRunner.runInProcess(["model", copy.path, "--hashes", "--sql-debug", "1"])
-        #expect(model.stderr.contains("CoreData: sql: SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1"))
+        #expect(inspect.stderr.split(separator: "\n").map(String.init) == Self.connectionLines(path: copy.path))
+        let inspectFour = CommandRunner.runInProcess(["inspect", copy.path, "--sql-debug", "4"])
+        #expect(inspectFour.stderr.contains("cdstore: sql: SELECT Z_UUID, Z_PLIST FROM Z_METADATA"))
+        let model = CommandRunner.runInProcess(["model", copy.path, "--hashes", "--sql-debug", "4"])
+        #expect(model.stderr.contains("cdstore: sql: SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1"))
+        #expect(!model.stderr.contains("CoreData: sql: SELECT Z_CONTENT"))
         let quiet = CommandRunner.runInProcess(["inspect", copy.path])
         #expect(quiet.stderr.isEmpty)
         let bad = CommandRunner.runInProcess(["inspect", copy.path, "--sql-debug", "7"])

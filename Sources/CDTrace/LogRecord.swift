@@ -1,0 +1,166 @@
+import Foundation
+
+/// One Core Data log message found in a captured line: `CoreData: <category>: <message>`
+/// (reference/sqldebug.md §2), whatever wrapper the capture added.
+package struct LogRecord: Equatable, Sendable {
+    /// The categories of sqldebug.md §2.
+    package enum Category: String, Sendable, CaseIterable {
+        case sql, annotation, details, debug, error, warning
+    }
+
+    package var category: Category
+    package var message: String
+
+    package init(category: Category, message: String) {
+        self.category = category
+        self.message = message
+    }
+}
+
+/// Finds the Core Data message in one captured line, for every wrapper users capture
+/// (reference/web-ui-and-logs.md §4):
+///
+/// * plain `CoreData: sql: …`, as Core Data writes it to standard error and cdstore's own
+///   `--sql-debug` writes it, and any text before it: NSLog's `2014-07-30 11:45:15.647
+///   App[1:2] ` (form A), the os_log echo `… App[1:2] [error] ` (B), `log show`/`log stream`'s
+///   `--style syslog` and `--style compact` columns (E, F);
+/// * `log show`'s default style, where the message follows `[com.apple.coredata:<category>] `
+///   and may lack `CoreData: ` (D);
+/// * `--style ndjson`/`json` objects, whose `eventMessage` holds the message (G);
+/// * lines pasted into documents: no prefix at all (`sql: …`), a prefix missing its first
+///   characters (`ata: sql: …`, `oreData: sql: …`), `//` or quote wrappers (sqldebug.md §2);
+/// * ANSI colour escapes of `-com.apple.CoreData.SyntaxColoredLogging` anywhere (§1).
+///
+/// Anything else is not a record (nil): the app's own output, `log`'s preamble, Xcode's
+/// metadata lines (form C), continuation lines.
+package enum LogRecordParser {
+    private static let coreData = Array("CoreData: ".utf8)
+    private static let unifiedCategory = Array("[com.apple.coredata:".utf8)
+    private static let keywords: [(bytes: [UInt8], category: LogRecord.Category)] =
+        LogRecord.Category.allCases.map { (Array(($0.rawValue + ": ").utf8), $0) }
+
+    /// Finds the record in `line` and calls `body` with its category and message bytes (valid
+    /// only inside `body`); nil when the line holds no record. The message is not copied: the
+    /// reader calls this for every line of a log that may be gigabytes long.
+    package static func withRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                           _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        if let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
+            let plain = stripANSI(line)
+            return plain.withUnsafeBufferPointer { withCleanRecord(in: $0, body) }
+        }
+        return withCleanRecord(in: line, body)
+    }
+
+    /// The record in `line`, or nil.
+    package static func parse(_ line: UnsafeBufferPointer<UInt8>) -> LogRecord? {
+        withRecord(in: line) { category, message in
+            LogRecord(category: category, message: String(decoding: message, as: UTF8.self))
+        }
+    }
+
+    /// The record in `line` given as text.
+    package static func parse(_ line: String) -> LogRecord? {
+        var copy = line
+        return copy.withUTF8 { parse($0) }
+    }
+
+    private static func withCleanRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                                _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        var start = 0
+        while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        guard start < line.count else { return nil }
+        if line[start] == UInt8(ascii: "{") { return withJSONRecord(in: line, body) }
+        guard let (category, range) = locate(in: line, from: start) else { return nil }
+        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+    }
+
+    /// The category and message range of the record in a line without colour escapes or JSON.
+    private static func locate(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> (LogRecord.Category, Range<Int>)? {
+        if let found = find(coreData, in: line, from: start) {
+            return keyword(in: line, at: found + coreData.count)
+        }
+        if let found = find(unifiedCategory, in: line, from: start),
+           let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found) {
+            var messageStart = close + 1
+            while messageStart < line.count, line[messageStart] == 0x20 { messageStart += 1 }
+            if let record = keyword(in: line, at: messageStart) { return record }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.count)..<close]), as: UTF8.self)
+            guard let category = LogRecord.Category(rawValue: name) else { return nil }
+            return (category, messageStart..<line.count)
+        }
+        // Pasted forms: comment and quote wrappers, then a keyword or a cut `CoreData: `.
+        var index = start
+        while index < line.count, [UInt8(ascii: "/"), UInt8(ascii: "'"), UInt8(ascii: "\""), 0x20, 0x09].contains(line[index]) {
+            index += 1
+        }
+        if let record = keyword(in: line, at: index) { return record }
+        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index, colon - index < coreData.count - 1,
+           colon + 2 <= line.count, line[colon + 1] == 0x20 {
+            let head = Array(line[index..<colon])
+            let name = Array(coreData.dropLast(2))
+            if Array(name.suffix(head.count)) == head { return keyword(in: line, at: colon + 2) }
+        }
+        return nil
+    }
+
+    /// `<category>: <message>` at `offset`.
+    private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> (LogRecord.Category, Range<Int>)? {
+        guard let base = line.baseAddress else { return nil }
+        for (bytes, category) in keywords where offset + bytes.count <= line.count {
+            if memcmp(base + offset, bytes, bytes.count) == 0 { return (category, (offset + bytes.count)..<line.count) }
+        }
+        return nil
+    }
+
+    /// Form G: one JSON object; its `eventMessage` is read as a line of its own, with the
+    /// category taken from `category` when the message has no keyword.
+    private static func withJSONRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
+                                               _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+              let message = object["eventMessage"] as? String else { return nil }
+        if let subsystem = object["subsystem"] as? String, !subsystem.isEmpty, subsystem != "com.apple.coredata" { return nil }
+        let fallback = (object["category"] as? String).flatMap(LogRecord.Category.init(rawValue:))
+        var text = message
+        return text.withUTF8 { bytes -> Result? in
+            if let (category, range) = locate(in: bytes, from: 0) { return body(category, UnsafeBufferPointer(rebasing: bytes[range])) }
+            guard let fallback else { return nil }
+            return body(fallback, bytes)
+        }
+    }
+
+    private static func stripANSI(_ line: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(line.count)
+        var index = 0
+        while index < line.count {
+            if line[index] == 0x1B, index + 1 < line.count, line[index + 1] == UInt8(ascii: "[") {
+                index += 2
+                while index < line.count, !(0x40...0x7E).contains(line[index]) { index += 1 }
+                index += 1
+            } else {
+                result.append(line[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func firstIndex(of byte: UInt8, in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let base = line.baseAddress, from < line.count, let hit = memchr(base + from, Int32(byte), line.count - from) else { return nil }
+        return UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+    }
+
+    /// Where `needle` first occurs in `line` at or after `from`.
+    static func find(_ needle: [UInt8], in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let base = line.baseAddress, line.count - from >= needle.count, let first = needle.first else { return nil }
+        var index = from
+        let last = line.count - needle.count
+        while index <= last {
+            guard let hit = memchr(base + index, Int32(first), last - index + 1) else { return nil }
+            let position = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+            if memcmp(base + position, needle, needle.count) == 0 { return position }
+            index = position + 1
+        }
+        return nil
+    }
+}

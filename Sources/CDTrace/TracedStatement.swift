@@ -1,0 +1,251 @@
+import Foundation
+
+/// One statement of the log with everything logged about it: its binds, times, rows, and what
+/// the annotations after it say it was (a fault, a prefetch, a count request).
+package struct TracedStatement: Sendable {
+    /// The statement as logged.
+    package var sql: String
+    /// Its shape's number in the analyzer's table; -1 until the statement is finished.
+    package var shape: Int
+    /// `details: SQLite bind[i]` lines seen.
+    package var binds = 0
+    /// `sql connection fetch time`.
+    package var connectionTime: Double?
+    /// `total fetch execution time`, `total count request execution time` or `sql execution time`.
+    package var totalTime: Double?
+    /// Rows of a fetch (`… for N rows.`, `returned N rows`).
+    package var rows: Int?
+    /// The result of a count request (`for count of N.`).
+    package var countResult: Int?
+    /// The entity an annotation names (`on entity 'Person'`, `(entity: Word; …`).
+    package var entity: String?
+    /// The predicate a level-3 count annotation prints.
+    package var predicate: String?
+    /// What fault fulfilment the annotation after the statement reports.
+    package var fault: Fault?
+    /// `Prefetching with key '…'`.
+    package var prefetchKey: String?
+
+    /// A fault fulfilled by this statement.
+    package enum Fault: Sendable, Equatable {
+        /// `fault fulfilled from database for : … <x-coredata://…/Entity/pN>`.
+        case object(entity: String?)
+        /// `to-many relationship fault "rel" for objectID … <x-coredata://…/Entity/pN>`, or to-one.
+        case relationship(entity: String?, name: String, toMany: Bool)
+    }
+
+    /// The time the statement took, as well as the log says: the total when logged, else the
+    /// connection's fetch time.
+    package var seconds: Double { totalTime ?? connectionTime ?? 0 }
+
+    /// Whether an annotation closing the statement has been read.
+    var closed: Bool { totalTime != nil || countResult != nil }
+}
+
+/// Reads Core Data's annotations (reference/sqldebug.md §2), each into what it says.
+package enum Annotation: Equatable, Sendable {
+    case connectionFetchTime(Double)
+    case totalFetch(seconds: Double, rows: Int)
+    case totalCount(seconds: Double, count: Int)
+    case executionTime(Double)
+    case fetchUsing(entity: String, rows: Int)
+    case countRequest(entity: String?, predicate: String?, count: Int?)
+    case objectFault(entity: String?)
+    case relationshipFault(name: String, entity: String?, toMany: Bool, rows: Int?)
+    case prefetching(key: String, rows: Int?)
+    case connecting(path: String)
+    case other
+
+    private static let connectionFetchTime = Array("sql connection fetch time: ".utf8)
+    private static let totalFetchTime = Array("total fetch execution time: ".utf8)
+    private static let totalCountTime = Array("total count request execution time: ".utf8)
+    private static let executionTime = Array("sql execution time: ".utf8)
+    private static let forRows = Array(" for ".utf8)
+    private static let forCount = Array(" for count of ".utf8)
+    private static let boundIntarray = Array("Bound intarray".utf8)
+
+    /// What `message` (the bytes after `CoreData: annotation: `) says. The timing annotations,
+    /// most of a log, are read from the bytes without making a string.
+    package static func parse(_ message: UnsafeBufferPointer<UInt8>) -> Annotation {
+        var start = 0
+        while start < message.count, message[start] == 0x20 { start += 1 }
+        let text = UnsafeBufferPointer(rebasing: message[start...])
+        if hasPrefix(text, connectionFetchTime) {
+            return seconds(text, at: connectionFetchTime.count).map(Annotation.connectionFetchTime) ?? .other
+        }
+        if hasPrefix(text, totalFetchTime) {
+            guard let time = seconds(text, at: totalFetchTime.count) else { return .other }
+            return .totalFetch(seconds: time, rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.count).flatMap { integer(text, at: $0 + forRows.count) } ?? 0)
+        }
+        if hasPrefix(text, totalCountTime) {
+            guard let time = seconds(text, at: totalCountTime.count) else { return .other }
+            return .totalCount(seconds: time, count: LogRecordParser.find(forCount, in: text, from: totalCountTime.count).flatMap { integer(text, at: $0 + forCount.count) } ?? 0)
+        }
+        if hasPrefix(text, executionTime) {
+            return seconds(text, at: executionTime.count).map(Annotation.executionTime) ?? .other
+        }
+        if hasPrefix(text, boundIntarray) { return .other }
+        let toMany = hasPrefix(text, toManyFault)
+        if toMany || hasPrefix(text, toOneFault) {
+            // A storm is thousands of these: read the name, the URI's entity and the rows in place.
+            let nameStart = toMany ? toManyFault.count : toOneFault.count
+            guard let nameEnd = LogRecordParser.find(quote, in: text, from: nameStart) else { return .other }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: text[nameStart..<nameEnd]), as: UTF8.self)
+            return .relationshipFault(name: name, entity: uriEntity(text, from: nameEnd), toMany: toMany,
+                                      rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.count) })
+        }
+        if hasPrefix(text, fetchUsing) {
+            // Level 2 and 3 print one per fetch: the entity and the rows, read in place.
+            guard let entityStart = LogRecordParser.find(onEntity, in: text, from: fetchUsing.count),
+                  let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.count) else { return .other }
+            let entity = String(decoding: UnsafeBufferPointer(rebasing: text[(entityStart + onEntity.count)..<entityEnd]), as: UTF8.self)
+            let rows = lastIndex(of: returned, in: text).flatMap { integer(text, at: $0 + returned.count) } ?? 0
+            return .fetchUsing(entity: entity, rows: rows)
+        }
+        return parse(String(decoding: text, as: UTF8.self))
+    }
+
+    private static let fetchUsing = Array("fetch using NSSQLiteStatement ".utf8)
+    private static let onEntity = Array("on entity '".utf8)
+    private static let quote1 = Array("'".utf8)
+    private static let returned = Array(" returned ".utf8)
+
+    /// The last occurrence of `needle` in `text` (the statement's SQL may contain the words).
+    private static func lastIndex(of needle: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var found: Int?
+        var from = 0
+        while let next = LogRecordParser.find(needle, in: text, from: from) {
+            found = next
+            from = next + 1
+        }
+        return found
+    }
+
+    private static let toManyFault = Array("to-many relationship fault \"".utf8)
+    private static let toOneFault = Array("to-one relationship fault \"".utf8)
+    private static let quote = Array("\"".utf8)
+    private static let got = Array("Got ".utf8)
+    private static let uriScheme = Array("x-coredata://".utf8)
+
+    /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI after `from`.
+    private static func uriEntity(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> String? {
+        guard let start = LogRecordParser.find(uriScheme, in: text, from: from) else { return nil }
+        var end = start + uriScheme.count
+        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 { end += 1 }
+        let parts = UnsafeBufferPointer(rebasing: text[(start + uriScheme.count)..<end]).split(separator: UInt8(ascii: "/"))
+        guard parts.count >= 3 else { return nil }
+        return String(decoding: parts[parts.count - 2], as: UTF8.self)
+    }
+
+    private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        guard let base = text.baseAddress, text.count >= prefix.count else { return false }
+        return memcmp(base, prefix, prefix.count) == 0
+    }
+
+    /// `0.4789s.`, `0.0001s` or a cut-off `0.000` at `offset`: digits, a point, digits. The value
+    /// is the decimal's integer over its power of ten, so it is the same Double as Double("0.4789").
+    private static func seconds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Double? {
+        var index = offset
+        var digits: UInt64 = 0
+        var scale: UInt64 = 1
+        var seenDigit = false
+        var afterPoint = false
+        while index < text.count, digits < 1 << 50 {
+            let byte = text[index]
+            if byte >= 0x30 && byte <= 0x39 {
+                digits = digits * 10 + UInt64(byte - 0x30)
+                if afterPoint { scale *= 10 }
+                seenDigit = true
+            } else if byte == UInt8(ascii: "."), !afterPoint {
+                afterPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        return seenDigit ? Double(digits) / Double(scale) : nil
+    }
+
+    private static func integer(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int? {
+        var index = offset
+        var value = 0
+        var seen = false
+        while index < text.count, text[index] >= 0x30, text[index] <= 0x39, value < Int.max / 10 - 10 {
+            value = value * 10 + Int(text[index] - 0x30)
+            seen = true
+            index += 1
+        }
+        return seen ? value : nil
+    }
+
+    /// What `message` (the text after `CoreData: annotation: `) says.
+    package static func parse(_ message: String) -> Annotation {
+        let text = message.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("sql connection fetch time: ") {
+            return seconds(in: text, after: "sql connection fetch time: ").map(Annotation.connectionFetchTime) ?? .other
+        }
+        if text.hasPrefix("total fetch execution time: ") {
+            guard let time = seconds(in: text, after: "total fetch execution time: ") else { return .other }
+            return .totalFetch(seconds: time, rows: number(after: " for ", in: text) ?? 0)
+        }
+        if text.hasPrefix("total count request execution time: ") {
+            guard let time = seconds(in: text, after: "total count request execution time: ") else { return .other }
+            return .totalCount(seconds: time, count: number(after: " for count of ", in: text) ?? 0)
+        }
+        if text.hasPrefix("sql execution time: ") {
+            return seconds(in: text, after: "sql execution time: ").map(Annotation.executionTime) ?? .other
+        }
+        if text.hasPrefix("fetch using NSSQLiteStatement ") {
+            let entity = between(text, "on entity '", "'") ?? ""
+            let rows = number(after: "' returned ", in: text) ?? number(after: " returned ", in: text, last: true) ?? 0
+            return .fetchUsing(entity: entity, rows: rows)
+        }
+        if text.hasPrefix("count request ") {
+            let predicate = between(text, "predicate: (", "); sortDescriptors")
+            return .countRequest(entity: between(text, "(entity: ", ";"), predicate: predicate,
+                                 count: number(after: ") returned ", in: text, last: true))
+        }
+        if text.hasPrefix("fault fulfilled from database for") {
+            return .objectFault(entity: uriEntity(in: text))
+        }
+        if text.hasPrefix("to-many relationship fault \"") || text.hasPrefix("to-one relationship fault \"") {
+            let name = between(text, "relationship fault \"", "\"") ?? ""
+            return .relationshipFault(name: name, entity: uriEntity(in: text), toMany: text.hasPrefix("to-many"),
+                                      rows: number(after: "Got ", in: text, last: true))
+        }
+        if text.hasPrefix("Prefetching with key '") {
+            return .prefetching(key: between(text, "Prefetching with key '", "'") ?? "", rows: number(after: "Got ", in: text, last: true))
+        }
+        if text.hasPrefix("Connecting to sqlite database file at \"") {
+            guard let start = text.range(of: "\""), let end = text.range(of: "\"", options: .backwards), start.upperBound <= end.lowerBound else {
+                return .other
+            }
+            return .connecting(path: String(text[start.upperBound..<end.lowerBound]))
+        }
+        return .other
+    }
+
+    /// `0.4789s.`, `0.0001s` or a cut-off `0.000` after `prefix`.
+    private static func seconds(in text: String, after prefix: String) -> Double? {
+        let rest = text.dropFirst(prefix.count)
+        let digits = rest.prefix { $0.isNumber || $0 == "." }
+        return Double(digits)
+    }
+
+    private static func number(after marker: String, in text: String, last: Bool = false) -> Int? {
+        guard let range = text.range(of: marker, options: last ? .backwards : []) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    private static func between(_ text: String, _ open: String, _ close: String) -> String? {
+        guard let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { return nil }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI in `text`.
+    private static func uriEntity(in text: String) -> String? {
+        guard let start = text.range(of: "x-coredata://") else { return nil }
+        let parts = text[start.upperBound...].prefix { $0 != ">" && $0 != " " }.split(separator: "/")
+        return parts.count >= 3 ? String(parts[parts.count - 2]) : nil
+    }
+}
