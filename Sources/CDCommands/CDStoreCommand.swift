@@ -14,5 +14,5 @@ struct CDStoreCommand: ParsableCommand {
             """,
         subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
                       ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,
-                      ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self])
+                      ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self, DiffCommand.self])
 }
