@@ -109,14 +109,20 @@ package enum ModelDiff {
         return old.entities.first { ($0.renamingIdentifier ?? $0.name) == key }
     }
 
-    /// The property of `source` (in `old`) that `property` of the new model continues: same
-    /// renaming identifier (else name) and the same kind, as ``propertyChanges`` pairs them.
-    package static func sourceProperty(of property: PropertyDescription, source: EntityDescription,
-                                       in old: ManagedObjectModel) -> PropertyDescription? {
-        let key = property.common.renamingIdentifier ?? property.name
-        return old.allProperties(of: source.name).filter(isHashed)
-            .first { ($0.common.renamingIdentifier ?? $0.name) == key }
-            .flatMap { sameKind($0, property) ? $0 : nil }
+    /// The properties of `source` (in `old`) that the properties of `entity` (in `new`)
+    /// continue, by the new property's name: same renaming identifier (else name) and the same
+    /// kind, as ``propertyChanges`` pairs them.
+    package static func sourceProperties(of entity: String, source: String, old: ManagedObjectModel,
+                                         new: ManagedObjectModel) -> [String: PropertyDescription] {
+        let oldByKey = Dictionary(old.allProperties(of: source).filter(isHashed).map { ($0.common.renamingIdentifier ?? $0.name, $0) },
+                                  uniquingKeysWith: { first, _ in first })
+        var result: [String: PropertyDescription] = [:]
+        for property in new.allProperties(of: entity).filter(isHashed) {
+            if let before = oldByKey[property.common.renamingIdentifier ?? property.name], sameKind(before, property) {
+                result[property.name] = before
+            }
+        }
+        return result
     }
 
     /// Properties the new entity declares itself, against everything the old entity had (own or

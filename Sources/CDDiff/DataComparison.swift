@@ -21,6 +21,17 @@ struct DataComparison {
     let readerB: ObjectReader
     let pairing: EntityPairing
     let options: DiffOptions
+    private let columnsA: ColumnIndex
+    private let columnsB: ColumnIndex
+
+    init(readerA: ObjectReader, readerB: ObjectReader, pairing: EntityPairing, options: DiffOptions) {
+        self.readerA = readerA
+        self.readerB = readerB
+        self.pairing = pairing
+        self.options = options
+        columnsA = ColumnIndex(readerA.mapping)
+        columnsB = ColumnIndex(readerB.mapping)
+    }
 
     /// The changes of every selected entity that has any.
     func run() throws -> [EntityChanges] {
@@ -79,8 +90,9 @@ struct DataComparison {
                       case .attribute = property, !property.isTransient else {
                     throw DiffError.unknownKeyAttribute(entity: nameB, attribute: attribute, store: readerB.snapshot.files.main.path)
                 }
-                if let nameA = pair.entityA, let entityA = readerA.model.entity(named: nameA) {
-                    guard let source = ModelDiff.sourceProperty(of: property, source: entityA, in: readerA.model), !source.isTransient else {
+                if let nameA = pair.entityA, readerA.model.entity(named: nameA) != nil {
+                    guard let source = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)[property.name],
+                          !source.isTransient else {
                         throw DiffError.unknownKeyAttribute(entity: nameA, attribute: attribute, store: readerA.snapshot.files.main.path)
                     }
                     namesA.append(source.name)
@@ -122,9 +134,10 @@ struct DataComparison {
         var properties: [ComparedProperty] = []
         var memberQueries: [(a: MemberQuery, b: MemberQuery)] = []
         if let nameA = pair.entityA, let nameB = pair.entityB,
-           let entityA = readerA.model.entity(named: nameA), readerB.model.entity(named: nameB) != nil {
+           readerA.model.entity(named: nameA) != nil, readerB.model.entity(named: nameB) != nil {
+            let sources = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)
             for property in readerB.model.allProperties(of: nameB).sorted(by: { $0.name < $1.name }) where !property.isTransient {
-                guard let source = ModelDiff.sourceProperty(of: property, source: entityA, in: readerA.model), !source.isTransient else { continue }
+                guard let source = sources[property.name], !source.isTransient else { continue }
                 switch (property, source) {
                 case (.attribute(let b), .attribute(let a)):
                     guard let columnA = attributeColumn(readerA, entity: nameA, property: a.name),
@@ -150,104 +163,111 @@ struct DataComparison {
             }
         }
 
-        let rowsA = pair.entityA.flatMap { try? rowQuery(readerA, entity: $0, selection: selectionA, keyColumns: keyColumnNamesA) }
-        let rowsB = pair.entityB.flatMap { try? rowQuery(readerB, entity: $0, selection: selectionB, keyColumns: keyColumnNamesB) }
+        let rowsA = pair.entityA.flatMap { rowQuery(readerA, entity: $0, selection: selectionA, keyColumns: keyColumnNamesA) }
+        let rowsB = pair.entityB.flatMap { rowQuery(readerB, entity: $0, selection: selectionB, keyColumns: keyColumnNamesB) }
         let externalA = readerA.snapshot.files.externalDataFolder, externalB = readerB.snapshot.files.externalDataFolder
         let keyNames = changes.key ?? []
 
+        // A DiffError thrown inside a read would come out as a generic SQLite failure.
+        var keyFailure: DiffError?
         try readerA.snapshot.read { dbA in
             try readerB.snapshot.read { dbB in
-                let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
-                let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
-                let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a) }
-                let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b) }
-                let usesKey = key != nil
-                // The current rows' keys; a row whose key equals the one before it on the same
-                // side makes the key ambiguous.
-                var keyA: [KeyValue]?, keyB: [KeyValue]?
-                func loadKey(_ scan: OrderedScan?, _ columns: [Int32], _ current: inout [KeyValue]?, entity: String, store: String) throws {
-                    guard usesKey, let scan, scan.hasRow else { return }
-                    let next = columns.map(scan.keyValue)
-                    if let current, current == next {
-                        throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: next.map(\.text), store: store)
-                    }
-                    current = next
-                }
-                let entityA = pair.entityA ?? pair.name, storeA = readerA.snapshot.files.main.path
-                let storeB = readerB.snapshot.files.main.path
-                try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
-                func record(_ change: ObjectChange) {
-                    if changes.changes.count < options.limit { changes.changes.append(change) }
-                }
-                while true {
-                    let hasA = scanA?.hasRow ?? false, hasB = scanB?.hasRow ?? false
-                    guard hasA || hasB else { break }
-                    let order: Int
-                    if !hasB { order = -1 } else if !hasA { order = 1 } else if let scanA, let scanB {
-                        if usesKey, let keyA, let keyB {
-                            order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
-                        } else {
-                            let pkA = scanA.integer(0), pkB = scanB.integer(0)
-                            order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
+                do {
+                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
+                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
+                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a) }
+                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b) }
+                    let usesKey = key != nil
+                    // The current rows' keys; a row whose key equals the one before it on the same
+                    // side makes the key ambiguous.
+                    var keyA: [KeyValue]?, keyB: [KeyValue]?
+                    func loadKey(_ scan: OrderedScan?, _ columns: [Int32], _ current: inout [KeyValue]?, entity: String, store: String) throws {
+                        guard usesKey, let scan, scan.hasRow else { return }
+                        let next = columns.map(scan.keyValue)
+                        if let current, current == next {
+                            throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: next.map(\.text), store: store)
                         }
-                    } else { break }
-                    // Advancing one side: its member scans move past the same owner.
-                    if order < 0, let scanA {
-                        let pk = scanA.integer(0)
-                        for scan in membersA { try scan.skip(owner: pk) }
-                        changes.deleted += 1
-                        record(ObjectChange(type: .delete, old: id(readerA, pair.entityA, pk), new: nil))
-                        try scanA.advance()
-                        try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                        continue
+                        current = next
                     }
-                    if order > 0, let scanB {
-                        let pk = scanB.integer(0)
-                        for scan in membersB { try scan.skip(owner: pk) }
-                        changes.inserted += 1
-                        record(ObjectChange(type: .insert, old: nil, new: id(readerB, pair.entityB, pk)))
-                        try scanB.advance()
-                        try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
-                        continue
-                    }
-                    guard let scanA, let scanB else { break }
-                    let pkA = scanA.integer(0), pkB = scanB.integer(0)
-                    var changed: [String] = []
-                    for property in properties {
-                        switch property.kind {
-                        case .attribute(let columnA, let typeA, let extA, let columnB, let typeB, let extB):
-                            if typeA == typeB, extA == extB, scanA.sameRaw(columnA, as: scanB, columnB) { continue }
-                            let old = ValueDecoder.decode(scanA.raw(columnA), type: typeA, allowsExternalStorage: extA, externalData: externalA)
-                            let new = ValueDecoder.decode(scanB.raw(columnB), type: typeB, allowsExternalStorage: extB, externalData: externalB)
-                            if !ValueComparison.same(old, new) { changed.append(property.name) }
-                        case .toOne(let keyColumnA, let entColumnA, let destinationA, let keyColumnB, let entColumnB, let destinationB):
-                            let targetA = target(scanA, key: keyColumnA, ent: entColumnA, destination: destinationA, mapped: true)
-                            let targetB = target(scanB, key: keyColumnB, ent: entColumnB, destination: destinationB, mapped: false)
-                            if let targetA, let targetB {
-                                if targetA != targetB { changed.append(property.name) }
-                            } else if !(scanA.sameRaw(keyColumnA, as: scanB, keyColumnB)) {
-                                changed.append(property.name)
-                            }
-                        case .toMany(let index, _):
-                            let old = try membersA[index].take(owner: pkA).map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
-                            let new = try membersB[index].take(owner: pkB).map { MemberKey(ent: $0.ent, pk: $0.pk) }
-                            if old != new { changed.append(property.name) }
-                        }
-                    }
-                    if !changed.isEmpty {
-                        changes.updated += 1
-                        var change = ObjectChange(type: .update, old: id(readerA, pair.entityA, pkA), new: id(readerB, pair.entityB, pkB))
-                        change.properties = changed.map { PropertyDifference(name: $0) }
-                        record(change)
-                    }
-                    try scanA.advance()
-                    try scanB.advance()
+                    let entityA = pair.entityA ?? pair.name, storeA = readerA.snapshot.files.main.path
+                    let storeB = readerB.snapshot.files.main.path
                     try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
                     try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    func record(_ change: ObjectChange) {
+                        if changes.changes.count < options.limit { changes.changes.append(change) }
+                    }
+                    while true {
+                        let hasA = scanA?.hasRow ?? false, hasB = scanB?.hasRow ?? false
+                        guard hasA || hasB else { break }
+                        let order: Int
+                        if !hasB { order = -1 } else if !hasA { order = 1 } else if let scanA, let scanB {
+                            if usesKey, let keyA, let keyB {
+                                order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
+                            } else {
+                                let pkA = scanA.integer(0), pkB = scanB.integer(0)
+                                order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
+                            }
+                        } else { break }
+                        // Advancing one side: its member scans move past the same owner.
+                        if order < 0, let scanA {
+                            let pk = scanA.integer(0)
+                            for scan in membersA { try scan.skip(owner: pk) }
+                            changes.deleted += 1
+                            record(ObjectChange(type: .delete, old: id(readerA, pair.entityA, pk), new: nil))
+                            try scanA.advance()
+                            try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                            continue
+                        }
+                        if order > 0, let scanB {
+                            let pk = scanB.integer(0)
+                            for scan in membersB { try scan.skip(owner: pk) }
+                            changes.inserted += 1
+                            record(ObjectChange(type: .insert, old: nil, new: id(readerB, pair.entityB, pk)))
+                            try scanB.advance()
+                            try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                            continue
+                        }
+                        guard let scanA, let scanB else { break }
+                        let pkA = scanA.integer(0), pkB = scanB.integer(0)
+                        var changed: [String] = []
+                        for property in properties {
+                            switch property.kind {
+                            case .attribute(let columnA, let typeA, let extA, let columnB, let typeB, let extB):
+                                if typeA == typeB, extA == extB, scanA.sameRaw(columnA, as: scanB, columnB) { continue }
+                                let old = ValueDecoder.decode(scanA.raw(columnA), type: typeA, allowsExternalStorage: extA, externalData: externalA)
+                                let new = ValueDecoder.decode(scanB.raw(columnB), type: typeB, allowsExternalStorage: extB, externalData: externalB)
+                                if !ValueComparison.same(old, new) { changed.append(property.name) }
+                            case .toOne(let keyColumnA, let entColumnA, let destinationA, let keyColumnB, let entColumnB, let destinationB):
+                                let targetA = target(scanA, key: keyColumnA, ent: entColumnA, destination: destinationA, mapped: true)
+                                let targetB = target(scanB, key: keyColumnB, ent: entColumnB, destination: destinationB, mapped: false)
+                                if let targetA, let targetB {
+                                    if targetA != targetB { changed.append(property.name) }
+                                } else if !(scanA.sameRaw(keyColumnA, as: scanB, keyColumnB)) {
+                                    changed.append(property.name)
+                                }
+                            case .toMany(let index, _):
+                                let old = try membersA[index].take(owner: pkA).map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
+                                let new = try membersB[index].take(owner: pkB).map { MemberKey(ent: $0.ent, pk: $0.pk) }
+                                if old != new { changed.append(property.name) }
+                            }
+                        }
+                        if !changed.isEmpty {
+                            changes.updated += 1
+                            var change = ObjectChange(type: .update, old: id(readerA, pair.entityA, pkA), new: id(readerB, pair.entityB, pkB))
+                            change.properties = changed.map { PropertyDifference(name: $0) }
+                            record(change)
+                        }
+                        try scanA.advance()
+                        try scanB.advance()
+                        try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                        try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    }
+                } catch let error as DiffError {
+                    keyFailure = error
                 }
             }
         }
+        if let keyFailure { throw keyFailure }
         return changes
     }
 
@@ -274,12 +294,14 @@ struct DataComparison {
         return ObjectID(storeUUID: reader.storeUUID, entity: entity, ent: ent, pk: pk)
     }
 
+    private func index(_ reader: ObjectReader) -> ColumnIndex { reader === readerA ? columnsA : columnsB }
+
     private func attributeColumn(_ reader: ObjectReader, entity: String, property: String) -> String? {
-        reader.mapping.columns(forProperty: property, ofEntity: entity).first { $0.role == .attribute }?.name
+        index(reader).columns(forProperty: property, ofEntity: entity).first { $0.role == .attribute }?.name
     }
 
     private func toOneColumns(_ reader: ObjectReader, entity: String, property: String, selection: inout Selection) -> (Int32, Int32?)? {
-        let columns = reader.mapping.columns(forProperty: property, ofEntity: entity)
+        let columns = index(reader).columns(forProperty: property, ofEntity: entity)
         guard let key = columns.first(where: { $0.role == .toOneKey }) else { return nil }
         let ent = columns.first { $0.role == .toOneEntityType }.map { selection.position($0.name) }
         return (selection.position(key.name), ent)
@@ -287,7 +309,7 @@ struct DataComparison {
 
     /// The SELECT of one concrete entity's rows, in key (else `Z_PK`) order. The unary `+`
     /// keeps SQLite off the `Z_ENT` index: one scan of the table in rowid order.
-    private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) throws -> (sql: String, arguments: StatementArguments)? {
+    private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
         guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
         let order = (keyColumns + ["Z_PK"]).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         let sql = "SELECT " + selection.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
@@ -308,10 +330,8 @@ struct DataComparison {
             return nil
         })
         var namesA: [String: String] = [:]
-        if let nameA = pair.entityA, let nameB = pair.entityB, let entityA = readerA.model.entity(named: nameA) {
-            for property in readerB.model.allProperties(of: nameB) {
-                if let source = ModelDiff.sourceProperty(of: property, source: entityA, in: readerA.model) { namesA[property.name] = source.name }
-            }
+        if let nameA = pair.entityA, let nameB = pair.entityB, readerA.model.entity(named: nameA) != nil {
+            namesA = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model).mapValues(\.name)
         }
         let wantsKey = changes.key != nil
         for change in changes.changes {

@@ -52,7 +52,7 @@ package enum DiffText {
             if data.isEmpty {
                 lines.append("Data: no differences")
             } else {
-                lines.append("Data: \(plural(data.count, "entity", "entities")) differ:")
+                lines.append("Data: \(plural(data.count, "entity", "entities")) " + (data.count == 1 ? "differs:" : "differ:"))
                 var table = TextTable([("Entity", .left), ("Deleted", .right), ("Inserted", .right), ("Updated", .right)])
                 for entity in data {
                     table.add([entity.entity + (entity.renamedFrom.map { " (was \($0))" } ?? ""),

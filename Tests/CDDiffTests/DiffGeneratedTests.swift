@@ -57,12 +57,14 @@ import Testing
                     try db.execute(sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT) VALUES (?, 3, 1, ?, ?, ?)",
                                    arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)"])
                     recorded.inserted.insert(name(3, pk))
+                    touched.insert(name(3, pk))
                 case 1:
                     let pk = nextPK["ZPAGE"]!; nextPK["ZPAGE"] = pk + 1
                     let book = books[Int.random(in: 0..<books.count, using: &random)]
                     try db.execute(sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZISBOOKMARKED, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (?, 4, 1, 0, ?, ?, ?)",
                                    arguments: [pk, Int.random(in: 1...500, using: &random), book.pk, book.ent])
                     recorded.inserted.insert(name(4, pk))
+                    touched.insert(name(4, pk))
                     markUpdated(name(book.ent, book.pk), "pages")
                 case 2:
                     let pk = nextPK["ZBOOK"]!; nextPK["ZBOOK"] = pk + 1
