@@ -112,8 +112,8 @@ package enum DiffText {
     private static func propertyText(_ property: PropertyDifference) -> String {
         if case .objects? = property.new, case .objects? = property.old {
             var parts: [String] = []
-            if !property.added.isEmpty { parts.append("added " + property.added.map(\.uri).joined(separator: ", ")) }
-            if !property.removed.isEmpty { parts.append("removed " + property.removed.map(\.uri).joined(separator: ", ")) }
+            if !property.added.isEmpty { parts.append("added " + shortList(property.added.map(\.uri))) }
+            if !property.removed.isEmpty { parts.append("removed " + shortList(property.removed.map(\.uri))) }
             if property.reordered { parts.append("order " + memberList(property.old) + " → " + memberList(property.new)) }
             return parts.joined(separator: "; ")
         }
@@ -122,7 +122,14 @@ package enum DiffText {
 
     private static func memberList(_ value: ObjectValue?) -> String {
         guard case .objects(let members?)? = value else { return "()" }
-        return "(" + members.map { "\($0.entity)/p\($0.pk)" }.joined(separator: ", ") + ")"
+        return "(" + shortList(members.map { "\($0.entity)/p\($0.pk)" }) + ")"
+    }
+
+    /// Members listed in a line: the first ten, then how many more, as a description lists a
+    /// to-many relationship. JSON lists them all.
+    private static func shortList(_ items: [String]) -> String {
+        let shown = items.prefix(10).joined(separator: ", ")
+        return items.count > 10 ? shown + " … and \(items.count - 10) more" : shown
     }
 }
 
