@@ -56,6 +56,9 @@ struct DataComparison {
             case attribute(columnA: Int32, typeA: AttributeType, externalA: Bool, columnB: Int32, typeB: AttributeType, externalB: Bool)
             /// The foreign key and, when the destination has sub-entities, its `Z_ENT` column.
             case toOne(keyA: Int32, entA: Int32?, destinationA: Int, keyB: Int32, entB: Int32?, destinationB: Int)
+            /// A to-one whose destination has a `--key`: the destination's key values, looked up
+            /// by the scan itself, stand for the target.
+            case toOneByKey(valuesA: [Int32], valuesB: [Int32])
             /// The index of the relationship's member scans.
             case toMany(members: Int, ordered: Bool)
         }
@@ -65,13 +68,17 @@ struct DataComparison {
         var kind: Kind
     }
 
-    /// The SELECT of one side: the columns it reads, `Z_PK` first.
+    /// The SELECT of one side: the SQL expressions it reads, `Z_PK` first. Columns are those
+    /// of the entity's table, aliased `o` so that the subqueries can name it.
     struct Selection {
-        var columns = ["Z_PK"]
+        var expressions = ["o.Z_PK"]
         mutating func position(_ column: String) -> Int32 {
-            if let existing = columns.firstIndex(of: column) { return Int32(existing) }
-            columns.append(column)
-            return Int32(columns.count - 1)
+            expression("o." + column.quotedDatabaseIdentifier)
+        }
+        mutating func expression(_ sql: String) -> Int32 {
+            if let existing = expressions.firstIndex(of: sql) { return Int32(existing) }
+            expressions.append(sql)
+            return Int32(expressions.count - 1)
         }
     }
 
@@ -146,6 +153,13 @@ struct DataComparison {
                         columnA: selectionA.position(columnA), typeA: a.type, externalA: a.allowsExternalBinaryDataStorage,
                         columnB: selectionB.position(columnB), typeB: b.type, externalB: b.allowsExternalBinaryDataStorage)))
                 case (.relationship(let b), .relationship(let a)) where !a.isToMany && !b.isToMany:
+                    if let lookupA = targetKeyLookup(readerA, entity: nameA, relationship: a, keyNames: destinationKey(a.destinationEntity, in: readerA)),
+                       let lookupB = targetKeyLookup(readerB, entity: nameB, relationship: b, keyNames: destinationKey(b.destinationEntity, in: readerB)),
+                       lookupA.count == lookupB.count {
+                        properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOneByKey(
+                            valuesA: lookupA.map { selectionA.expression($0) }, valuesB: lookupB.map { selectionB.expression($0) })))
+                        continue
+                    }
                     guard let (keyA, entA) = toOneColumns(readerA, entity: nameA, property: a.name, selection: &selectionA),
                           let (keyB, entB) = toOneColumns(readerB, entity: nameB, property: b.name, selection: &selectionB) else { continue }
                     properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOne(
@@ -245,6 +259,8 @@ struct DataComparison {
                                 } else if !(scanA.sameRaw(keyColumnA, as: scanB, keyColumnB)) {
                                     changed.append(property.name)
                                 }
+                            case .toOneByKey(let valuesA, let valuesB):
+                                if zip(valuesA, valuesB).contains(where: { !scanA.sameRaw($0, as: scanB, $1) }) { changed.append(property.name) }
                             case .toMany(let index, _):
                                 let old = try membersA[index].take(owner: pkA).map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
                                 let new = try membersB[index].take(owner: pkB).map { MemberKey(ent: $0.ent, pk: $0.pk) }
@@ -269,6 +285,39 @@ struct DataComparison {
         }
         if let keyFailure { throw keyFailure }
         return changes
+    }
+
+    /// The `--key` attributes of `entity` (a name in `reader`'s model) or its nearest ancestor
+    /// with one, by their names in that model; nil when none has a key. Keys are given by B's
+    /// names: an A entity takes the key of the B entity that continues it.
+    private func destinationKey(_ entity: String, in reader: ObjectReader) -> [String]? {
+        for ancestor in reader.model.lineage(of: entity).map(\.name) {
+            if reader === readerB {
+                if let key = options.keys[ancestor] { return key }
+                continue
+            }
+            guard let partner = readerB.model.entities.first(where: { ModelDiff.sourceEntity(of: $0, in: readerA.model)?.name == ancestor }),
+                  let key = options.keys[partner.name] else { continue }
+            let names = ModelDiff.sourceProperties(of: partner.name, source: ancestor, old: readerA.model, new: readerB.model)
+            let mapped = key.compactMap { names[$0]?.name }
+            return mapped.count == key.count ? mapped : nil
+        }
+        return nil
+    }
+
+    /// Subqueries reading the key attributes of a to-one's destination row, by its foreign key:
+    /// one indexed lookup per row and key attribute, only for relationships whose destination
+    /// has a `--key`, so renumbered targets still compare equal.
+    private func targetKeyLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyNames: [String]?) -> [String]? {
+        guard let keyNames, let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
+              let foreignKey = index(reader).columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
+        else { return nil }
+        var lookups: [String] = []
+        for name in keyNames {
+            guard let column = attributeColumn(reader, entity: relationship.destinationEntity, property: name) else { return nil }
+            lookups.append("(SELECT d.\(column.quotedDatabaseIdentifier) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))")
+        }
+        return lookups
     }
 
     /// A to-one's destination as (B's `Z_ENT`, `Z_PK`); nil when the key is not an integer.
@@ -311,9 +360,9 @@ struct DataComparison {
     /// keeps SQLite off the `Z_ENT` index: one scan of the table in rowid order.
     private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
         guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
-        let order = (keyColumns + ["Z_PK"]).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let sql = "SELECT " + selection.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-            + " FROM " + table.name.quotedDatabaseIdentifier + " WHERE +Z_ENT = ? ORDER BY " + order
+        let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+        let sql = "SELECT " + selection.expressions.joined(separator: ", ")
+            + " FROM " + table.name.quotedDatabaseIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
         return (sql, [ent])
     }
 
