@@ -291,18 +291,15 @@ struct DataComparison {
     /// with one, by their names in that model; nil when none has a key. Keys are given by B's
     /// names: an A entity takes the key of the B entity that continues it.
     private func destinationKey(_ entity: String, in reader: ObjectReader) -> [String]? {
-        for ancestor in reader.model.lineage(of: entity).map(\.name) {
-            if reader === readerB {
-                if let key = options.keys[ancestor] { return key }
-                continue
-            }
-            guard let partner = readerB.model.entities.first(where: { ModelDiff.sourceEntity(of: $0, in: readerA.model)?.name == ancestor }),
-                  let key = options.keys[partner.name] else { continue }
-            let names = ModelDiff.sourceProperties(of: partner.name, source: ancestor, old: readerA.model, new: readerB.model)
-            let mapped = key.compactMap { names[$0]?.name }
-            return mapped.count == key.count ? mapped : nil
+        if reader === readerB {
+            return readerB.model.lineage(of: entity).lazy.compactMap { options.keys[$0.name] }.first
         }
-        return nil
+        // The B entity that continues `entity`, its key by B's names, then those names in A.
+        guard let partner = readerB.model.entities.first(where: { ModelDiff.sourceEntity(of: $0, in: readerA.model)?.name == entity }),
+              let key = readerB.model.lineage(of: partner.name).lazy.compactMap({ options.keys[$0.name] }).first else { return nil }
+        let names = ModelDiff.sourceProperties(of: partner.name, source: entity, old: readerA.model, new: readerB.model)
+        let mapped = key.compactMap { names[$0]?.name }
+        return mapped.count == key.count ? mapped : nil
     }
 
     /// Subqueries reading the key attributes of a to-one's destination row, by its foreign key:
