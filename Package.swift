@@ -72,6 +72,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        /// Comparing two stores: models, schemas, metadata and objects, entity by entity, as a
+        /// merge of ordered scans. GRDBSQLite is SQLite's C API, for comparing values in place.
+        .target(name: "CDDiff", dependencies: ["CDBase", "CDModel", "CDStore", "CDChanges", "CDDiagnostics", "CDRendering", "CDSession",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         /// The system libedit (`<histedit.h>`): line editing, history and completion for the console.
         /// Debian's libedit-dev installs a pkg-config file; macOS ships the library and header.
         .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
@@ -93,7 +99,7 @@ let package = Package(
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(name: "CDCommands", dependencies: [
             "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-            "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace",
+            "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -129,6 +135,8 @@ let package = Package(
         .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDPredicate", "CDStore", "CDTestSupport"]),
+        .testTarget(name: "CDDiffTests", dependencies: ["CDDiff", "CDChanges", "CDStore", "CDModel", "CDTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
         .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
             .product(name: "GRDB", package: "GRDB.swift")]),

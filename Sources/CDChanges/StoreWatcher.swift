@@ -16,13 +16,6 @@ package struct WatchedChange: Sendable {
     package var note: String?
 }
 
-/// A property's value before and after an update; nil where the object did not exist.
-package struct PropertyChange: Sendable {
-    package var name: String
-    package var old: ObjectValue?
-    package var new: ObjectValue?
-}
-
 /// The changes of one commit: a persistent-history transaction, or everything that changed
 /// between two snapshots of a store without history.
 package struct WatchedCommit: Sendable {
@@ -53,7 +46,7 @@ package final class StoreWatcher {
     private var previousSignature: [FileSignature?]
     private var watchedEnts: Set<Int>
     private var lastTransaction: Int64?
-    private var versions: [Int: [Int64: Int64]] = [:]
+    private var versions: SnapshotComparison.Versions = [:]
 
     /// Takes the first snapshot. `entities` limits the watch to those entities and their
     /// sub-entities; empty watches every entity of the model.
@@ -65,7 +58,7 @@ package final class StoreWatcher {
         if try previous.snapshot.read(HistoryReader.hasHistory) {
             lastTransaction = try previous.snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") } ?? 0
         } else {
-            versions = try Self.versions(previous, ents: watchedEnts)
+            versions = try SnapshotComparison.versions(previous, ents: watchedEnts)
         }
     }
 
@@ -84,7 +77,7 @@ package final class StoreWatcher {
             lastTransaction = transactions.last?.id ?? last
             commits = try historyCommits(transactions, current: current)
         } else {
-            let newVersions = try Self.versions(current, ents: watchedEnts)
+            let newVersions = try SnapshotComparison.versions(current, ents: watchedEnts)
             commits = try snapshotCommit(newVersions, current: current).map { [$0] } ?? []
             versions = newVersions
         }
@@ -118,7 +111,7 @@ package final class StoreWatcher {
                 case .update:
                     if firstTime {
                         changes.append(WatchedChange(type: .update, id: id, object: nil,
-                                                     changes: Self.differences(before[id], after[id]), note: nil))
+                                                     changes: SnapshotComparison.differences(before[id], after[id]), note: nil))
                     } else {
                         changes.append(WatchedChange(type: .update, id: id, object: nil, changes: [],
                                                      note: "changed again; its values after this poll are shown above"))
@@ -130,31 +123,19 @@ package final class StoreWatcher {
         return commits
     }
 
-    private func snapshotCommit(_ newVersions: [Int: [Int64: Int64]], current: ObjectReader) throws -> WatchedCommit? {
-        var inserted: [ObjectID] = [], updated: [ObjectID] = [], deleted: [ObjectID] = []
-        for ent in watchedEnts.sorted() {
-            let old = versions[ent] ?? [:], new = newVersions[ent] ?? [:]
-            guard let name = current.registry.entity(ent: ent)?.name else { continue }
-            func id(_ pk: Int64) -> ObjectID { ObjectID(storeUUID: current.storeUUID, entity: name, ent: ent, pk: pk) }
-            for (pk, opt) in new.sorted(by: { $0.key < $1.key }) {
-                if let before = old[pk] {
-                    if before != opt { updated.append(id(pk)) }
-                } else {
-                    inserted.append(id(pk))
-                }
-            }
-            deleted += old.keys.filter { new[$0] == nil }.sorted().map(id)
-        }
-        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
+    private func snapshotCommit(_ newVersions: SnapshotComparison.Versions, current: ObjectReader) throws -> WatchedCommit? {
+        let changed = SnapshotComparison.changes(from: versions, to: newVersions, ents: watchedEnts, reader: current)
+        guard !changed.isEmpty else { return nil }
         var requests = ObjectRequests()
-        (updated + deleted).forEach { requests.add($0) }
+        (changed.updated + changed.deleted).forEach { requests.add($0) }
         let before = try requests.read(previous)
         requests = ObjectRequests()
-        (inserted + updated).forEach { requests.add($0) }
+        (changed.inserted + changed.updated).forEach { requests.add($0) }
         let after = try requests.read(current)
-        let changes = inserted.map { WatchedChange(type: .insert, id: $0, object: after[$0], changes: [], note: nil) }
-            + updated.map { WatchedChange(type: .update, id: $0, object: nil, changes: Self.differences(before[$0], after[$0]), note: nil) }
-            + deleted.map { WatchedChange(type: .delete, id: $0, object: before[$0], changes: [], note: nil) }
+        let changes = changed.inserted.map { WatchedChange(type: .insert, id: $0, object: after[$0], changes: [], note: nil) }
+            + changed.updated.map { WatchedChange(type: .update, id: $0, object: nil,
+                                                  changes: SnapshotComparison.differences(before[$0], after[$0]), note: nil) }
+            + changed.deleted.map { WatchedChange(type: .delete, id: $0, object: before[$0], changes: [], note: nil) }
         return WatchedCommit(transaction: nil, changes: changes)
     }
 
@@ -162,15 +143,6 @@ package final class StoreWatcher {
         guard let entity = reader.registry.entity(named: change.entity),
               let pk = change.objectID.split(separator: "/").last.flatMap({ Int64($0.dropFirst()) }) else { return nil }
         return ObjectID(storeUUID: reader.storeUUID, entity: entity.name, ent: entity.ent, pk: pk)
-    }
-
-    /// The properties whose values differ, by name.
-    static func differences(_ old: StoredObject?, _ new: StoredObject?) -> [PropertyChange] {
-        let names = Set((old?.values.map(\.name) ?? []) + (new?.values.map(\.name) ?? [])).sorted()
-        return names.compactMap { name in
-            let before = old?.value(name), after = new?.value(name)
-            return before == after ? nil : PropertyChange(name: name, old: before, new: after)
-        }
     }
 
     private static func watchedEnts(_ reader: ObjectReader, entities: [String]) throws -> Set<Int> {
@@ -184,27 +156,6 @@ package final class StoreWatcher {
             result.formUnion(reader.mapping.entityNumbers(includingSubentitiesOf: name))
         }
         return result
-    }
-
-    /// `Z_PK → Z_OPT` of every row of the watched entities, by `Z_ENT`.
-    private static func versions(_ reader: ObjectReader, ents: Set<Int>) throws -> [Int: [Int64: Int64]] {
-        var tables = Set<String>()
-        for ent in ents {
-            guard let name = reader.registry.entity(ent: ent)?.name, let table = reader.mapping.table(forEntity: name) else { continue }
-            tables.insert(table.name)
-        }
-        return try reader.snapshot.read { db in
-            var result: [Int: [Int64: Int64]] = [:]
-            for table in tables.sorted() {
-                let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table.quotedDatabaseIdentifier)")
-                while let row = try rows.next() {
-                    let ent: Int = row[1] ?? 0
-                    guard ents.contains(ent) else { continue }
-                    result[ent, default: [:]][row[0] ?? 0] = row[2] ?? 0
-                }
-            }
-            return result
-        }
     }
 }
 
@@ -220,28 +171,5 @@ struct FileSignature: Equatable {
             return FileSignature(size: (attributes[.size] as? NSNumber)?.intValue ?? 0,
                                  modified: attributes[.modificationDate] as? Date ?? .distantPast)
         }
-    }
-}
-
-/// Objects to read by ID, grouped by entity, read with one statement per entity.
-private struct ObjectRequests {
-    private var byEntity: [String: Set<Int64>] = [:]
-
-    mutating func add(_ id: ObjectID) { byEntity[id.entity, default: []].insert(id.pk) }
-
-    func read(_ reader: ObjectReader) throws -> [ObjectID: StoredObject] {
-        var result: [ObjectID: StoredObject] = [:]
-        for (entity, pks) in byEntity.sorted(by: { $0.key < $1.key }) {
-            guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { continue }
-            let columns = table.columns.map(\.name)
-            let keys = pks.sorted()
-            let sql = "SELECT " + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-                + " FROM " + table.name.quotedDatabaseIdentifier + " WHERE Z_ENT = ? AND Z_PK IN ("
-                + keys.map { _ in "?" }.joined(separator: ", ") + ")"
-            let arguments = [ent.databaseValue] + keys.map(\.databaseValue)
-            let query = ObjectQuery(entity: entity, statement: ObjectStatement(sql: sql, arguments: arguments, columns: columns))
-            try reader.read(query, section: { _ in }, object: { object in result[object.id] = object })
-        }
-        return result
     }
 }

@@ -121,18 +121,11 @@ enum WatchText {
             case .update:
                 lines.append("  updated \(change.id.uri)" + (change.note.map { " (\($0))" } ?? ""))
                 for property in change.changes {
-                    lines.append("    \(property.name): \(valueText(property.old)) → \(valueText(property.new))")
+                    lines.append("    \(property.name): \(DescriptionRenderer.changeText(property.old)) → \(DescriptionRenderer.changeText(property.new))")
                 }
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private static func valueText(_ value: ObjectValue?) -> String {
-        guard let value else { return "(no object)" }
-        guard let text = value.text(binary: ValueText.dataDescription) else { return "nil" }
-        if case .string = value { return DescriptionRenderer.plistString(text) }
-        return text
     }
 
     static func jsonLines(_ commit: WatchedCommit) -> String {

@@ -51,9 +51,10 @@ package struct CompatibilityChange: Sendable, Encodable, Equatable {
 }
 
 /// Diffs two models the way an inferred mapping pairs them: entities and properties by renaming
-/// identifier, defaulting to the name (model-format.md §6.2, first row).
-enum ModelDiff {
-    static func changes(from old: ManagedObjectModel, to new: ManagedObjectModel) -> [CompatibilityChange] {
+/// identifier, defaulting to the name (model-format.md §6.2, first row). `compat` and `diff`
+/// both report these changes, and `diff` pairs the rows of two stores with the same rule.
+package enum ModelDiff {
+    package static func changes(from old: ManagedObjectModel, to new: ManagedObjectModel) -> [CompatibilityChange] {
         var changes: [CompatibilityChange] = []
         let oldHashes = VersionHashes.entityHashes(of: old)
         let newHashes = VersionHashes.entityHashes(of: new)
@@ -99,6 +100,29 @@ enum ModelDiff {
                 fix: "none needed, but its rows are dropped; to keep them as a renamed entity, set that entity's renaming ID to \(entity.name)"))
         }
         return changes
+    }
+
+    /// The entity of `old` whose rows `entity` of the new model takes over: the one with the
+    /// same renaming identifier (else name), as ``changes(from:to:)`` pairs them.
+    package static func sourceEntity(of entity: EntityDescription, in old: ManagedObjectModel) -> EntityDescription? {
+        let key = entity.renamingIdentifier ?? entity.name
+        return old.entities.first { ($0.renamingIdentifier ?? $0.name) == key }
+    }
+
+    /// The properties of `source` (in `old`) that the properties of `entity` (in `new`)
+    /// continue, by the new property's name: same renaming identifier (else name) and the same
+    /// kind, as ``propertyChanges`` pairs them.
+    package static func sourceProperties(of entity: String, source: String, old: ManagedObjectModel,
+                                         new: ManagedObjectModel) -> [String: PropertyDescription] {
+        let oldByKey = Dictionary(old.allProperties(of: source).filter(isHashed).map { ($0.common.renamingIdentifier ?? $0.name, $0) },
+                                  uniquingKeysWith: { first, _ in first })
+        var result: [String: PropertyDescription] = [:]
+        for property in new.allProperties(of: entity).filter(isHashed) {
+            if let before = oldByKey[property.common.renamingIdentifier ?? property.name], sameKind(before, property) {
+                result[property.name] = before
+            }
+        }
+        return result
     }
 
     /// Properties the new entity declares itself, against everything the old entity had (own or

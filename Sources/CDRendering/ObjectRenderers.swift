@@ -175,6 +175,16 @@ package struct DescriptionRenderer: ObjectRenderer {
         }
     }
 
+    /// One property value in a line of a change report (`watch`, `diff`): strings in the
+    /// description's quoting, binaries by their bytes, NULL as `nil`, and `(no object)` where
+    /// the object did not exist.
+    package static func changeText(_ value: ObjectValue?) -> String {
+        guard let value else { return "(no object)" }
+        guard let text = value.text(binary: ValueText.dataDescription) else { return "nil" }
+        if case .string = value { return plistString(text) }
+        return text
+    }
+
     /// Old-style plist strings: bare when purely alphanumeric, otherwise quoted with `\"`,
     /// `\\`, `\n` escapes and non-ASCII as `\Uxxxx` (lower-case hex, UTF-16 units).
     package static func plistString(_ text: String) -> String {

@@ -95,7 +95,7 @@ import Testing
     @Test func helpWasRead() {
         #expect(Self.subcommands.count >= 15)
         #expect(Self.help.contains { $0.command == "inspect" && $0.text == "--no-counts" })
-        #expect(Self.sqlDebugCommands == ["inspect", "model", "dump", "query", "sql", "validate", "compat", "clean"])
+        #expect(Self.sqlDebugCommands == ["inspect", "model", "dump", "query", "sql", "validate", "compat", "clean", "diff"])
     }
 
     @Test(arguments: subcommands)

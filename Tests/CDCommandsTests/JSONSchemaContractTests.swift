@@ -53,7 +53,8 @@ import Testing
 
     @Test func everySchemaIsCheckedAndDocumented() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()
-        #expect(files == ["clean.schema.json", "compat.schema.json", "create.schema.json", "dump.schema.json", "explain.schema.json",
+        #expect(files == ["clean.schema.json", "compat.schema.json", "create.schema.json", "diff-line.schema.json", "diff.schema.json",
+                          "dump.schema.json", "explain.schema.json",
                           "find.schema.json", "history.schema.json", "inspect.schema.json", "model-hashes.schema.json",
                           "model-lint.schema.json", "model-sql.schema.json", "model.schema.json", "reset.schema.json",
                           "rows.schema.json", "sql.schema.json", "trace.schema.json", "validate.schema.json", "watch.schema.json"])
@@ -65,6 +66,30 @@ import Testing
         for file in files {
             #expect(source.contains("\"\(file)\""), "\(file) is checked against no output")
             #expect(manPage.contains("Schema: schemas/\(file)"), "man/cdstore.1 does not point at \(file)")
+        }
+    }
+
+    // MARK: diff
+
+    /// Store pairs whose comparison fills every part: a model version apart with renamed and
+    /// removed properties (SampleModel2), a migration with a new entity (wibosco-revised), a
+    /// store with itself.
+    static let diffPairs = [
+        ("cdplus-samplemodel2/SampleModel2_V1.sqlite", "cdplus-samplemodel2/SampleModel2_V2.sqlite"),
+        ("wibosco-revised/CoreDataMigration_Example_2.sqlite", "wibosco-revised/CoreDataMigration_Example_3.sqlite"),
+        ("cdplus-samplemodel/SampleModel_V1.sqlite", "cdplus-samplemodel/SampleModel_V2.sqlite"),
+        ("apple-coredatabooks/CoreDataBooks.sqlite", "apple-coredatabooks/CoreDataBooks.sqlite"),
+    ]
+
+    @Test(arguments: diffPairs)
+    func diff(_ old: String, _ new: String) throws {
+        let a = try Corpus.copyStore(old), b = try Corpus.copyStore(new)
+        let model = old.hasPrefix("apple-coredatabooks") ? ["--model", Corpus.url("apple-coredatabooks/CoreDataBooks.xcdatamodeld").path] : []
+        for options in [["--limit", "3"], ["--values", "--limit", "2"], ["--only", "data", "--limit", "1"]] {
+            let document = Self.run(["diff", a.path, b.path, "--format", "json"] + model + options, statuses: [0, 1])
+            try Self.expectConforms(document, to: "diff.schema.json")
+            let lines = Self.run(["diff", a.path, b.path, "--format", "ndjson"] + model + options, statuses: [0, 1])
+            try Self.expectLinesConform(lines, to: "diff-line.schema.json")
         }
     }
 

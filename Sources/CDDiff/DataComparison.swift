@@ -1,0 +1,435 @@
+import CDChanges
+import CDDiagnostics
+import CDModel
+import CDRendering
+import CDStore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Compares the objects of two stores entity by entity, as a merge of two ordered scans.
+///
+/// Each concrete entity is read from both stores in `Z_PK` order (or in the order of its
+/// `--key` attributes, then `Z_PK`, sorted by SQLite, which spills to temporary files rather
+/// than memory), and the two scans advance together: a row only in A is a delete, only in B an
+/// insert, in both an update when a compared value differs. Values are compared as SQLite
+/// stores them and decoded with the model only where the stored forms differ. Each to-many
+/// relationship is one more pair of scans, of (owner, member) rows in the owners' order.
+/// Memory holds the current rows and the first `limit` changes per entity, never a table.
+struct DataComparison {
+    let readerA: ObjectReader
+    let readerB: ObjectReader
+    let pairing: EntityPairing
+    let options: DiffOptions
+    private let columnsA: ColumnIndex
+    private let columnsB: ColumnIndex
+
+    init(readerA: ObjectReader, readerB: ObjectReader, pairing: EntityPairing, options: DiffOptions) {
+        self.readerA = readerA
+        self.readerB = readerB
+        self.pairing = pairing
+        self.options = options
+        columnsA = ColumnIndex(readerA.mapping)
+        columnsB = ColumnIndex(readerB.mapping)
+    }
+
+    /// The changes of every selected entity that has any.
+    func run() throws -> [EntityChanges] {
+        for entity in options.keys.keys.sorted() where readerA.model.entity(named: entity) == nil && readerB.model.entity(named: entity) == nil {
+            throw DiffError.unknownEntity(name: entity, known: Set(readerA.dumpableEntities + readerB.dumpableEntities).sorted())
+        }
+        var result: [EntityChanges] = []
+        for pair in try pairing.selected(options.entities, readerA: readerA, readerB: readerB) {
+            var changes = try compare(pair)
+            guard changes.total > 0 else { continue }
+            try describe(&changes, pair: pair)
+            result.append(changes)
+        }
+        return result
+    }
+
+    // MARK: planning
+
+    /// A property compared between the two stores, with its columns in each scan.
+    struct ComparedProperty {
+        enum Kind {
+            case attribute(columnA: Int32, typeA: AttributeType, externalA: Bool, columnB: Int32, typeB: AttributeType, externalB: Bool)
+            /// The foreign key and, when the destination has sub-entities, its `Z_ENT` column.
+            case toOne(keyA: Int32, entA: Int32?, destinationA: Int, keyB: Int32, entB: Int32?, destinationB: Int)
+            /// A to-one whose destination has a `--key`: the destination's key values, looked up
+            /// by the scan itself, stand for the target.
+            case toOneByKey(valuesA: [Int32], valuesB: [Int32])
+            /// The index of the relationship's member scans.
+            case toMany(members: Int, ordered: Bool)
+        }
+        /// The name in B's model, and in A's.
+        var name: String
+        var nameA: String
+        var kind: Kind
+    }
+
+    /// The SELECT of one side: the SQL expressions it reads, `Z_PK` first. Columns are those
+    /// of the entity's table, aliased `o` so that the subqueries can name it.
+    struct Selection {
+        var expressions = ["o.Z_PK"]
+        mutating func position(_ column: String) -> Int32 {
+            expression("o." + column.quotedDatabaseIdentifier)
+        }
+        mutating func expression(_ sql: String) -> Int32 {
+            if let existing = expressions.firstIndex(of: sql) { return Int32(existing) }
+            expressions.append(sql)
+            return Int32(expressions.count - 1)
+        }
+    }
+
+    /// The key attributes of `entity` (B's name), by B's and by A's names.
+    private func key(for pair: EntityPairing.Pair) throws -> (namesB: [String], namesA: [String])? {
+        let candidates = [pair.entityB, pair.entityA].compactMap { $0 }
+        var lineage: [String] = []
+        for name in candidates {
+            lineage += (readerB.model.entity(named: name) != nil ? readerB.model.lineage(of: name) : readerA.model.lineage(of: name)).map(\.name)
+        }
+        guard let declared = lineage.lazy.compactMap({ options.keys[$0] }).first else { return nil }
+        var namesA: [String] = []
+        for attribute in declared {
+            if let nameB = pair.entityB, readerB.model.entity(named: nameB) != nil {
+                guard let property = readerB.model.allProperties(of: nameB).first(where: { $0.name == attribute }),
+                      case .attribute = property, !property.isTransient else {
+                    throw DiffError.unknownKeyAttribute(entity: nameB, attribute: attribute, store: readerB.snapshot.files.main.path)
+                }
+                if let nameA = pair.entityA, readerA.model.entity(named: nameA) != nil {
+                    guard let source = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)[property.name],
+                          !source.isTransient else {
+                        throw DiffError.unknownKeyAttribute(entity: nameA, attribute: attribute, store: readerA.snapshot.files.main.path)
+                    }
+                    namesA.append(source.name)
+                }
+            } else if let nameA = pair.entityA {
+                guard let property = readerA.model.allProperties(of: nameA).first(where: { $0.name == attribute }),
+                      case .attribute = property, !property.isTransient else {
+                    throw DiffError.unknownKeyAttribute(entity: nameA, attribute: attribute, store: readerA.snapshot.files.main.path)
+                }
+                namesA.append(attribute)
+            }
+        }
+        return (declared, namesA)
+    }
+
+    // MARK: the merge
+
+    private func compare(_ pair: EntityPairing.Pair) throws -> EntityChanges {
+        var changes = EntityChanges(entity: pair.name)
+        if let nameA = pair.entityA, let nameB = pair.entityB, nameA != nameB { changes.renamedFrom = nameA }
+        let key = try key(for: pair)
+        changes.key = key?.namesB ?? key?.namesA
+
+        var selectionA = Selection(), selectionB = Selection()
+        var keyColumnsA: [Int32] = [], keyColumnsB: [Int32] = []
+        var keyColumnNamesA: [String] = [], keyColumnNamesB: [String] = []
+        if let key {
+            for name in key.namesA {
+                guard let nameA = pair.entityA, let column = attributeColumn(readerA, entity: nameA, property: name) else { continue }
+                keyColumnsA.append(selectionA.position(column))
+                keyColumnNamesA.append(column)
+            }
+            for name in key.namesB {
+                guard let nameB = pair.entityB, let column = attributeColumn(readerB, entity: nameB, property: name) else { continue }
+                keyColumnsB.append(selectionB.position(column))
+                keyColumnNamesB.append(column)
+            }
+        }
+        var properties: [ComparedProperty] = []
+        var memberQueries: [(a: MemberQuery, b: MemberQuery)] = []
+        if let nameA = pair.entityA, let nameB = pair.entityB,
+           readerA.model.entity(named: nameA) != nil, readerB.model.entity(named: nameB) != nil {
+            let sources = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)
+            for property in readerB.model.allProperties(of: nameB).sorted(by: { $0.name < $1.name }) where !property.isTransient {
+                guard let source = sources[property.name], !source.isTransient else { continue }
+                switch (property, source) {
+                case (.attribute(let b), .attribute(let a)):
+                    guard let columnA = attributeColumn(readerA, entity: nameA, property: a.name),
+                          let columnB = attributeColumn(readerB, entity: nameB, property: b.name) else { continue }
+                    properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .attribute(
+                        columnA: selectionA.position(columnA), typeA: a.type, externalA: a.allowsExternalBinaryDataStorage,
+                        columnB: selectionB.position(columnB), typeB: b.type, externalB: b.allowsExternalBinaryDataStorage)))
+                case (.relationship(let b), .relationship(let a)) where !a.isToMany && !b.isToMany:
+                    if let lookupA = targetKeyLookup(readerA, entity: nameA, relationship: a, keyNames: destinationKey(a.destinationEntity, in: readerA)),
+                       let lookupB = targetKeyLookup(readerB, entity: nameB, relationship: b, keyNames: destinationKey(b.destinationEntity, in: readerB)),
+                       lookupA.count == lookupB.count {
+                        properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOneByKey(
+                            valuesA: lookupA.map { selectionA.expression($0) }, valuesB: lookupB.map { selectionB.expression($0) })))
+                        continue
+                    }
+                    guard let (keyA, entA) = toOneColumns(readerA, entity: nameA, property: a.name, selection: &selectionA),
+                          let (keyB, entB) = toOneColumns(readerB, entity: nameB, property: b.name, selection: &selectionB) else { continue }
+                    properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOne(
+                        keyA: keyA, entA: entA, destinationA: readerA.mapping.entityNumber(of: a.destinationEntity) ?? 0,
+                        keyB: keyB, entB: entB, destinationB: readerB.mapping.entityNumber(of: b.destinationEntity) ?? 0)))
+                case (.relationship(let b), .relationship(let a)) where a.isToMany && b.isToMany:
+                    guard let queryA = MemberQuery(reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA),
+                          let queryB = MemberQuery(reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB) else { continue }
+                    memberQueries.append((queryA, queryB))
+                    properties.append(ComparedProperty(name: b.name, nameA: a.name,
+                                                       kind: .toMany(members: memberQueries.count - 1, ordered: a.isOrdered && b.isOrdered)))
+                default:
+                    continue
+                }
+            }
+        }
+
+        let rowsA = pair.entityA.flatMap { rowQuery(readerA, entity: $0, selection: selectionA, keyColumns: keyColumnNamesA) }
+        let rowsB = pair.entityB.flatMap { rowQuery(readerB, entity: $0, selection: selectionB, keyColumns: keyColumnNamesB) }
+        let externalA = readerA.snapshot.files.externalDataFolder, externalB = readerB.snapshot.files.externalDataFolder
+        let keyNames = changes.key ?? []
+
+        // A DiffError thrown inside a read would come out as a generic SQLite failure.
+        var keyFailure: DiffError?
+        try readerA.snapshot.read { dbA in
+            try readerB.snapshot.read { dbB in
+                do {
+                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
+                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
+                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a) }
+                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b) }
+                    let usesKey = key != nil
+                    // The current rows' keys; a row whose key equals the one before it on the same
+                    // side makes the key ambiguous.
+                    var keyA: [KeyValue]?, keyB: [KeyValue]?
+                    func loadKey(_ scan: OrderedScan?, _ columns: [Int32], _ current: inout [KeyValue]?, entity: String, store: String) throws {
+                        guard usesKey, let scan, scan.hasRow else { return }
+                        let next = columns.map(scan.keyValue)
+                        if let current, current == next {
+                            throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: next.map(\.text), store: store)
+                        }
+                        current = next
+                    }
+                    let entityA = pair.entityA ?? pair.name, storeA = readerA.snapshot.files.main.path
+                    let storeB = readerB.snapshot.files.main.path
+                    try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                    try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    func record(_ change: ObjectChange) {
+                        if changes.changes.count < options.limit { changes.changes.append(change) }
+                    }
+                    while true {
+                        let hasA = scanA?.hasRow ?? false, hasB = scanB?.hasRow ?? false
+                        guard hasA || hasB else { break }
+                        let order: Int
+                        if !hasB { order = -1 } else if !hasA { order = 1 } else if let scanA, let scanB {
+                            if usesKey, let keyA, let keyB {
+                                order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
+                            } else {
+                                let pkA = scanA.integer(0), pkB = scanB.integer(0)
+                                order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
+                            }
+                        } else { break }
+                        // Advancing one side: its member scans move past the same owner.
+                        if order < 0, let scanA {
+                            let pk = scanA.integer(0)
+                            for scan in membersA { try scan.skip(owner: pk) }
+                            changes.deleted += 1
+                            record(ObjectChange(type: .delete, old: id(readerA, pair.entityA, pk), new: nil))
+                            try scanA.advance()
+                            try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                            continue
+                        }
+                        if order > 0, let scanB {
+                            let pk = scanB.integer(0)
+                            for scan in membersB { try scan.skip(owner: pk) }
+                            changes.inserted += 1
+                            record(ObjectChange(type: .insert, old: nil, new: id(readerB, pair.entityB, pk)))
+                            try scanB.advance()
+                            try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                            continue
+                        }
+                        guard let scanA, let scanB else { break }
+                        let pkA = scanA.integer(0), pkB = scanB.integer(0)
+                        var changed: [String] = []
+                        for property in properties {
+                            switch property.kind {
+                            case .attribute(let columnA, let typeA, let extA, let columnB, let typeB, let extB):
+                                if typeA == typeB, extA == extB, scanA.sameRaw(columnA, as: scanB, columnB) { continue }
+                                let old = ValueDecoder.decode(scanA.raw(columnA), type: typeA, allowsExternalStorage: extA, externalData: externalA)
+                                let new = ValueDecoder.decode(scanB.raw(columnB), type: typeB, allowsExternalStorage: extB, externalData: externalB)
+                                if !ValueComparison.same(old, new) { changed.append(property.name) }
+                            case .toOne(let keyColumnA, let entColumnA, let destinationA, let keyColumnB, let entColumnB, let destinationB):
+                                let targetA = target(scanA, key: keyColumnA, ent: entColumnA, destination: destinationA, mapped: true)
+                                let targetB = target(scanB, key: keyColumnB, ent: entColumnB, destination: destinationB, mapped: false)
+                                if let targetA, let targetB {
+                                    if targetA != targetB { changed.append(property.name) }
+                                } else if !(scanA.sameRaw(keyColumnA, as: scanB, keyColumnB)) {
+                                    changed.append(property.name)
+                                }
+                            case .toOneByKey(let valuesA, let valuesB):
+                                if zip(valuesA, valuesB).contains(where: { !scanA.sameRaw($0, as: scanB, $1) }) { changed.append(property.name) }
+                            case .toMany(let index, _):
+                                let old = try membersA[index].take(owner: pkA).map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
+                                let new = try membersB[index].take(owner: pkB).map { MemberKey(ent: $0.ent, pk: $0.pk) }
+                                if old != new { changed.append(property.name) }
+                            }
+                        }
+                        if !changed.isEmpty {
+                            changes.updated += 1
+                            var change = ObjectChange(type: .update, old: id(readerA, pair.entityA, pkA), new: id(readerB, pair.entityB, pkB))
+                            change.properties = changed.map { PropertyDifference(name: $0) }
+                            record(change)
+                        }
+                        try scanA.advance()
+                        try scanB.advance()
+                        try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                        try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    }
+                } catch let error as DiffError {
+                    keyFailure = error
+                }
+            }
+        }
+        if let keyFailure { throw keyFailure }
+        return changes
+    }
+
+    /// The `--key` attributes of `entity` (a name in `reader`'s model) or its nearest ancestor
+    /// with one, by their names in that model; nil when none has a key. Keys are given by B's
+    /// names: an A entity takes the key of the B entity that continues it.
+    private func destinationKey(_ entity: String, in reader: ObjectReader) -> [String]? {
+        if reader === readerB {
+            return readerB.model.lineage(of: entity).lazy.compactMap { options.keys[$0.name] }.first
+        }
+        // The B entity that continues `entity`, its key by B's names, then those names in A.
+        guard let partner = readerB.model.entities.first(where: { ModelDiff.sourceEntity(of: $0, in: readerA.model)?.name == entity }),
+              let key = readerB.model.lineage(of: partner.name).lazy.compactMap({ options.keys[$0.name] }).first else { return nil }
+        let names = ModelDiff.sourceProperties(of: partner.name, source: entity, old: readerA.model, new: readerB.model)
+        let mapped = key.compactMap { names[$0]?.name }
+        return mapped.count == key.count ? mapped : nil
+    }
+
+    /// Subqueries reading the key attributes of a to-one's destination row, by its foreign key:
+    /// one indexed lookup per row and key attribute, only for relationships whose destination
+    /// has a `--key`, so renumbered targets still compare equal.
+    private func targetKeyLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyNames: [String]?) -> [String]? {
+        guard let keyNames, let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
+              let foreignKey = index(reader).columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
+        else { return nil }
+        var lookups: [String] = []
+        for name in keyNames {
+            guard let column = attributeColumn(reader, entity: relationship.destinationEntity, property: name) else { return nil }
+            lookups.append("(SELECT d.\(column.quotedDatabaseIdentifier) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))")
+        }
+        return lookups
+    }
+
+    /// A to-one's destination as (B's `Z_ENT`, `Z_PK`); nil when the key is not an integer.
+    private func target(_ scan: OrderedScan, key: Int32, ent: Int32?, destination: Int, mapped: Bool) -> MemberKey? {
+        switch scan.type(key) {
+        case SQLITE_NULL: return MemberKey(ent: Int.min, pk: 0)
+        case SQLITE_INTEGER: break
+        default: return nil
+        }
+        var number = destination
+        if let ent {
+            switch scan.type(ent) {
+            case SQLITE_INTEGER: number = Int(scan.integer(ent))
+            case SQLITE_NULL: break
+            default: return nil
+            }
+        }
+        return MemberKey(ent: mapped ? pairing.partner(ofA: number) : number, pk: scan.integer(key))
+    }
+
+    private func id(_ reader: ObjectReader, _ entity: String?, _ pk: Int64) -> ObjectID? {
+        guard let entity, let ent = reader.mapping.entityNumber(of: entity) else { return nil }
+        return ObjectID(storeUUID: reader.storeUUID, entity: entity, ent: ent, pk: pk)
+    }
+
+    private func index(_ reader: ObjectReader) -> ColumnIndex { reader === readerA ? columnsA : columnsB }
+
+    private func attributeColumn(_ reader: ObjectReader, entity: String, property: String) -> String? {
+        index(reader).columns(forProperty: property, ofEntity: entity).first { $0.role == .attribute }?.name
+    }
+
+    private func toOneColumns(_ reader: ObjectReader, entity: String, property: String, selection: inout Selection) -> (Int32, Int32?)? {
+        let columns = index(reader).columns(forProperty: property, ofEntity: entity)
+        guard let key = columns.first(where: { $0.role == .toOneKey }) else { return nil }
+        let ent = columns.first { $0.role == .toOneEntityType }.map { selection.position($0.name) }
+        return (selection.position(key.name), ent)
+    }
+
+    /// The SELECT of one concrete entity's rows, in key (else `Z_PK`) order. The unary `+`
+    /// keeps SQLite off the `Z_ENT` index: one scan of the table in rowid order.
+    private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
+        guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
+        let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+        let sql = "SELECT " + selection.expressions.joined(separator: ", ")
+            + " FROM " + table.name.quotedDatabaseIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
+        return (sql, [ent])
+    }
+
+    // MARK: details
+
+    /// Reads the objects of the listed changes and fills in their values: each changed property
+    /// old → new, the members added and removed, the whole object for `--values`.
+    private func describe(_ changes: inout EntityChanges, pair: EntityPairing.Pair) throws {
+        guard !changes.changes.isEmpty else { return }
+        var requestsA = ObjectRequests(), requestsB = ObjectRequests()
+        var includesA = Set<String>(), includesB = Set<String>()
+        let toManyB = Set((pair.entityB.map { readerB.model.allProperties(of: $0) } ?? []).compactMap { property -> String? in
+            if case .relationship(let r) = property, r.isToMany { return r.name }
+            return nil
+        })
+        var namesA: [String: String] = [:]
+        if let nameA = pair.entityA, let nameB = pair.entityB, readerA.model.entity(named: nameA) != nil {
+            namesA = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model).mapValues(\.name)
+        }
+        let wantsKey = changes.key != nil
+        for change in changes.changes {
+            if let old = change.old, change.type == .update || options.values || wantsKey { requestsA.add(old) }
+            if let new = change.new, change.type == .update || options.values || wantsKey { requestsB.add(new) }
+            for property in change.properties where toManyB.contains(property.name) {
+                includesB.insert(property.name)
+                includesA.insert(namesA[property.name] ?? property.name)
+            }
+        }
+        let objectsA = try requestsA.read(readerA, includes: includesA)
+        let objectsB = try requestsB.read(readerB, includes: includesB)
+        for index in changes.changes.indices {
+            var change = changes.changes[index]
+            let objectA = change.old.flatMap { objectsA[$0] }, objectB = change.new.flatMap { objectsB[$0] }
+            if let key = changes.key {
+                let keyObject = objectB ?? objectA
+                let keyNames = objectB != nil ? key : key.map { namesA[$0] ?? $0 }
+                change.keyValues = keyNames.map { name in DescriptionRenderer.changeText(keyObject?.value(name)) }
+            }
+            switch change.type {
+            case .delete: if options.values { change.object = objectA }
+            case .insert: if options.values { change.object = objectB }
+            case .update:
+                change.properties = change.properties.map { property in
+                    var difference = property
+                    difference.old = objectA?.value(namesA[property.name] ?? property.name)
+                    difference.new = objectB?.value(property.name)
+                    if case .objects(let before?)? = difference.old, case .objects(let after?)? = difference.new {
+                        let mappedBefore = before.map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
+                        let afterKeys = Set(after.map { MemberKey(ent: $0.ent, pk: $0.pk) })
+                        let beforeKeys = Set(mappedBefore)
+                        difference.added = after.filter { !beforeKeys.contains(MemberKey(ent: $0.ent, pk: $0.pk)) }
+                        difference.removed = zip(before, mappedBefore).filter { !afterKeys.contains($0.1) }.map(\.0)
+                        let commonBefore = mappedBefore.filter(afterKeys.contains)
+                        let commonAfter = after.map { MemberKey(ent: $0.ent, pk: $0.pk) }.filter(beforeKeys.contains)
+                        difference.reordered = commonBefore != commonAfter
+                    }
+                    return difference
+                }
+            }
+            changes.changes[index] = change
+        }
+    }
+}
+
+/// An object named by B's entity number and its `Z_PK`, so objects of the two stores compare.
+struct MemberKey: Hashable {
+    var ent: Int
+    var pk: Int64
+}
+
+extension PropertyDifference {
+    init(name: String) { self.init(name: name, old: nil, new: nil) }
+}

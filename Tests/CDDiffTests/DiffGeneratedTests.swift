@@ -1,0 +1,182 @@
+import CDTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// `diff` against an independent account of the changes: a seeded random series of inserts,
+/// updates and deletes made to a copy of a store, each recorded as it is made, must come back
+/// from `diff` exactly (entity, object and changed properties), and its counts must equal the
+/// counts of straight SQL over the two files.
+@Suite(.temporaryDirectories, .enabled(if: DiffFixtures.hasSQLite3)) struct DiffGeneratedTests {
+    /// What the mutation did, per concrete entity: keys are "Entity/pN".
+    struct Recorded {
+        var inserted = Set<String>()
+        var deleted = Set<String>()
+        /// Updated objects and the properties changed.
+        var updated: [String: Set<String>] = [:]
+    }
+
+    static let entityNames = [1: "Book", 2: "GraphicNovel", 3: "Feedback", 4: "Page"]
+
+    /// Mutates `store` (SampleModel2 with its triggers dropped) with `count` random changes.
+    /// Each row is touched at most once, so the recorded changes are also the net ones.
+    static func mutate(_ store: URL, seed: UInt64, count: Int) throws -> Recorded {
+        var random = SeededGenerator(seed: seed)
+        var recorded = Recorded()
+        let queue = try DatabaseQueue(path: store.path)
+        defer { try? queue.close() }
+        try queue.write { db in
+            var touched = Set<String>()
+            let books = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM ZBOOK ORDER BY Z_PK").map { (pk: $0[0] as Int64, ent: $0[1] as Int) }
+            var nextPK: [String: Int64] = [:]
+            for table in ["ZFEEDBACK", "ZPAGE", "ZBOOK"] {
+                nextPK[table] = (try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0) + 1
+            }
+            func name(_ ent: Int, _ pk: Int64) -> String { "\(entityNames[ent] ?? "?")/p\(pk)" }
+            func markUpdated(_ object: String, _ property: String) {
+                guard !recorded.inserted.contains(object), !recorded.deleted.contains(object) else { return }
+                recorded.updated[object, default: []].insert(property)
+            }
+            func randomRow(_ table: String) throws -> (pk: Int64, ent: Int)? {
+                for _ in 0..<20 {
+                    guard let row = try Row.fetchOne(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) ORDER BY random() LIMIT 1") else { return nil }
+                    let pk: Int64 = row[0], ent: Int = row[1]
+                    if touched.insert(name(ent, pk)).inserted { return (pk, ent) }
+                }
+                return nil
+            }
+            func owner(ofPage pk: Int64) throws -> String? {
+                guard let row = try Row.fetchOne(db, sql: "SELECT ZBOOK, Z1_BOOK FROM ZPAGE WHERE Z_PK = ?", arguments: [pk]),
+                      let book: Int64 = row[0] else { return nil }
+                return name(row[1] ?? 1, book)
+            }
+            for _ in 0..<count {
+                switch Int.random(in: 0..<9, using: &random) {
+                case 0:
+                    let pk = nextPK["ZFEEDBACK"]!; nextPK["ZFEEDBACK"] = pk + 1
+                    try db.execute(sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT) VALUES (?, 3, 1, ?, ?, ?)",
+                                   arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)"])
+                    recorded.inserted.insert(name(3, pk))
+                    touched.insert(name(3, pk))
+                case 1:
+                    let pk = nextPK["ZPAGE"]!; nextPK["ZPAGE"] = pk + 1
+                    let book = books[Int.random(in: 0..<books.count, using: &random)]
+                    try db.execute(sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZISBOOKMARKED, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (?, 4, 1, 0, ?, ?, ?)",
+                                   arguments: [pk, Int.random(in: 1...500, using: &random), book.pk, book.ent])
+                    recorded.inserted.insert(name(4, pk))
+                    touched.insert(name(4, pk))
+                    markUpdated(name(book.ent, book.pk), "pages")
+                case 2:
+                    let pk = nextPK["ZBOOK"]!; nextPK["ZBOOK"] = pk + 1
+                    try db.execute(sql: "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 1, 1, ?, ?)",
+                                   arguments: [pk, "new book \(pk)", Double(Int.random(in: 100...5000, using: &random)) / 100])
+                    recorded.inserted.insert(name(1, pk))
+                    touched.insert(name(1, pk))
+                case 3:
+                    guard let row = try randomRow("ZFEEDBACK") else { continue }
+                    try db.execute(sql: "DELETE FROM ZFEEDBACK WHERE Z_PK = ?", arguments: [row.pk])
+                    recorded.deleted.insert(name(row.ent, row.pk))
+                case 4:
+                    guard let row = try randomRow("ZPAGE") else { continue }
+                    let book = try owner(ofPage: row.pk)
+                    try db.execute(sql: "DELETE FROM ZPAGE WHERE Z_PK = ?", arguments: [row.pk])
+                    recorded.deleted.insert(name(row.ent, row.pk))
+                    if let book { markUpdated(book, "pages") }
+                case 5:
+                    guard let row = try randomRow("ZFEEDBACK") else { continue }
+                    let column = ["ZRATING", "ZAUTHORALIAS", "ZCOMMENT"][Int.random(in: 0..<3, using: &random)]
+                    let value: DatabaseValue = column == "ZRATING" ? (100.0 + Double(row.pk)).databaseValue : "changed \(row.pk)".databaseValue
+                    try db.execute(sql: "UPDATE ZFEEDBACK SET \(column) = ? WHERE Z_PK = ?", arguments: [value, row.pk])
+                    markUpdated(name(row.ent, row.pk), ["ZRATING": "rating", "ZAUTHORALIAS": "authorAlias", "ZCOMMENT": "comment"][column]!)
+                case 6:
+                    guard let row = try randomRow("ZPAGE") else { continue }
+                    try db.execute(sql: "UPDATE ZPAGE SET ZNUMBER = IFNULL(ZNUMBER, 0) + 100000, ZISBOOKMARKED = 1 - IFNULL(ZISBOOKMARKED, 0) WHERE Z_PK = ?", arguments: [row.pk])
+                    markUpdated(name(row.ent, row.pk), "number")
+                    markUpdated(name(row.ent, row.pk), "isBookmarked")
+                case 7:
+                    guard let row = try randomRow("ZPAGE") else { continue }
+                    let from = try owner(ofPage: row.pk)
+                    let book = books[Int.random(in: 0..<books.count, using: &random)]
+                    let to = name(book.ent, book.pk)
+                    guard to != from else { continue }
+                    try db.execute(sql: "UPDATE ZPAGE SET ZBOOK = ?, Z1_BOOK = ? WHERE Z_PK = ?", arguments: [book.pk, book.ent, row.pk])
+                    markUpdated(name(row.ent, row.pk), "book")
+                    markUpdated(to, "pages")
+                    if let from { markUpdated(from, "pages") }
+                default:
+                    guard let row = try randomRow("ZBOOK") else { continue }
+                    try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = ?, ZPUBLISHEDAT = ? WHERE Z_PK = ?",
+                                   arguments: ["retitled \(row.pk)", 600_000_000 + Double(row.pk), row.pk])
+                    markUpdated(name(row.ent, row.pk), "title")
+                    markUpdated(name(row.ent, row.pk), "publishedAt")
+                }
+            }
+        }
+        return recorded
+    }
+
+    /// The changes `diff --format ndjson` reports, in the recorder's terms.
+    static func reported(_ output: String) throws -> Recorded {
+        var reported = Recorded()
+        for line in output.split(separator: "\n") {
+            let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            guard value["section"] as? String == "object", let type = value["type"] as? String, let entity = value["entity"] as? String else { continue }
+            let uri = (type == "insert" ? value["new"] : value["old"]) as? String ?? ""
+            let object = entity + "/" + (uri.split(separator: "/").last.map(String.init) ?? "")
+            switch type {
+            case "insert": reported.inserted.insert(object)
+            case "delete": reported.deleted.insert(object)
+            default: reported.updated[object] = Set((value["changes"] as? [String: Any] ?? [:]).keys)
+            }
+        }
+        return reported
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    func reportsExactlyTheRecordedChanges(seed: UInt64) throws {
+        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        let recorded = try Self.mutate(b, seed: seed, count: 60)
+        let result = DiffFixtures.diff(a, b, ["--only", "data", "--format", "ndjson", "--limit", "100000"])
+        #expect(result.status == (recorded.inserted.isEmpty && recorded.deleted.isEmpty && recorded.updated.isEmpty ? 0 : 1), "\(result.stderr)")
+        let reported = try Self.reported(result.stdout)
+        #expect(reported.inserted == recorded.inserted)
+        #expect(reported.deleted == recorded.deleted)
+        #expect(reported.updated == recorded.updated)
+
+        // The counts, against SQL over both files: objects of each entity only in A, only in B.
+        let queue = try DatabaseQueue()
+        try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS a", arguments: [a.path])
+            try db.execute(sql: "ATTACH DATABASE ? AS b", arguments: [b.path])
+        }
+        var counted: [String: (deleted: Int, inserted: Int)] = [:]
+        for (table, ents) in [("ZBOOK", [1, 2]), ("ZFEEDBACK", [3]), ("ZPAGE", [4])] {
+            for ent in ents {
+                let (deleted, inserted) = try queue.inDatabase { db in
+                    (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM a.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM b.\(table) WHERE Z_ENT = ?)", arguments: [ent, ent]) ?? 0,
+                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM b.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM a.\(table) WHERE Z_ENT = ?)", arguments: [ent, ent]) ?? 0)
+                }
+                if deleted + inserted > 0 { counted[Self.entityNames[ent] ?? ""] = (deleted, inserted) }
+            }
+        }
+        var countedByDiff: [String: (deleted: Int, inserted: Int)] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            guard value["section"] as? String == "entity", let entity = value["entity"] as? String,
+                  let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0 else { continue }
+            countedByDiff[entity] = (deleted, inserted)
+        }
+        #expect(countedByDiff.mapValues { [$0.deleted, $0.inserted] } == counted.mapValues { [$0.deleted, $0.inserted] })
+    }
+
+    /// The same mutations seen from the other side: B → A swaps inserts and deletes.
+    @Test func reversedComparisonSwapsInsertsAndDeletes() throws {
+        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        let recorded = try Self.mutate(b, seed: 42, count: 40)
+        let result = DiffFixtures.diff(b, a, ["--only", "data", "--format", "ndjson", "--limit", "100000"])
+        let reported = try Self.reported(result.stdout)
+        #expect(reported.inserted == recorded.deleted)
+        #expect(reported.deleted == recorded.inserted)
+        #expect(reported.updated == recorded.updated)
+    }
+}
