@@ -27,11 +27,12 @@ import Testing
     }
 
     /// Corpus stores with a model cache and an entity of 1 to 3,000 objects.
-    static let expectedStores = 0
+    static let expectedStores = 27
 }
 
 /// `scripts/fuzz-predicates.sh N [SEED]`: the same comparison over any number of predicates,
-/// run only when `CDSTORE_FUZZ_PREDICATES` is set (the seed from `CDSTORE_FUZZ_SEED`).
+/// run only when `CDSTORE_FUZZ_PREDICATES` is set (the seed from `CDSTORE_FUZZ_SEED`; only the
+/// stores whose corpus path contains `CDSTORE_FUZZ_STORES`, when it is set).
 @Suite(.temporaryDirectories, .tags(.slow)) struct PredicateDifferentialFuzzSlowTests {
     static let environment = ProcessInfo.processInfo.environment
 
@@ -39,7 +40,8 @@ import Testing
     func fuzzPredicates() {
         let cases = Self.environment["CDSTORE_FUZZ_PREDICATES"].flatMap(Int.init) ?? 0
         let seed = Self.environment["CDSTORE_FUZZ_SEED"].flatMap(UInt64.init) ?? 23
-        let report = PredicateDifferential.run(PredicateDifferential.openStores(), cases: cases, seed: seed)
+        let stores = PredicateDifferential.openStores(matching: Self.environment["CDSTORE_FUZZ_STORES"])
+        let report = PredicateDifferential.run(stores, cases: cases, seed: seed)
         for failure in report.failures { print(failure) }
         print(report.summary.replacingOccurrences(of: "predicate differential:", with: "predicate fuzz (seed \(seed)):"))
         for failure in report.failures { Issue.record(Comment(rawValue: failure)) }
