@@ -9,7 +9,8 @@ import Testing
 /// `coreDataSQL` mode), compared as sets of object IDs. Every mismatch is printed shrunk, with
 /// its store, entity, expected and fetched IDs and SQL. Differences between the oracle's
 /// `coreDataSQL` and `nsPredicate` modes must each come from a named quirk of the contract,
-/// and NOT P must be disjoint from P (and cover the entity when P has no nil and no to-many).
+/// and, for P without a to-many join, NOT P must be disjoint from P (and cover the entity when
+/// P has no nil and no to-many).
 @Suite(.temporaryDirectories, .tags(.corpusWide)) struct PredicateDifferentialCorpusWideTests {
     static let seed: UInt64 = 23
     static let cases = 2_000
@@ -18,6 +19,7 @@ import Testing
         let stores = PredicateDifferential.openStores()
         #expect(stores.count == PredicateDifferentialCorpusWideTests.expectedStores, "stores: \(stores.map(\.path))")
         let report = PredicateDifferential.run(stores, cases: Self.cases, seed: Self.seed)
+        for failure in report.failures { print(failure) }
         print(report.summary)
         #expect(report.cases == Self.cases)
         #expect(report.generatorFailures.isEmpty)
