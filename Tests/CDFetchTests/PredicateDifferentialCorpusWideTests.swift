@@ -18,6 +18,14 @@ import Testing
     @Test func generatedPredicatesReturnTheOraclesObjects() {
         let stores = PredicateDifferential.openStores()
         #expect(stores.count == PredicateDifferentialCorpusWideTests.expectedStores, "stores: \(stores.map(\.path))")
+        // The same seed gives the same predicates.
+        for store in stores {
+            var first = PredicateGenerator(graph: store.graph, seed: Self.seed)
+            var second = PredicateGenerator(graph: store.graph, seed: Self.seed)
+            let a = (0..<20).map { _ in "\(first.next(from: store.entities))" }
+            let b = (0..<20).map { _ in "\(second.next(from: store.entities))" }
+            #expect(a == b, "\(store.path)")
+        }
         let report = PredicateDifferential.run(stores, cases: Self.cases, seed: Self.seed)
         for failure in report.failures { print(failure) }
         print(report.summary)

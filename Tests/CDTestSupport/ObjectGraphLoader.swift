@@ -154,7 +154,7 @@ package final class LoadedGraph: GraphSchema {
             }
         }
         let columns = (["Z_PK"] + attributes.map(\.1)).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?",
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
                                        arguments: [number])
         var loaded: [LoadedObject] = []
         var unfitting: Set<String> = []
@@ -213,14 +213,14 @@ package final class LoadedGraph: GraphSchema {
             // (owner key, member key) pairs, from wherever the model stores them.
             var pairs: [(Int64, Int64)] = []
             if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity.name) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier)")
+                pairs = try Row.fetchAll(db, sql: "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier) ORDER BY 1, 2")
                     .compactMap { row in (row[0] as Int64?).flatMap { owner in (row[1] as Int64?).map { (owner, $0) } } }
             } else if let hidden = mappedColumn(relationship.name, of: entity.name, roles: [.toManyKeyWithoutInverse]) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL")
+                pairs = try Row.fetchAll(db, sql: "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
                     .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else if let inverse = relationship.inverseName,
                       let key = mappedColumn(inverse, of: relationship.destinationEntity, roles: [.toOneKey]) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL")
+                pairs = try Row.fetchAll(db, sql: "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
                     .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else {
                 continue

@@ -263,9 +263,9 @@ package struct PredicateGenerator {
             return stringComparison(left, text, values: values, quantifier: quantifier)
         case .uuid(let uuid):
             let op: ComparisonOperator = pick([.equal, .equal, .notEqual, .in])
-            let other = chance(0.8) ? uuid : UUID()
+            let other = chance(0.8) ? uuid : randomUUID()
             let right: Expression = op == .in
-                ? .aggregate([.constant(.string(other.uuidString)), .constant(.string(UUID().uuidString))])
+                ? .aggregate([.constant(.string(other.uuidString)), .constant(.string(randomUUID().uuidString))])
                 : .constant(.string(other.uuidString))
             return .comparison(Comparison(left, op, right, quantifier: quantifier))
         case .opaque:
@@ -389,6 +389,14 @@ package struct PredicateGenerator {
     }
 
     // MARK: Random helpers
+
+    /// A UUID from the seeded generator, so a seed always gives the same predicates.
+    private mutating func randomUUID() -> UUID {
+        let high = random.next(), low = random.next()
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> ($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> ($0 * 8)) }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
 
     private mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &random) < probability
