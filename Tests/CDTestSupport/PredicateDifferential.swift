@@ -129,8 +129,9 @@ package enum PredicateDifferential {
         return report
     }
 
-    /// How many mismatches of a run are shrunk; later ones are reported as generated.
-    static let maximumShrunk = 30
+    /// How many mismatches of a run are shrunk (`CDSTORE_FUZZ_SHRINK` overrides it); later ones
+    /// are reported as generated.
+    static let maximumShrunk = ProcessInfo.processInfo.environment["CDSTORE_FUZZ_SHRINK"].flatMap(Int.init) ?? 30
 
     /// FNV-1a, so each store's seed is the same in every process (Swift's `Hasher` is not).
     static func stableHash(_ text: String) -> UInt64 {
