@@ -8,6 +8,8 @@
 # Prints each mismatch (shrunk, with store, entity, expected and fetched object IDs and the SQL),
 # each unexplained coreDataSQL/nsPredicate difference, metamorphic failure or crash, then one
 # summary line. Exits non-zero on any of them. The same seed replays the same predicates.
+# The first 30 mismatches are shrunk (CDSTORE_FUZZ_SHRINK=N changes that); CDSTORE_FUZZ_STORES=TEXT
+# keeps only the corpus stores whose path contains TEXT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

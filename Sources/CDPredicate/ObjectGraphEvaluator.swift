@@ -20,6 +20,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     package let schema: Schema
     /// The entity fetched: `SELF`'s entity for object arguments (S6).
     package let fetchedEntity: String
+    /// Object ID URIs already parsed: a predicate compares the same constants on every object.
+    private let parsedURIs = URICache()
 
     package init(schema: Schema, fetchedEntity: String) {
         self.schema = schema
@@ -102,8 +104,22 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     private func walk<Object>(_ components: [KeyPathComponent], from start: Node<Object>) throws(NotEvaluable) -> Walk<Object> {
-        var walk = Walk<Object>(nodes: [start])
-        for component in components {
+        // Most key paths are attributes and to-ones: follow them without building node lists.
+        var node = start
+        var position = 0
+        scalarSteps: while position < components.count {
+            guard case .key(let key) = components[position], case .object(let object, _) = node,
+                  let property = object.property(named: key) else { break }
+            switch property {
+            case .attribute(let value): node = .value(value)
+            case .toOne(let target, let destination):
+                node = target.map { .object($0, declared: destination) } ?? .missingObject(declared: destination)
+            case .toMany: break scalarSteps
+            }
+            position += 1
+        }
+        var walk = Walk<Object>(nodes: [node])
+        for component in components[position...] {
             guard case .key(let key) = component else {
                 throw NotEvaluable("a collection operator where it cannot be evaluated")
             }
@@ -543,7 +559,7 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
         let target: (entity: String, primaryKey: Int64)
         switch right {
         case .value(.string(let uri)):
-            guard let parsed = Self.objectURI(uri) else { throw NotEvaluable("\"\(uri)\" is not an object ID URI") }
+            guard let parsed = parsedURIs.parse(uri) else { throw NotEvaluable("\"\(uri)\" is not an object ID URI") }
             target = parsed
         case .object(let entity, let key, _):
             target = (entity, key)
@@ -558,14 +574,6 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
         }
         guard let primaryKey else { return .unknown }
         return (primaryKey == target.primaryKey) == (op == .equal) ? .true : .false
-    }
-
-    /// `x-coredata://<store>/<Entity>/p<N>`: the entity and `Z_PK`.
-    package static func objectURI(_ text: String) -> (entity: String, primaryKey: Int64)? {
-        guard text.hasPrefix("x-coredata://") else { return nil }
-        let parts = text.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[1].isEmpty, parts[2].first == "p", let key = Int64(parts[2].dropFirst()) else { return nil }
-        return (String(parts[1]), key)
     }
 
     /// Refuses a comparison that would not be evaluable with a non-nil left side either.
@@ -745,13 +753,36 @@ struct Truths: OptionSet {
         }
     }
 
-    var members: [Truth] {
-        [(Truths.true, Truth.true), (.false, .false), (.unknown, .unknown)].filter { contains($0.0) }.map(\.1)
+    /// The members of each of the eight sets, indexed by raw value.
+    private static let memberLists: [[Truth]] = (0..<8).map { raw in
+        [(1, Truth.true), (2, .false), (4, .unknown)].filter { raw & $0.0 != 0 }.map { $0.1 }
     }
+
+    var members: [Truth] { Truths.memberLists[Int(rawValue & 7)] }
 
     func combined(with other: Truths, _ operation: (Truth, Truth) -> Truth) -> Truths {
         var result: Truths = []
         for a in members { for b in other.members { result.insert(Truths(operation(a, b))) } }
         return result
+    }
+}
+
+/// Parsed `x-coredata://` URIs by text, for one evaluator.
+final class URICache {
+    private var parsed: [String: (entity: String, primaryKey: Int64)?] = [:]
+
+    func parse(_ text: String) -> (entity: String, primaryKey: Int64)? {
+        if let known = parsed[text] { return known }
+        let result = Self.objectURI(text)
+        parsed[text] = .some(result)
+        return result
+    }
+
+    /// `x-coredata://<store>/<Entity>/p<N>`: the entity and `Z_PK`.
+    static func objectURI(_ text: String) -> (entity: String, primaryKey: Int64)? {
+        guard text.hasPrefix("x-coredata://") else { return nil }
+        let parts = text.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty, parts[2].first == "p", let key = Int64(parts[2].dropFirst()) else { return nil }
+        return (String(parts[1]), key)
     }
 }

@@ -91,7 +91,28 @@ package final class LoadedGraph: GraphSchema {
 
     // MARK: Loading
 
+    /// Mapped columns by declaring entity and property, so that looking one up does not scan
+    /// every table of a model with thousands of columns.
+    private var columnIndex: [String: [MappedColumn]] = [:]
+
+    /// The column of `property` as `entity` sees it (its own or an inherited declaration) with
+    /// one of `roles`.
+    private func mappedColumn(_ property: String, of entity: String, roles: Set<ColumnRole>) -> MappedColumn? {
+        for ancestor in model.lineage(of: entity) {
+            if let columns = columnIndex[ancestor.name + "." + property] {
+                return columns.first { roles.contains($0.role) }
+            }
+        }
+        return nil
+    }
+
     private func load(_ db: Database, mapping: StoreMapping) throws {
+        for table in mapping.tables where table.kind == .entity {
+            for column in table.columns {
+                guard let entity = column.entity, let property = column.property else { continue }
+                columnIndex[entity + "." + property, default: []].append(column)
+            }
+        }
         var readable: Set<String> = []
         for table in Set(mapping.entities.map(\.table)) where mapping.table(named: table) != nil {
             let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
@@ -126,14 +147,14 @@ package final class LoadedGraph: GraphSchema {
         attributeTypes[entity.name] = [:]
         for property in model.allProperties(of: entity.name) where !property.isTransient {
             if case .attribute(let attribute) = property,
-               let column = mapping.column(forProperty: attribute.name, ofEntity: entity.name), column.role == .attribute {
+               let column = mappedColumn(attribute.name, of: entity.name, roles: [.attribute]) {
                 attributes.append((attribute, column.name))
                 kinds[entity.name]?[attribute.name] = .attribute
                 attributeTypes[entity.name]?[attribute.name] = attribute.type
             }
         }
         let columns = (["Z_PK"] + attributes.map(\.1)).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?",
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
                                        arguments: [number])
         var loaded: [LoadedObject] = []
         var unfitting: Set<String> = []
@@ -158,7 +179,7 @@ package final class LoadedGraph: GraphSchema {
         where !relationship.isToMany && !relationship.common.isTransient {
             guard loaded.contains(relationship.destinationEntity),
                   let destinationTable = tableName(of: relationship.destinationEntity, mapping),
-                  let column = mapping.column(forProperty: relationship.name, ofEntity: entity.name), column.role == .toOneKey else {
+                  let column = mappedColumn(relationship.name, of: entity.name, roles: [.toOneKey]) else {
                 continue
             }
             kinds[entity.name]?[relationship.name] = .toOne(destination: relationship.destinationEntity)
@@ -192,15 +213,14 @@ package final class LoadedGraph: GraphSchema {
             // (owner key, member key) pairs, from wherever the model stores them.
             var pairs: [(Int64, Int64)] = []
             if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity.name) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier)")
+                pairs = try Row.fetchAll(db, sql: "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier) ORDER BY 1, 2")
                     .compactMap { row in (row[0] as Int64?).flatMap { owner in (row[1] as Int64?).map { (owner, $0) } } }
-            } else if let hidden = mapping.column(forProperty: relationship.name, ofEntity: entity.name),
-                      hidden.role == .toManyKeyWithoutInverse {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL")
+            } else if let hidden = mappedColumn(relationship.name, of: entity.name, roles: [.toManyKeyWithoutInverse]) {
+                pairs = try Row.fetchAll(db, sql: "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
                     .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else if let inverse = relationship.inverseName,
-                      let key = mapping.column(forProperty: inverse, ofEntity: relationship.destinationEntity), key.role == .toOneKey {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL")
+                      let key = mappedColumn(inverse, of: relationship.destinationEntity, roles: [.toOneKey]) {
+                pairs = try Row.fetchAll(db, sql: "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
                     .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else {
                 continue

@@ -17,6 +17,13 @@ private typealias Expression = CDPredicate.Expression
 package struct PredicateGenerator {
     package let graph: LoadedGraph
     private var random: SeededGenerator
+    /// To-many comparisons that are joins (not ALL, aggregates or SUBQUERY) still allowed in
+    /// the predicate being built: each is one more dimension of the cross product Core Data's
+    /// SQL (and the fetch) goes through, so three over relationships of a hundred members
+    /// already make a million rows per object.
+    private var joinBudget = 0
+    /// The most join dimensions in one predicate.
+    package static let maximumJoins = 2
     private let samples = SampleCache()
 
     /// Entities a fetch is generated for: those with 1 to this many objects (sub-entities included).
@@ -38,6 +45,7 @@ package struct PredicateGenerator {
     /// A fetch of one of `entities` with a random predicate.
     package mutating func next(from entities: [String]) -> (entity: String, predicate: CDPredicate.Predicate) {
         let entity = pick(entities)
+        joinBudget = Self.maximumJoins
         return (entity, predicate(Context(entity: entity, root: nil, depth: 0), depth: Int.random(in: 0...3, using: &random)))
     }
 
@@ -143,16 +151,19 @@ package struct PredicateGenerator {
     /// `[ANY|NONE|ALL] rel.attr op v`, `rel.to1.attr op v`, `ANY rel == <URI>`, `<URI> IN rel`.
     private mutating func toManyComparison(_ context: Context, _ relationship: String) -> Predicate {
         guard let member = destination(context.entity, relationship) else { return .constant(true) }
-        let quantifier = pick([ComparisonQuantifier.direct, .direct, .any, .any, .none, .all])
+        var quantifier = pick([ComparisonQuantifier.direct, .direct, .any, .any, .none, .all])
+        let joins = joinBudget > 0
+        if !joins { quantifier = .all }
+        if quantifier != .all { joinBudget -= 1 }
         let memberAttributes = attributes(of: member)
         let related = graph.objects(ofKind: context.entity).flatMap { $0.toMany[relationship] ?? [] }
         if memberAttributes.isEmpty || chance(0.25) {
             let here = path(context, [relationship])
-            if chance(0.3) {
+            if joins && chance(0.3) {
                 let uri = objectURI(destination: member, related: related)
                 return .comparison(Comparison(.constant(.string(uri.text)), .in, here))
             }
-            let objectQuantifier = pick([ComparisonQuantifier.any, .any, .none, .all])
+            let objectQuantifier = joins ? pick([ComparisonQuantifier.any, .any, .none, .all]) : .all
             if chance(0.25) {
                 return .comparison(Comparison(here, chance(0.5) ? .equal : .notEqual, .constant(.null), quantifier: objectQuantifier))
             }
@@ -252,9 +263,9 @@ package struct PredicateGenerator {
             return stringComparison(left, text, values: values, quantifier: quantifier)
         case .uuid(let uuid):
             let op: ComparisonOperator = pick([.equal, .equal, .notEqual, .in])
-            let other = chance(0.8) ? uuid : UUID()
+            let other = chance(0.8) ? uuid : randomUUID()
             let right: Expression = op == .in
-                ? .aggregate([.constant(.string(other.uuidString)), .constant(.string(UUID().uuidString))])
+                ? .aggregate([.constant(.string(other.uuidString)), .constant(.string(randomUUID().uuidString))])
                 : .constant(.string(other.uuidString))
             return .comparison(Comparison(left, op, right, quantifier: quantifier))
         case .opaque:
@@ -378,6 +389,14 @@ package struct PredicateGenerator {
     }
 
     // MARK: Random helpers
+
+    /// A UUID from the seeded generator, so a seed always gives the same predicates.
+    private mutating func randomUUID() -> UUID {
+        let high = random.next(), low = random.next()
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> ($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> ($0 * 8)) }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
 
     private mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &random) < probability
