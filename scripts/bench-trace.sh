@@ -93,14 +93,16 @@ echo "grep: $lines lines, trace: $statements statements"
 
 log "Timing (${runs} interleaved runs, ${warmup} warm-up)"
 declare -A mean_ms sd_ms min_ms median_ms max_ms user_ms sys_ms ratio_of
-time_interleaved "log" trace "$(q "$cdstore") trace $(q "$big") --top 0" grep "grep -c 'CoreData: sql:' $(q "$big")"
+# Both write to a file: GNU grep stops at the first match when its output is /dev/null.
+time_interleaved "log" trace "$(q "$cdstore") trace $(q "$big") --top 0 > $(q "$tmp_dir/trace.out")" \
+    grep "grep -c 'CoreData: sql:' $(q "$big") > $(q "$tmp_dir/grep.out")"
 
 log "Peak memory"
 peak() { "$gnu_time" -f %M "$@" 2>&1 >/dev/null | tail -1; }
 if [[ $have_time == 1 ]]; then
     rss_big=$(peak "$cdstore" trace "$big" --top 0)
     rss_quarter=$(peak "$cdstore" trace "$quarter" --top 0)
-    rss_grep=$(peak grep -c 'CoreData: sql:' "$big")
+    rss_grep=$("$gnu_time" -f %M sh -c 'grep -c "CoreData: sql:" "$1" > "$2"' sh "$big" "$tmp_dir/grep.out" 2>&1 | tail -1)
 else
     rss_big=n/a rss_quarter=n/a rss_grep=n/a
 fi

@@ -130,11 +130,19 @@ package enum Annotation: Equatable, Sendable {
     /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI after `from`.
     private static func uriEntity(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> String? {
         guard let start = LogRecordParser.find(uriScheme, in: text, from: from) else { return nil }
+        // The entity is between the last two slashes of `<store>/<Entity>/p<n>`.
         var end = start + uriScheme.count
-        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 { end += 1 }
-        let parts = UnsafeBufferPointer(rebasing: text[(start + uriScheme.count)..<end]).split(separator: UInt8(ascii: "/"))
-        guard parts.count >= 3 else { return nil }
-        return String(decoding: parts[parts.count - 2], as: UTF8.self)
+        var slashes: (Int, Int) = (-1, -1)
+        var count = 0
+        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 {
+            if text[end] == UInt8(ascii: "/") {
+                slashes = (slashes.1, end)
+                count += 1
+            }
+            end += 1
+        }
+        guard count >= 2 else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: text[(slashes.0 + 1)..<slashes.1]), as: UTF8.self)
     }
 
     private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
