@@ -6,13 +6,13 @@ import Foundation
 import Testing
 
 /// Issue 23's example store, built with `cdstore create --import` from
-/// `Tests/Fixtures/predicates/Issue23.xcdatamodel` (Entity1 ↔ Entity2 through the many-to-many
+/// `Tests/Fixtures/fetch/TwoManyToMany.xcdatamodel` (Entity1 ↔ Entity2 through the many-to-many
 /// `e2a`/`e1a` and `e2b`/`e1b`; objects 1: e2b = {X}; 2: nothing; 3: e2a = {X}; 4: e2a = {Y},
 /// e2b = {X}), and the issue's three fetches with Core Data's answers: first from the oracle
 /// over the store's object graph, then from the fetch path.
 @Suite(.temporaryDirectories) struct Issue23FetchTests {
-    static let model = Golden.fixtures.appendingPathComponent("predicates/Issue23.xcdatamodel").path
-    static let seed = Golden.fixtures.appendingPathComponent("predicates/issue23-seed.json").path
+    static let model = Golden.fixtures.appendingPathComponent("fetch/TwoManyToMany.xcdatamodel").path
+    static let seed = Golden.fixtures.appendingPathComponent("fetch/two-many-to-many-seed.json").path
 
     final class Fixture {
         let runner: FetchRunner

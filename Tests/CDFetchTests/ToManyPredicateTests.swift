@@ -9,7 +9,8 @@ import Testing
 /// The shapes of issue 23 on the store of its 2013 SQLDebug log: Entity1 ↔ Entity2 through two
 /// many-to-many relationships (`e2a`/`e1a`, `e2b`/`e1b`) and a to-one `partner`. Objects 1: e2b =
 /// {X}, partner X; 2: nothing; 3: e2a = {X}, partner Y; 4: e2a = {Y}, e2b = {X}. Every answer is
-/// stated here from the objects, not read back from cdstore.
+/// stated here from the objects, not read back from cdstore. (The issue's three fetches, against
+/// the oracle too, are Issue23FetchTests, on the same store.)
 @Suite(.temporaryDirectories) struct ToManyPredicateTests {
     final class Fixture: @unchecked Sendable {
         let runner: FetchRunner
@@ -51,16 +52,6 @@ import Testing
 
     static let x = 1
     static let y = 2
-
-    @Test func theIssuesThreeFetchesGiveCoreDatasAnswers() throws {
-        let store = try Fixture()
-        let x = store.entity2(Self.x)
-        #expect(try store.primaryKeys("ANY e2a == %@ OR ANY e2b == %@", [x, x]) == [1, 3, 4])
-        #expect(try store.primaryKeys("e2a.@count == 0 OR ANY e2b == %@", [x]) == [1, 2, 4])
-        // Core Data's SQL: a LEFT OUTER JOIN and NOT (member = X). Objects 1 and 4 have only X
-        // (FALSE), 2 and 3 only the NULL row (UNKNOWN): none is returned, and never 1 or 4.
-        #expect(try store.primaryKeys("NOT (ANY e2b == %@)", [x]) == [])
-    }
 
     @Test func theOrIsTheTwoOuterJoinsOfTheLog() throws {
         let store = try Fixture()
@@ -106,15 +97,15 @@ import Testing
     @Test func toOneKeyPathsThroughNil() throws {
         let store = try Fixture()
         // Objects 2 and 4 have no partner: the key path reads nil, as in NSPredicate.
-        #expect(try store.primaryKeys("partner.label == nil") == [2, 4])
-        #expect(try store.primaryKeys("partner.label == nil OR name == 'one'") == [1, 2, 4])
-        #expect(try store.primaryKeys("partner.label == 'X' OR name == 'two'") == [1, 2])
+        #expect(try store.primaryKeys("partner.name == nil") == [2, 4])
+        #expect(try store.primaryKeys("partner.name == nil OR name == 'one'") == [1, 2, 4])
+        #expect(try store.primaryKeys("partner.name == 'X' OR name == 'two'") == [1, 2])
         // Under NOT and `!=`, nil is UNKNOWN (Core Data's SQL; quirk nilComparison).
-        #expect(try store.primaryKeys("NOT (partner.label == 'X')") == [3])
-        #expect(try store.primaryKeys("partner.label != 'X'") == [3])
-        let statement = try store.sql("partner.label == 'X'")
-        #expect(statement.sql.contains(" FROM ZENTITY1 t0 JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZLABEL = ?"))
-        #expect(try store.sql("partner.label == nil").sql.contains(" LEFT OUTER JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZLABEL IS NULL"))
+        #expect(try store.primaryKeys("NOT (partner.name == 'X')") == [3])
+        #expect(try store.primaryKeys("partner.name != 'X'") == [3])
+        let statement = try store.sql("partner.name == 'X'")
+        #expect(statement.sql.contains(" FROM ZENTITY1 t0 JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZNAME = ?"))
+        #expect(try store.sql("partner.name == nil").sql.contains(" LEFT OUTER JOIN ZENTITY2 t1 ON t0.ZPARTNER = t1.Z_PK WHERE  t1.ZNAME IS NULL"))
     }
 
     @Test func subqueryCountsMembersNotJoinRows() throws {
