@@ -88,7 +88,7 @@ package struct HistoryReader {
              try Self.hasHistory(db))
         }
         guard hasHistory else {
-            throw StoreError("\(path) keeps no persistent history (no ATRANSACTION and ACHANGE tables); the app must set NSPersistentHistoryTrackingKey")
+            throw StoreError.noPersistentHistory(path: path)
         }
         self.registry = registry
         self.storeUUID = metadata.storeUUID ?? ""
@@ -106,8 +106,7 @@ package struct HistoryReader {
     /// The transactions `filter` selects, oldest first, each with its changes in order.
     package func transactions(_ filter: HistoryFilter = HistoryFilter()) throws -> [HistoryTransaction] {
         if let entity = filter.entity, registry.entity(named: entity) == nil {
-            let names = registry.entities.filter { $0.reservedRange == nil }.map(\.name)
-            throw StoreError("unknown entity \"\(entity)\"; entities: \(names.joined(separator: ", "))")
+            throw StoreError.unknownEntity(entity, registry: registry)
         }
         let wantedEnts: Set<Int>? = filter.entity.flatMap { registry.entity(named: $0) }.map { Set(registry.subtree(of: $0).map(\.ent)) }
         return try snapshot.read { db in

@@ -150,7 +150,7 @@ package final class StoreWatcher {
         var result = Set<Int>()
         for name in names {
             guard reader.model.entity(named: name) != nil, let ent = reader.mapping.entityNumber(of: name) else {
-                throw StoreError("unknown entity \"\(name)\"; entities: \(reader.dumpableEntities.joined(separator: ", "))")
+                throw StoreError.unknownEntity(name, mapping: reader.mapping, model: reader.model)
             }
             result.insert(ent)
             result.formUnion(reader.mapping.entityNumbers(includingSubentitiesOf: name))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDBase
 import CDRendering
 import CDStore
 
@@ -72,9 +73,9 @@ final class ObjectPrinter {
 
     func section(_ section: ObjectSection) throws {
         let known = Set(section.properties).union(LineRenderer.objectKeys)
-        // A StoreError, as the reader passes only those through unchanged from inside a read.
+        // A UserFacingError, as the reader passes those through unchanged from inside a read.
         if let unknown = templateKeys.first(where: { !known.contains($0) }) {
-            throw StoreError("--template {\(unknown)}: \(section.entity) has no property \(unknown); its properties: \(section.properties.joined(separator: ", "))")
+            throw TemplateError.unknownKey(unknown, entity: section.entity, properties: section.properties)
         }
         try output.write(&pending)
         if open { try write(renderer.endSection()) }
@@ -107,5 +108,18 @@ final class ObjectPrinter {
     private func write(_ text: String) throws {
         if !text.isEmpty { printedAnything = true }
         try output.write(text)
+    }
+}
+
+/// A `--template` placeholder that names no property of the entity being printed.
+enum TemplateError: UserFacingError, Equatable {
+    /// `{key}` is not a property of `entity`; `properties` are its properties, in order.
+    case unknownKey(_ key: String, entity: String, properties: [String])
+
+    var message: String {
+        switch self {
+        case .unknownKey(let key, let entity, let properties):
+            return "--template {\(key)}: \(entity) has no property \(key); its properties: \(properties.joined(separator: ", "))"
+        }
     }
 }

@@ -164,7 +164,7 @@ package final class ConsoleInterpreter {
     }
 
     static func checkInterrupt() throws {
-        if ConsoleSignals.interruptPending { throw ConsoleError("interrupted") }
+        if ConsoleSignals.interruptPending { throw ConsoleError.interrupted }
     }
 
     // MARK: Dot-commands
@@ -173,7 +173,7 @@ package final class ConsoleInterpreter {
         let name = String(text.prefix { !$0.isWhitespace })
         let rest = text.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
         guard let command = DotCommand.named(name) else {
-            throw ConsoleError("unknown command \(name); .help lists the commands")
+            throw ConsoleError.unknownCommand(name: name)
         }
         try command.run(self, DotCommand.Invocation(text: rest, arguments: try Self.words(rest)))
     }
@@ -197,13 +197,13 @@ package final class ConsoleInterpreter {
 
     func setTraceLevel(_ arguments: [String]) throws {
         guard let level = Int(try Self.single(arguments, usage: ".trace 0-4")), (0...4).contains(level) else {
-            throw ConsoleError("the SQL debug level is 0 to 4")
+            throw ConsoleError.traceLevelOutOfRange
         }
         session.trace.level = level
     }
 
     func printSQL(_ query: String) throws {
-        guard !query.isEmpty else { throw ConsoleError("usage: .sql QUERY") }
+        guard !query.isEmpty else { throw ConsoleError.usage(".sql QUERY") }
         output.line(try session.runner.statement(for: try request(for: query)).text)
     }
 
@@ -214,21 +214,21 @@ package final class ConsoleInterpreter {
 
     func explain(_ arguments: [String]) throws {
         let code = try Self.single(arguments, usage: ".explain CODE")
-        guard let explanation = Explanation.of(code: code) else { throw ConsoleError(Explanation.unknownCodeMessage(code)) }
+        guard let explanation = Explanation.of(code: code) else { throw ConsoleError.unknownErrorCode(code) }
         output.report(ExplanationText.render(explanation))
     }
 
     func setFormat(_ arguments: [String]) throws {
         let value = try Self.single(arguments, usage: ".format NAME")
         guard let format = ObjectFormat(rawValue: value) else {
-            throw ConsoleError("unknown format \"\(value)\"; formats: \(ObjectFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ConsoleError.unknownFormat(name: value, formats: ObjectFormat.allCases.map(\.rawValue))
         }
         settings.format = format
     }
 
     func setRowLimit(_ arguments: [String]) throws {
         guard let limit = Int(try Self.single(arguments, usage: ".limit N")), limit >= 0 else {
-            throw ConsoleError(".limit takes a number, 0 or more")
+            throw ConsoleError.rowLimitNotANumber
         }
         settings.rowLimit = limit == 0 ? nil : limit
     }
@@ -298,7 +298,7 @@ package final class ConsoleInterpreter {
 
     private func entityDescription(_ name: String) throws -> EntityDescription {
         guard let description = session.model.entity(named: name) else {
-            throw ConsoleError("unknown entity \"\(name)\"; entities: \(session.entityNames.joined(separator: ", "))")
+            throw StoreError.unknownEntity(name, mapping: session.reader.mapping, model: session.model)
         }
         return description
     }
@@ -337,7 +337,7 @@ package final class ConsoleInterpreter {
 
     func setTemplate(_ arguments: [String]) throws {
         guard let entity = arguments.first, arguments.count <= 2 else {
-            throw ConsoleError("usage: .template ENTITY \"TEXT {key} ...\"")
+            throw ConsoleError.usage(".template ENTITY \"TEXT {key} ...\"")
         }
         let description = try entityDescription(entity)
         guard arguments.count == 2 else {
@@ -348,8 +348,7 @@ package final class ConsoleInterpreter {
         let keys = Set(session.model.lineage(of: entity).flatMap(\.properties).map(\.common.name)).union(LineRenderer.objectKeys)
         let unknown = LineRenderer.placeholders(in: template).filter { !keys.contains($0) }
         if !unknown.isEmpty {
-            throw ConsoleError("\(description.name) has no \(unknown.map { "{\($0)}" }.joined(separator: ", ")); keys: "
-                               + keys.sorted().joined(separator: ", "))
+            throw ConsoleError.unknownTemplateKeys(entity: description.name, keys: unknown, known: keys.sorted())
         }
         settings.templates[entity] = template
     }
@@ -363,7 +362,7 @@ package final class ConsoleInterpreter {
         let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             output = standardOutput
-            throw ConsoleError("cannot write \(target): \(String(cString: strerror(errno)))")
+            throw ConsoleError.cannotWrite(target: target, reason: String(cString: strerror(errno)))
         }
         output = ConsoleWriter(descriptor: descriptor, closesOnFinish: true)
     }
@@ -417,13 +416,13 @@ package final class ConsoleInterpreter {
                 hasWord = true
             }
         }
-        if quote != nil { throw ConsoleError("unterminated quote in the arguments") }
+        if quote != nil { throw ConsoleError.unterminatedQuote }
         if hasWord { words.append(current) }
         return words
     }
 
     static func single(_ arguments: [String], usage: String) throws -> String {
-        guard arguments.count == 1, let argument = arguments.first else { throw ConsoleError("usage: " + usage) }
+        guard arguments.count == 1, let argument = arguments.first else { throw ConsoleError.usage(usage) }
         return argument
     }
 
@@ -431,7 +430,7 @@ package final class ConsoleInterpreter {
         switch try single(arguments, usage: usage).lowercased() {
         case "on", "1", "yes": return true
         case "off", "0", "no": return false
-        default: throw ConsoleError("usage: " + usage)
+        default: throw ConsoleError.usage(usage)
         }
     }
 }

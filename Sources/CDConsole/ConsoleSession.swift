@@ -37,7 +37,4 @@ package final class ConsoleSession {
     package func reloaded() throws -> ConsoleSession {
         try ConsoleSession(try store.reloaded(), trace: trace)
     }
-
-    /// Entity names in the model's order, for listings and completion.
-    package var entityNames: [String] { model.entities.map(\.name) }
 }

@@ -57,7 +57,7 @@ package struct DotCommand: Sendable {
         DotCommand(name: ".raw", arguments: "SELECT ...", help: "Run read-only SQL on the snapshot and print its rows.",
                    argumentKind: .none,
                    run: { console, input in
-                       guard !input.text.isEmpty else { throw ConsoleError("usage: .raw SELECT ...") }
+                       guard !input.text.isEmpty else { throw ConsoleError.usage(".raw SELECT ...") }
                        try console.runRaw(input.text)
                    }),
         DotCommand(name: ".validate", arguments: "[ENTITY]",

@@ -1,3 +1,5 @@
+import CDBase
+import CDDiagnostics
 import CDFetch
 import CDPredicate
 import CDModel
@@ -51,18 +53,17 @@ struct ObjectReference: Equatable {
     func request(in session: ConsoleSession) throws -> FetchRequest {
         let model = session.model
         guard model.entity(named: entity) != nil else {
-            throw ConsoleError("unknown entity \"\(entity)\"; entities: \(session.entityNames.joined(separator: ", "))")
+            throw StoreError.unknownEntity(entity, mapping: session.reader.mapping, model: model)
         }
         if let storeUUID, storeUUID != session.reader.storeUUID {
-            throw ConsoleError("the object ID is from store \(storeUUID); this store is \(session.reader.storeUUID)")
+            throw ConsoleError.otherStore(objectStore: storeUUID, thisStore: session.reader.storeUUID)
         }
         let uri = ObjectID(storeUUID: session.reader.storeUUID, entity: entity, ent: 0, pk: primaryKey).uri
         let itself = CDPredicate.Predicate.comparison(Comparison(.evaluatedObject, .equal, .constant(.string(uri))))
         guard let relationship else { return FetchRequest(entity: entity, predicate: itself) }
         guard let description = Self.relationship(relationship, of: entity, in: model) else {
             let names = model.lineage(of: entity).flatMap(\.relationships).map(\.name)
-            throw ConsoleError("\(entity) has no relationship \"\(relationship)\"; relationships: "
-                               + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+            throw ConsoleError.noSuchRelationship(entity: entity, name: relationship, relationships: names)
         }
         let destination = description.destinationEntity
         if let inverseName = description.inverseName,
@@ -86,7 +87,7 @@ struct ObjectReference: Equatable {
             default: break
             }
         })
-        guard found else { throw ConsoleError("\(entity)/p\(primaryKey) does not exist in this store") }
+        guard found else { throw ConsoleError.noSuchObject(entity: entity, primaryKey: primaryKey) }
         let members = CDPredicate.Expression.aggregate(targets.map { .constant(.string($0.uri)) })
         return FetchRequest(entity: destination,
                             predicate: targets.isEmpty ? .constant(false) : .comparison(Comparison(.evaluatedObject, .in, members)))
@@ -98,8 +99,53 @@ struct ObjectReference: Equatable {
     }
 }
 
-/// A console problem with the input, in one line.
-struct ConsoleError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A console problem with the input, in one line: a dot-command used wrongly, a name the store
+/// or the console does not know, an output file that cannot be written.
+enum ConsoleError: UserFacingError, Equatable {
+    /// A dot-command without the arguments it takes; `synopsis` shows them.
+    case usage(_ synopsis: String)
+    /// Not one of the console's dot-commands.
+    case unknownCommand(name: String)
+    /// Ctrl-C while a command ran.
+    case interrupted
+    /// `.trace` outside 0–4.
+    case traceLevelOutOfRange
+    /// `.limit` with something other than a number, 0 or more.
+    case rowLimitNotANumber
+    /// `.format` with a name that is not a format; `formats` are the ones there are.
+    case unknownFormat(name: String, formats: [String])
+    /// `.explain` with a code the catalogue does not have.
+    case unknownErrorCode(_ code: String)
+    /// `.template` placeholders that name no key of `entity`; `known` are its keys.
+    case unknownTemplateKeys(entity: String, keys: [String], known: [String])
+    /// `.output` cannot open `target`; `reason` is the system's.
+    case cannotWrite(target: String, reason: String)
+    /// A quote left open in a dot-command's arguments.
+    case unterminatedQuote
+    /// An object ID of another store (its UUID is `objectStore`).
+    case otherStore(objectStore: String, thisStore: String)
+    /// `entity` has no relationship `name`; `relationships` are the ones it has.
+    case noSuchRelationship(entity: String, name: String, relationships: [String])
+    /// No row of `entity` has this primary key.
+    case noSuchObject(entity: String, primaryKey: Int64)
+
+    var message: String {
+        switch self {
+        case .usage(let synopsis): return "usage: " + synopsis
+        case .unknownCommand(let name): return "unknown command \(name); .help lists the commands"
+        case .interrupted: return "interrupted"
+        case .traceLevelOutOfRange: return "the SQL debug level is 0 to 4"
+        case .rowLimitNotANumber: return ".limit takes a number, 0 or more"
+        case .unknownFormat(let name, let formats): return "unknown format \"\(name)\"; formats: \(formats.joined(separator: ", "))"
+        case .unknownErrorCode(let code): return Explanation.unknownCodeMessage(code)
+        case .unknownTemplateKeys(let entity, let keys, let known):
+            return "\(entity) has no \(keys.map { "{\($0)}" }.joined(separator: ", ")); keys: " + known.joined(separator: ", ")
+        case .cannotWrite(let target, let reason): return "cannot write \(target): \(reason)"
+        case .unterminatedQuote: return "unterminated quote in the arguments"
+        case .otherStore(let objectStore, let thisStore): return "the object ID is from store \(objectStore); this store is \(thisStore)"
+        case .noSuchRelationship(let entity, let name, let relationships):
+            return "\(entity) has no relationship \"\(name)\"; relationships: " + (relationships.isEmpty ? "none" : relationships.joined(separator: ", "))
+        case .noSuchObject(let entity, let primaryKey): return "\(entity)/p\(primaryKey) does not exist in this store"
+        }
+    }
 }

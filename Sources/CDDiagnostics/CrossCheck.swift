@@ -44,12 +44,26 @@ package struct RowCheck: Sendable, Codable {
 /// An object ID of the dump looked up in the store by its entity's `Z_ENT` and its `Z_PK`.
 package struct ObjectCheck: Sendable, Codable {
     package var uri: String
-    /// `exists`; `deleted` (no row, but the key is at or below the entity's `Z_MAX`, so it was
-    /// allocated); `never allocated` (above `Z_MAX`); `temporary` (never saved); `unknown entity`
-    /// (not in `Z_PRIMARYKEY`); `other store` (the URI's store UUID is not this store's).
-    package var verdict: String
+    /// What the lookup found.
+    package var verdict: Verdict
     /// The row's `Z_OPT`, the version counter a merge conflict compares (errors.md §5.10).
     @NullEncoded package var version: Int?
+
+    /// What the store says about an object ID; the raw values are the JSON strings.
+    package enum Verdict: String, Sendable, Codable {
+        /// The row exists.
+        case exists
+        /// No row, but the key is at or below the entity's `Z_MAX`, so it was allocated.
+        case deleted
+        /// No row, and the key is above `Z_MAX`.
+        case neverAllocated = "never allocated"
+        /// A temporary ID: the object was never saved.
+        case temporary
+        /// The entity is not in `Z_PRIMARYKEY`, or its table cannot be read.
+        case unknownEntity = "unknown entity"
+        /// The URI's store UUID is not this store's.
+        case otherStore = "other store"
+    }
 }
 
 /// The version hashes of a 134100/134130 dump compared with a store and a model.
@@ -58,9 +72,8 @@ package struct HashCheck: Sendable, Codable {
     /// was compared in full, false when any differs (in full or in its visible bytes), null
     /// when nothing was compared or only the visible bytes of cut-short hashes agree.
     @NullEncoded package var dumpMatchesStore: Bool?
-    /// How far the comparison went: `full`, `visibleBytes` (some hashes are cut short and their
-    /// visible bytes agree), `cannotTell` (a cut-short hash shows no bytes), or null without one.
-    @NullEncoded package var comparison: String?
+    /// How far the comparison went, or null without one.
+    @NullEncoded package var comparison: Comparison?
     /// Entities whose hash differs between the dump and the store, or that only one of them has.
     package var differingEntities: [String] = []
     package var versions: [VersionMatch] = []
@@ -68,6 +81,16 @@ package struct HashCheck: Sendable, Codable {
     @NullEncoded package var storeWrittenBy: String?
     /// The model version whose hashes equal the dump's.
     @NullEncoded package var dumpWrittenBy: String?
+
+    /// How far a hash comparison could go; the raw values are the JSON strings.
+    package enum Comparison: String, Sendable, Codable {
+        /// Every hash was compared in full.
+        case full
+        /// Some hashes are cut short, and their visible bytes agree.
+        case visibleBytes
+        /// A cut-short hash shows no bytes.
+        case cannotTell
+    }
 }
 
 /// How one model version's entity hashes compare with the dump's and the store's.
@@ -153,15 +176,15 @@ package enum CrossChecker {
         let registry = try snapshot.read { db in try EntityRegistry.read(db) }
         var checks: [ObjectCheck] = []
         for object in objects.prefix(rowLimit) {
-            var check = ObjectCheck(uri: object.uri, verdict: "temporary")
+            var check = ObjectCheck(uri: object.uri, verdict: .temporary)
             defer { checks.append(check) }
             if object.temporary { continue }
             if let uuid = object.storeUUID, let storeUUID, uuid.caseInsensitiveCompare(storeUUID) != .orderedSame {
-                check.verdict = "other store"
+                check.verdict = .otherStore
                 continue
             }
             guard let entity = registry.entity(named: object.entity), let pk = object.primaryKey else {
-                check.verdict = "unknown entity"
+                check.verdict = .unknownEntity
                 notes.append("\(object.uri): the store has no entity \(object.entity).")
                 continue
             }
@@ -173,20 +196,20 @@ package enum CrossChecker {
                                      arguments: [pk, entity.ent])
                 }
             } catch let error as StoreError {
-                check.verdict = "unknown entity"
+                check.verdict = .unknownEntity
                 notes.append("\(object.uri): cannot read the table of \(object.entity) (\(error.description)).")
                 continue
             }
             check.version = version
-            check.verdict = version != nil ? "exists" : pk <= Int64(root.max) ? "deleted" : "never allocated"
+            check.verdict = version != nil ? .exists : pk <= Int64(root.max) ? .deleted : .neverAllocated
             switch check.verdict {
-            case "exists":
+            case .exists:
                 var note = "\(object.uri): the row exists (Z_OPT \(version ?? 0))"
                 if let conflict = conflicts.first(where: { $0.objectID == object.uri }), let newVersion = conflict.newVersion {
                     note += version == newVersion ? ", as in the conflict's newVersion" : "; the conflict saw \(newVersion), so it changed again since"
                 }
                 notes.append(note + ".")
-            case "deleted":
+            case .deleted:
                 notes.append("\(object.uri): no row, but Z_PK \(pk) is at or below Z_MAX \(root.max): the object was deleted.")
             default:
                 notes.append("\(object.uri): Z_PK \(pk) is above Z_MAX \(root.max): this store never had that object.")
@@ -287,17 +310,17 @@ package enum CrossChecker {
             let unknown = verdicts.filter { $0.value == nil }.keys.sorted()
             if !check.differingEntities.isEmpty {
                 check.dumpMatchesStore = false
-                check.comparison = dump.truncatedHashes.isEmpty ? "full" : "visibleBytes"
+                check.comparison = dump.truncatedHashes.isEmpty ? .full : .visibleBytes
                 notes.append("The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
             } else if !unknown.isEmpty {
-                check.comparison = "cannotTell"
+                check.comparison = .cannotTell
                 notes.append("The dump cuts the hashes of \(unknown.joined(separator: ", ")) to nothing visible, so cdstore cannot tell whether they are this store's.")
             } else if !dump.truncatedHashes.isEmpty {
-                check.comparison = "visibleBytes"
+                check.comparison = .visibleBytes
                 notes.append("The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities"))).")
             } else {
                 check.dumpMatchesStore = true
-                check.comparison = "full"
+                check.comparison = .full
                 notes.append("The dump's entity hashes are this store's (\(plural(names.count, "entity", "entities"))).")
             }
         }

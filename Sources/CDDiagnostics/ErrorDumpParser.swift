@@ -218,7 +218,7 @@ package enum ErrorDumpParser {
         var finding = ErrorFinding()
         finding.domain = node.domain
         finding.code = node.code
-        finding.identifiedBy = node.code == nil ? nil : "code"
+        finding.identifiedBy = node.code == nil ? nil : .code
         finding.message = cleanMessage(node.message)
         let children = nodes.indices.filter { nodes[$0].parent == index }
         let own = outside(of: children.map { nodes[$0].start..<nodes[$0].end }, in: source, bounds: node.bodyStart..<node.end)
@@ -298,7 +298,7 @@ package enum ErrorDumpParser {
         if finding.code == nil, let cocoa = text.firstMatch(of: #/\(Cocoa error (\d{1,9})\.?\)/#), let code = Int(cocoa.output.1) {
             finding.domain = ErrorDomain.cocoa.rawValue
             finding.code = code
-            finding.identifiedBy = "code"
+            finding.identifiedBy = .code
         }
         if finding.key == nil, let code = finding.code, let message = finding.message {
             finding.key = propertyName(in: message, code: code)
@@ -331,7 +331,7 @@ package enum ErrorDumpParser {
         if let code = KnownMessages.code(in: text) {
             finding.domain = ErrorDomain.cocoa.rawValue
             finding.code = code
-            finding.identifiedBy = "message"
+            finding.identifiedBy = .message
             if finding.message == nil, finding.reason == nil {
                 finding.message = text.split(separator: "\n").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
                     .first { !$0.isEmpty }.map { String($0.prefix(300)) }
@@ -339,7 +339,7 @@ package enum ErrorDumpParser {
         } else if let sqlite = finding.sqliteCode {
             finding.domain = ErrorDomain.sqlite.rawValue
             finding.code = sqlite
-            finding.identifiedBy = "sqlite"
+            finding.identifiedBy = .sqlite
         }
     }
 

@@ -6,9 +6,8 @@ import Foundation
 package struct ErrorFinding: Sendable, Codable {
     @NullEncoded package var domain: String?
     @NullEncoded package var code: Int?
-    /// How the code was found: `code` (written in the dump), `sqlite` (an SQLite error line) or
-    /// `message` (a known message text, for dumps that carry no number, such as a localised one).
-    @NullEncoded package var identifiedBy: String?
+    /// How the code was found; null when it was not.
+    @NullEncoded package var identifiedBy: Identification?
     /// The error's `localizedDescription` as quoted in the dump; `nil` for `"(null)"`.
     @NullEncoded package var message: String?
     /// The entity of the failing object, migration step or conflict.
@@ -135,4 +134,16 @@ package struct MergeConflict: Sendable, Codable {
     @NullEncoded package var oldVersion: Int?
     /// The row's version in the store when the save ran.
     @NullEncoded package var newVersion: Int?
+}
+
+extension ErrorFinding {
+    /// How a dump's error code was found; the raw values are the JSON strings.
+    package enum Identification: String, Sendable, Codable {
+        /// Written in the dump.
+        case code
+        /// From an SQLite error line.
+        case sqlite
+        /// From a known message text, for dumps that carry no number (a localised one, say).
+        case message
+    }
 }

@@ -89,20 +89,20 @@ package struct Explanation: Sendable, Codable {
         }
         var seen: Set<String> = ["\(domain):\(code)"]
         var related: [RelatedCode] = []
-        func add(_ code: Int?, _ domain: String?, via: String) {
+        func add(_ code: Int?, _ domain: String?, via: RelatedCode.Route) {
             guard let code, let domain, seen.insert("\(domain):\(code)").inserted else { return }
             related.append(RelatedCode(code: code, domain: domain, entry: Self.entry(code: code, domain: domain), via: via))
         }
-        func walk(_ finding: ErrorFinding, via: String) {
+        func walk(_ finding: ErrorFinding, via: RelatedCode.Route) {
             add(finding.code, finding.domain, via: via)
-            add(finding.sqliteCode, ErrorDomain.sqlite.rawValue, via: "sqlite")
-            finding.detailedErrors.forEach { walk($0, via: "detailed") }
-            finding.underlyingErrors.forEach { walk($0, via: "underlying") }
+            add(finding.sqliteCode, ErrorDomain.sqlite.rawValue, via: .sqlite)
+            finding.detailedErrors.forEach { walk($0, via: .detailed) }
+            finding.underlyingErrors.forEach { walk($0, via: .underlying) }
         }
-        add(primary.sqliteCode, ErrorDomain.sqlite.rawValue, via: "sqlite")
-        primary.detailedErrors.forEach { walk($0, via: "detailed") }
-        primary.underlyingErrors.forEach { walk($0, via: "underlying") }
-        reading.others.forEach { walk($0, via: "other") }
+        add(primary.sqliteCode, ErrorDomain.sqlite.rawValue, via: .sqlite)
+        primary.detailedErrors.forEach { walk($0, via: .detailed) }
+        primary.underlyingErrors.forEach { walk($0, via: .underlying) }
+        reading.others.forEach { walk($0, via: .other) }
         self.related = related
     }
 
@@ -202,7 +202,7 @@ package struct Explanation: Sendable, Codable {
         if lines.isEmpty, let reason = finding.failureReason ?? finding.reason {
             lines.append("Core Data's explanation: \(reason)")
         }
-        if finding.identifiedBy == "message" {
+        if finding.identifiedBy == .message {
             lines.append("The dump carries no error code; it was recognised by its message text.")
         }
         return lines
@@ -222,10 +222,22 @@ package struct RelatedCode: Sendable, Codable {
     package var name: String
     package var meaning: String
     package var section: String
-    /// How it appears: `sqlite` (an SQLite code in userInfo), `detailed`, `underlying` or `other`.
-    package var via: String
+    /// How it appears.
+    package var via: Route
 
-    init(code: Int, domain: String, entry: CatalogueEntry, via: String) {
+    /// Where in a dump a related code appears; the raw values are the JSON strings.
+    package enum Route: String, Sendable, Codable {
+        /// An SQLite code in the userInfo.
+        case sqlite
+        /// In `NSDetailedErrors`.
+        case detailed
+        /// In an underlying error.
+        case underlying
+        /// In another error of the same dump.
+        case other
+    }
+
+    init(code: Int, domain: String, entry: CatalogueEntry, via: Route) {
         self.code = code
         self.domain = domain
         name = entry.name

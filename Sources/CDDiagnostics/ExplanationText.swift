@@ -46,7 +46,7 @@ package enum ExplanationText {
             out.append("")
             out.append("Related codes")
             for related in explanation.related {
-                out.append("  \(related.code) \(related.name) (\(related.via)): \(related.meaning)")
+                out.append("  \(related.code) \(related.name) (\(related.via.rawValue)): \(related.meaning)")
                 out.append("    See section \"\(related.section)\".")
             }
         }

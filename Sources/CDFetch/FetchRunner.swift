@@ -39,7 +39,7 @@ package final class FetchRunner {
             do {
                 _ = try db.makeStatement(sql: statement.sql)
             } catch let error as DatabaseError where Self.sqliteLimitMessages.contains(where: { error.message?.hasPrefix($0) == true }) {
-                throw StoreError("the predicate is too complex for SQLite (\(error.message ?? "")): list values with IN {…} instead of chaining OR, or split the fetch")
+                throw FetchError.predicateTooComplex(sqliteMessage: error.message)
             } catch {
                 return
             }
@@ -68,7 +68,7 @@ package final class FetchRunner {
     /// Distinct values or an aggregate: calls `row` with the decoded values of each result row.
     package func values(_ request: FetchRequest, row: ([ObjectValue]) throws -> Void) throws {
         let statement = try self.statement(for: request)
-        guard statement.kind == .values else { throw StoreError("not a request for values") }
+        guard statement.kind == .values else { throw FetchError.notForValues }
         try reader.snapshot.read { db in
             let cursor = try Row.fetchCursor(db, sql: statement.sql, arguments: StatementArguments(statement.arguments))
             func step() throws -> SQLTrace.FetchOutcome {
@@ -98,7 +98,7 @@ package final class FetchRunner {
                         describe: (@Sendable (StoredObject) -> String)? = nil,
                         section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
         let statement = try self.statement(for: request)
-        guard statement.kind == .objects else { throw StoreError("not a request for objects") }
+        guard statement.kind == .objects else { throw FetchError.notForObjects }
         let query = ObjectQuery(entity: request.entity, includes: includes, countsToMany: countsToMany,
                                 statement: ObjectStatement(sql: statement.sql, arguments: statement.arguments,
                                                            columns: statement.columns, describe: describe))
@@ -140,20 +140,20 @@ extension FetchRunner {
                 // Compiled one at a time so that a second statement is refused with a message of
                 // ours (GRDB's own advises running all of them, which --raw never does).
                 let statements = try db.allStatements(sql: sql)
-                guard let first = try statements.next() else { throw StoreError("--raw needs one SQL statement; the text holds none") }
+                guard let first = try statements.next() else { throw FetchError.rawSQLEmpty }
                 guard try statements.next() == nil else {
-                    throw StoreError("--raw runs exactly one read-only statement; this text holds more than one")
+                    throw FetchError.rawSQLSeveralStatements
                 }
                 statement = first
             } catch let error as DatabaseError {
-                throw StoreError("SQL error: \(error.message ?? "cannot prepare the statement")")
+                throw FetchError.rawSQLInvalid(sqliteMessage: error.message)
             }
-            guard statement.isReadonly else { throw StoreError("--raw runs read-only SQL; this statement would change the store") }
+            guard statement.isReadonly else { throw FetchError.rawSQLWrites }
             let bound = arguments.map { SQLBuilder.databaseValue(PredicateParser.value(ofArgument: $0), type: nil) }
             do {
                 try statement.setArguments(StatementArguments(bound))
             } catch {
-                throw StoreError("the statement's ? placeholders and the \(arguments.count) value(s) given with --arg do not match")
+                throw FetchError.rawSQLArgumentCount(given: arguments.count)
             }
             try columns(statement.columnNames)
             let cursor = try Row.fetchCursor(statement)

@@ -48,10 +48,11 @@ package struct FetchSQL: Sendable {
 
     /// The statement for `request`. `takesLast` is not applied here: the caller counts first
     /// and sets the offset.
-    package func statement(for request: FetchRequest) throws(FetchSQLError) -> FetchStatement {
+    /// An entity the store cannot be asked for is a ``StoreError/unknownEntity(name:known:)``;
+    /// everything else that cannot be translated is a ``FetchSQLError``.
+    package func statement(for request: FetchRequest) throws -> FetchStatement {
         guard model.entity(named: request.entity) != nil, let table = mapping.table(forEntity: request.entity) else {
-            let known = mapping.entities.filter { model.entity(named: $0.name) != nil }.map(\.name)
-            throw FetchSQLError("unknown entity \"\(request.entity)\"; entities: \(known.joined(separator: ", "))")
+            throw StoreError.unknownEntity(request.entity, mapping: mapping, model: model)
         }
         let builder = SQLBuilder(model: model, mapping: mapping)
         let root = SQLBuilder.Scope(alias: "t0", entity: request.entity)

@@ -49,3 +49,40 @@ package struct FetchSQLError: UserFacingError, Equatable, Sendable {
     package let message: String
     package init(_ message: String) { self.message = message }
 }
+
+/// Why a fetch or a `--raw` statement cannot run, once the request itself translated: SQLite's
+/// limits, a raw statement that is not one read-only statement, values that do not fit its
+/// placeholders. `sqliteMessage` is SQLite's own text.
+package enum FetchError: UserFacingError, Equatable, Sendable {
+    /// The statement is beyond SQLite's compile-time limits (thousands of chained ORs).
+    case predicateTooComplex(sqliteMessage: String?)
+    /// A request for objects or a count was given to the method that reads values.
+    case notForValues
+    /// A request for values or a count was given to the method that reads objects.
+    case notForObjects
+    /// The `--raw` text holds no statement.
+    case rawSQLEmpty
+    /// The `--raw` text holds more than one statement.
+    case rawSQLSeveralStatements
+    /// SQLite cannot prepare the `--raw` statement.
+    case rawSQLInvalid(sqliteMessage: String?)
+    /// The `--raw` statement would change the store.
+    case rawSQLWrites
+    /// The statement's `?` placeholders do not match the `given` values.
+    case rawSQLArgumentCount(given: Int)
+
+    package var message: String {
+        switch self {
+        case .predicateTooComplex(let message):
+            return "the predicate is too complex for SQLite (\(message ?? "")): list values with IN {…} instead of chaining OR, or split the fetch"
+        case .notForValues: return "not a request for values"
+        case .notForObjects: return "not a request for objects"
+        case .rawSQLEmpty: return "--raw needs one SQL statement; the text holds none"
+        case .rawSQLSeveralStatements: return "--raw runs exactly one read-only statement; this text holds more than one"
+        case .rawSQLInvalid(let message): return "SQL error: \(message ?? "cannot prepare the statement")"
+        case .rawSQLWrites: return "--raw runs read-only SQL; this statement would change the store"
+        case .rawSQLArgumentCount(let given):
+            return "the statement's ? placeholders and the \(given) value(s) given with --arg do not match"
+        }
+    }
+}

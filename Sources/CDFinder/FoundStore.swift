@@ -1,12 +1,58 @@
 import CDArchive
+import CDBase
 import Foundation
 
-/// A failure while looking at one file or folder, in one line.
-package struct FinderError: Error, CustomStringConvertible, Sendable {
-    package let description: String
+/// Why `find` could not read one file it looked at, in one line: the file cannot be opened, or
+/// its SQLite structure is damaged where `find` reads it (header, `sqlite_master`, the two
+/// bookkeeping tables). Messages about the file itself start with its path.
+package enum FinderError: UserFacingError, Sendable, Equatable {
+    /// `path` cannot be opened; `reason` is the system's.
+    case cannotOpen(path: String, reason: String)
+    /// The header's page size (`rawPageSize`, bytes 16–17) is not a valid one.
+    case damagedHeader(path: String, rawPageSize: Int)
+    /// The `-wal` and the database have different page sizes.
+    case walPageSizeMismatch(path: String, walPageSize: Int, pageSize: Int)
+    /// Page `number` lies past the end of the file.
+    case missingPage(number: Int)
+    /// Following a table's b-tree comes back to page `number`.
+    case loopingBTree(page: Int)
+    /// Page `number` claims more cells than fit in it.
+    case tooManyCells(page: Int)
+    /// A cell pointer points outside its page.
+    case cellPointerOutOfRange
+    /// Page `number` has page type `type`, not a table b-tree type.
+    case notATablePage(page: Int, type: Int)
+    /// A record runs past its page.
+    case recordPastPage
+    /// An overflow chain ends early or loops.
+    case brokenOverflowChain
+    /// A record's header is longer than the record.
+    case damagedRecordHeader
+    /// A record's values are longer than its bytes.
+    case recordShorterThanHeader
+    /// A record uses serial type 10 or 11.
+    case reservedSerialType
+    /// A record ends inside a value.
+    case recordCutShort
 
-    init(path: String?, reason: String) {
-        description = path.map { "\($0): \(reason)" } ?? reason
+    package var message: String {
+        switch self {
+        case .cannotOpen(let path, let reason): return "\(path): \(reason)"
+        case .damagedHeader(let path, let rawPageSize): return "\(path): the SQLite header is damaged (page size \(rawPageSize))"
+        case .walPageSizeMismatch(let path, let walPageSize, let pageSize):
+            return "\(path): the -wal has \(walPageSize)-byte pages, the database \(pageSize)-byte pages"
+        case .missingPage(let number): return "page \(number) is missing (the file is shorter)"
+        case .loopingBTree(let page): return "a table's b-tree loops (page \(page))"
+        case .tooManyCells(let page): return "page \(page) claims more cells than it can hold"
+        case .cellPointerOutOfRange: return "a cell pointer is out of range"
+        case .notATablePage(let page, let type): return "page \(page) is not a table b-tree page (type \(type))"
+        case .recordPastPage: return "a record runs past its page"
+        case .brokenOverflowChain: return "an overflow chain is broken"
+        case .damagedRecordHeader: return "a record header is damaged"
+        case .recordShorterThanHeader: return "a record is shorter than its header says"
+        case .reservedSerialType: return "a record uses a reserved serial type"
+        case .recordCutShort: return "a record is cut short"
+        }
     }
 }
 

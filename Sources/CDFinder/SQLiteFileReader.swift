@@ -58,7 +58,7 @@ final class SQLiteFileReader {
     /// nor the WAL starts like a SQLite database.
     init?(path: String) throws {
         main = open(path, O_RDONLY | O_CLOEXEC)
-        guard main >= 0 else { throw FinderError(path: path, reason: String(cString: strerror(errno))) }
+        guard main >= 0 else { throw FinderError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         var header = [UInt8](repeating: 0, count: 100)
         let headerRead = pread(main, &header, 100, 0)
         let mainIsSQLite = headerRead == 100 && Array(header[0..<16]) == Self.magic
@@ -86,11 +86,11 @@ final class SQLiteFileReader {
         textEncoding = Int(header[56]) << 24 | Int(header[57]) << 16 | Int(header[58]) << 8 | Int(header[59])
         guard pageSize >= 512, pageSize.nonzeroBitCount == 1, usableSize >= 480 else {
             close(main)
-            throw FinderError(path: path, reason: "the SQLite header is damaged (page size \(rawPageSize))")
+            throw FinderError.damagedHeader(path: path, rawPageSize: rawPageSize)
         }
         if let scan, scan.pageSize != pageSize {
             close(main)
-            throw FinderError(path: path, reason: "the -wal has \(scan.pageSize)-byte pages, the database \(pageSize)-byte pages")
+            throw FinderError.walPageSizeMismatch(path: path, walPageSize: scan.pageSize, pageSize: pageSize)
         }
     }
 
@@ -103,7 +103,7 @@ final class SQLiteFileReader {
         }
         var bytes = [UInt8](repeating: 0, count: pageSize)
         let count = pread(main, &bytes, pageSize, off_t(number - 1) * off_t(pageSize))
-        guard count == pageSize else { throw FinderError(path: nil, reason: "page \(number) is missing (the file is shorter)") }
+        guard count == pageSize else { throw FinderError.missingPage(number: number) }
         return bytes
     }
 
@@ -126,7 +126,7 @@ final class SQLiteFileReader {
         var visited = Set<Int>()
         while let number = stack.popLast() {
             guard visited.insert(number).inserted, visited.count < 1_000_000 else {
-                throw FinderError(path: nil, reason: "a table's b-tree loops (page \(number))")
+                throw FinderError.loopingBTree(page: number)
             }
             let bytes = try page(number)
             let start = number == 1 ? 100 : 0
@@ -134,13 +134,13 @@ final class SQLiteFileReader {
             let cellCount = Int(be16(bytes, start + 3))
             let headerSize = type == 0x05 ? 12 : 8
             guard start + headerSize + 2 * cellCount <= bytes.count else {
-                throw FinderError(path: nil, reason: "page \(number) claims more cells than it can hold")
+                throw FinderError.tooManyCells(page: number)
             }
             switch type {
             case 0x0D:
                 for cell in 0..<cellCount {
                     let pointer = Int(be16(bytes, start + headerSize + 2 * cell))
-                    guard pointer < bytes.count else { throw FinderError(path: nil, reason: "a cell pointer is out of range") }
+                    guard pointer < bytes.count else { throw FinderError.cellPointerOutOfRange }
                     var cursor = pointer
                     let payloadSize = try varint(bytes, &cursor)
                     let rowid = try varint(bytes, &cursor)
@@ -154,13 +154,13 @@ final class SQLiteFileReader {
                 var children: [Int] = []
                 for cell in 0..<cellCount {
                     let pointer = Int(be16(bytes, start + headerSize + 2 * cell))
-                    guard pointer + 4 <= bytes.count else { throw FinderError(path: nil, reason: "a cell pointer is out of range") }
+                    guard pointer + 4 <= bytes.count else { throw FinderError.cellPointerOutOfRange }
                     children.append(Int(be32(bytes, pointer)))
                 }
                 children.append(Int(be32(bytes, start + 8)))
                 stack.append(contentsOf: children.reversed())
             default:
-                throw FinderError(path: nil, reason: "page \(number) is not a table b-tree page (type \(type))")
+                throw FinderError.notATablePage(page: number, type: Int(type))
             }
         }
     }
@@ -174,15 +174,15 @@ final class SQLiteFileReader {
             let candidate = minLocal + (size - minLocal) % (usableSize - 4)
             local = candidate <= maxLocal ? candidate : minLocal
         }
-        guard offset + local <= bytes.count else { throw FinderError(path: nil, reason: "a record runs past its page") }
+        guard offset + local <= bytes.count else { throw FinderError.recordPastPage }
         var result = Array(bytes[offset..<offset + local])
         guard local < size else { return result }
-        guard offset + local + 4 <= bytes.count else { throw FinderError(path: nil, reason: "a record runs past its page") }
+        guard offset + local + 4 <= bytes.count else { throw FinderError.recordPastPage }
         var next = Int(be32(bytes, offset + local))
         var hops = 0
         while result.count < size {
             hops += 1
-            guard next > 0, hops < 100_000 else { throw FinderError(path: nil, reason: "an overflow chain is broken") }
+            guard next > 0, hops < 100_000 else { throw FinderError.brokenOverflowChain }
             let overflow = try page(next)
             let take = min(size - result.count, usableSize - 4)
             result += overflow[4..<4 + take]
@@ -195,14 +195,14 @@ final class SQLiteFileReader {
     private func record(_ bytes: [UInt8]) throws -> [SQLiteFileValue] {
         var cursor = 0
         let headerSize = Int(try varint(bytes, &cursor))
-        guard headerSize <= bytes.count else { throw FinderError(path: nil, reason: "a record header is damaged") }
+        guard headerSize <= bytes.count else { throw FinderError.damagedRecordHeader }
         var types: [Int64] = []
         while cursor < headerSize { types.append(try varint(bytes, &cursor)) }
         var body = headerSize
         var values: [SQLiteFileValue] = []
         for type in types {
             func take(_ count: Int) throws -> ArraySlice<UInt8> {
-                guard body + count <= bytes.count else { throw FinderError(path: nil, reason: "a record is shorter than its header says") }
+                guard body + count <= bytes.count else { throw FinderError.recordShorterThanHeader }
                 defer { body += count }
                 return bytes[body..<body + count]
             }
@@ -220,7 +220,7 @@ final class SQLiteFileReader {
                 values.append(.real(Double(bitPattern: bits)))
             case 8: values.append(.integer(0))
             case 9: values.append(.integer(1))
-            case 10, 11: throw FinderError(path: nil, reason: "a record uses a reserved serial type")
+            case 10, 11: throw FinderError.reservedSerialType
             default:
                 let raw = try take(Int((type - (type % 2 == 0 ? 12 : 13)) / 2))
                 values.append(type % 2 == 0 ? .blob(Data(raw)) : .text(decodeText(raw)))
@@ -240,7 +240,7 @@ final class SQLiteFileReader {
     private func varint(_ bytes: [UInt8], _ cursor: inout Int) throws -> Int64 {
         var value: UInt64 = 0
         for index in 0..<9 {
-            guard cursor < bytes.count else { throw FinderError(path: nil, reason: "a record is cut short") }
+            guard cursor < bytes.count else { throw FinderError.recordCutShort }
             let byte = bytes[cursor]
             cursor += 1
             if index == 8 { return Int64(bitPattern: value << 8 | UInt64(byte)) }

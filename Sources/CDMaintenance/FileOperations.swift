@@ -34,30 +34,26 @@ package final class SystemFileOperations: FileOperations {
     }
 
     package func createDirectory(_ directory: URL) throws {
-        guard mkdir(directory.path, 0o755) == 0 else { throw Self.failure("cannot create", directory) }
+        guard mkdir(directory.path, 0o755) == 0 else { throw FileError.cannotCreate(path: directory.path, reason: String(cString: strerror(errno))) }
     }
 
     package func copyItem(_ source: URL, to destination: URL) throws {
         do {
             try FileManager.default.copyItem(at: source, to: destination)
         } catch {
-            throw StoreError("\(source.path): cannot copy to \(destination.path) (\(error.localizedDescription))")
+            throw FileError.cannotCopy(path: source.path, destination: destination.path, reason: error.localizedDescription)
         }
     }
 
     package func moveItem(_ source: URL, to destination: URL) throws {
-        guard rename(source.path, destination.path) == 0 else { throw Self.failure("cannot move", source) }
+        guard rename(source.path, destination.path) == 0 else { throw FileError.cannotMove(path: source.path, reason: String(cString: strerror(errno))) }
     }
 
     package func removeItem(_ url: URL) throws {
         do {
             try FileManager.default.removeItem(at: url)
         } catch {
-            throw StoreError("\(url.path): cannot remove (\(error.localizedDescription))")
+            throw FileError.cannotRemove(path: url.path, reason: error.localizedDescription)
         }
-    }
-
-    private static func failure(_ what: String, _ url: URL) -> StoreError {
-        StoreError("\(url.path): \(what) (\(String(cString: strerror(errno))))")
     }
 }

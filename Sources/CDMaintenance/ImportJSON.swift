@@ -210,11 +210,11 @@ package struct JSONScanner {
     }
 
     /// A one-line error with the line and column of the current position.
-    package func error(_ message: String) -> StoreError {
+    package func error(_ message: String) -> ImportError {
         let before = bytes[..<min(position, bytes.count)]
         let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
-        return StoreError("malformed JSON at line \(line), column \(column): \(message)")
+        return .malformedJSON(line: line, column: column, reason: message)
     }
 }
 
@@ -252,7 +252,7 @@ package struct ImportInput: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw StoreError("\(path): cannot read the import file (\(error.localizedDescription))")
+            throw ImportError.cannotRead(path: path, reason: error.localizedDescription)
         }
     }
 
@@ -293,7 +293,7 @@ package struct ImportInput: Sendable {
                     let entity = try scanner.string()
                     try scanner.expect(UInt8(ascii: ":"))
                     guard scanner.consume(UInt8(ascii: "[")) else {
-                        throw StoreError("\(entity): expected an array of objects")
+                        throw ImportError.notAnArray(entity: entity)
                     }
                     try Self.forEachElement(&scanner, entity: entity, body)
                 } while scanner.consume(UInt8(ascii: ","))
@@ -319,7 +319,7 @@ package struct ImportInput: Sendable {
     private static func object(_ value: JSONValue, index: Int, entity: String?) throws -> ImportObject {
         let place = entity.map { "\($0) #\(index)" } ?? "object #\(index)"
         guard case .object(let members) = value else {
-            throw StoreError("\(place): expected an object, got \(value.kind)")
+            throw ImportError.notAnObject(object: place, kind: value.kind)
         }
         var named = entity
         var id: String?
@@ -328,22 +328,22 @@ package struct ImportInput: Sendable {
             switch member.key {
             case "_entity":
                 guard case .string(let name) = member.value else {
-                    throw StoreError("\(place): _entity must be a string, got \(member.value.kind)")
+                    throw ImportError.entityNotAString(object: place, kind: member.value.kind)
                 }
                 if let entity, entity != name {
-                    throw StoreError("\(place): _entity is \"\(name)\" in the array of \(entity)")
+                    throw ImportError.entityMismatch(object: place, named: name, array: entity)
                 }
                 named = name
             case "_id":
                 guard case .string(let text) = member.value else {
-                    throw StoreError("\(place): _id must be a string, got \(member.value.kind)")
+                    throw ImportError.idNotAString(object: place, kind: member.value.kind)
                 }
                 id = text
             default:
                 properties.append(member)
             }
         }
-        guard let named else { throw StoreError("\(place): no _entity") }
+        guard let named else { throw ImportError.noEntity(object: place) }
         return ImportObject(entity: named, id: id, properties: properties, index: index)
     }
 }

@@ -26,7 +26,7 @@ package struct StagedRemoval {
         do {
             try operations.createDirectory(folder)
         } catch {
-            throw StoreError("cannot remove \(files.main.path), nothing was changed: \(error)")
+            throw MaintenanceError.cannotRemove(path: files.main.path, reason: "\(error)")
         }
         let removal = StagedRemoval(stagingFolder: folder, parts: parts)
         var moved: [StorePart] = []
@@ -40,9 +40,9 @@ package struct StagedRemoval {
             do {
                 try restored.restore(using: operations)
             } catch let restoreError {
-                throw StoreError("cannot remove \(files.main.path) (\(error)), and putting the moved files back failed too (\(restoreError)): they are in \(folder.path)")
+                throw MaintenanceError.cannotRestore(path: files.main.path, reason: "\(error)", restoreReason: "\(restoreError)", stagingFolder: folder.path)
             }
-            throw StoreError("cannot remove \(files.main.path), nothing was changed: \(error)")
+            throw MaintenanceError.cannotRemove(path: files.main.path, reason: "\(error)")
         }
         return removal
     }
@@ -52,7 +52,7 @@ package struct StagedRemoval {
         do {
             try operations.removeItem(stagingFolder)
         } catch {
-            throw StoreError("the store's files were moved out of place but not deleted (\(error)); delete \(stagingFolder.path) to finish")
+            throw MaintenanceError.stagingNotDeleted(stagingFolder: stagingFolder.path, reason: "\(error)")
         }
     }
 

@@ -19,7 +19,7 @@ package enum StoreBackup {
             }
         } catch {
             try? operations.removeItem(folder)
-            throw StoreError("cannot back up \(files.main.path), nothing was changed: \(error)")
+            throw MaintenanceError.cannotBackUp(path: files.main.path, reason: "\(error)")
         }
         return folder
     }
@@ -44,9 +44,9 @@ package enum StoreBackup {
                 try operations.createDirectory(candidate)
                 return candidate
             } catch {
-                throw StoreError("cannot create the backup folder, nothing was changed: \(error)")
+                throw MaintenanceError.cannotCreateBackupFolder(reason: "\(error)")
             }
         }
-        throw StoreError("cannot create the backup folder: \(base) and 99 numbered variants exist beside the store")
+        throw MaintenanceError.backupNamesTaken(base: base)
     }
 }

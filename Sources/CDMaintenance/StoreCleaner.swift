@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -58,7 +59,7 @@ package enum StoreCleaner {
 
         let directory = files.main.deletingLastPathComponent()
         guard operations.isWritableDirectory(directory) else {
-            throw StoreError("\(directory.path) is read-only: SQLite cannot write \(files.main.lastPathComponent)'s journal there, nothing was changed")
+            throw MaintenanceError.journalFolderReadOnly(path: directory.path, storeName: files.main.lastPathComponent)
         }
         try StoreReset.checkNotHeld(files, force: options.force)
         if options.backup {
@@ -132,12 +133,12 @@ package enum StoreCleaner {
                 }
             }
             return changes
-        } catch let error as StoreError {
+        } catch let error as UserFacingError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
-            throw StoreError("\(files.main.path) is in use: another process holds a lock on it (database is locked); quit the app first")
+            throw MaintenanceError.lockedWhileCleaning(path: files.main.path)
         } catch {
-            throw StoreError("\(files.main.path): cannot clean: \(error)")
+            throw MaintenanceError.cannotClean(path: files.main.path, reason: "\(error)")
         }
     }
 
@@ -147,7 +148,7 @@ package enum StoreCleaner {
         guard let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") else { return }
         let busy: Int = row[0]
         if busy != 0 {
-            throw StoreError("\(files.main.path) is in use: another process is reading it, so the -wal could not be checkpointed; the other changes were saved")
+            throw MaintenanceError.checkpointBlocked(path: files.main.path)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CDBase
 import CDArchive
 import CDModel
 import CDStore
@@ -34,12 +35,12 @@ package struct PreparedStore: Sendable {
     /// Moves the new store into place. Fails, changing nothing, when the destination exists.
     package func install() throws {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
-            throw StoreError("\(destination.path) already exists")
+            throw MaintenanceError.destinationTaken(path: destination.path)
         }
         do {
             try FileManager.default.moveItem(at: temporaryURL, to: destination)
         } catch {
-            throw StoreError("cannot move the new store to \(destination.path): \(error.localizedDescription)")
+            throw MaintenanceError.cannotInstall(destination: destination.path, reason: error.localizedDescription)
         }
     }
 
@@ -77,11 +78,11 @@ package enum StoreCreator {
         let destination = URL(fileURLWithPath: path).standardizedFileURL
         let directory = destination.deletingLastPathComponent()
         guard replacing || !FileManager.default.fileExists(atPath: destination.path) else {
-            throw StoreError("\(destination.path) already exists; cdstore create never overwrites a file (use cdstore reset --recreate to replace a store)")
+            throw MaintenanceError.destinationExists(path: destination.path)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreError("\(directory.path): no such directory")
+            throw MaintenanceError.noSuchFolder(path: directory.path)
         }
         let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).cdstore-new-\(uuid.uuidString)")
         do {
@@ -93,8 +94,8 @@ package enum StoreCreator {
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 try? FileManager.default.removeItem(atPath: temporary.path + suffix)
             }
-            if let storeError = error as? StoreError { throw storeError }
-            throw StoreError("cannot write a new store in \(directory.path): \(describe(error))")
+            if let userFacing = error as? UserFacingError { throw userFacing }
+            throw MaintenanceError.cannotWriteNewStore(folder: directory.path, reason: describe(error))
         }
     }
 

@@ -72,7 +72,7 @@ package struct StoreImporter {
     }
 
     /// Imports `input` into the empty store at `url` (created from `blueprint`), in one
-    /// transaction. Throws a one-line ``StoreError`` naming the object and key on bad input.
+    /// transaction. Throws a one-line ``ImportError`` naming the object and key on bad input.
     package static func importObjects(_ input: ImportInput, into url: URL, blueprint: StoreBlueprint) throws -> [ImportedEntity] {
         var allocating = StoreImporter(model: blueprint.model, mapping: blueprint.mapping, input: input)
         try allocating.allocate()
@@ -88,7 +88,7 @@ package struct StoreImporter {
             }
         } catch let error as DatabaseError {
             try? queue.close()
-            throw StoreError("cannot write the imported objects: \(error.message ?? "\(error.resultCode)")")
+            throw ImportError.cannotWrite(reason: error.message ?? "\(error.resultCode)")
         } catch {
             try? queue.close()
             throw error
@@ -108,7 +108,7 @@ package struct StoreImporter {
             let pk = (next[plan.root] ?? 0) + 1
             next[plan.root] = pk
             if let id = object.id {
-                guard ids[id] == nil else { throw StoreError("\(object.label): _id is used by an earlier object") }
+                guard ids[id] == nil else { throw ImportError.duplicateID(object: object.label) }
                 ids[id] = ObjectRef(ent: plan.ent, pk: pk)
             }
             counts[object.entity, default: 0] += 1
@@ -121,7 +121,7 @@ package struct StoreImporter {
     private func walk(_ body: (ImportObject, EntityPlan, ObjectRef) throws -> Void) throws {
         var next: [String: Int64] = [:]
         try input.forEachObject { object in
-            guard let plan = plans[object.entity] else { throw StoreError("\(object.label): the input changed while it was read") }
+            guard let plan = plans[object.entity] else { throw ImportError.inputChanged(object: object.label) }
             let pk = (next[plan.root] ?? 0) + 1
             next[plan.root] = pk
             try body(object, plan, ObjectRef(ent: plan.ent, pk: pk))
@@ -131,10 +131,10 @@ package struct StoreImporter {
     private mutating func plan(for object: ImportObject) throws -> EntityPlan {
         if let plan = plans[object.entity] { return plan }
         guard let entity = model.entity(named: object.entity), let mapped = mapping.mappedEntity(named: object.entity) else {
-            throw StoreError("\(object.label): the model has no entity \(object.entity)")
+            throw ImportError.noSuchEntity(object: object.label, entity: object.entity)
         }
         guard !entity.isAbstract else {
-            throw StoreError("\(object.label): \(object.entity) is abstract and cannot be instantiated")
+            throw ImportError.abstractEntity(object: object.label, entity: object.entity)
         }
         var columns: [String] = []
         var properties: [String: PropertyPlan] = [:]
@@ -186,21 +186,21 @@ package struct StoreImporter {
             var values = [DatabaseValue](repeating: .null, count: plan.slotCount)
             var seen: Set<String> = []
             for (key, json) in object.properties {
-                guard seen.insert(key).inserted else { throw StoreError("\(object.label): \(key) is given twice") }
+                guard seen.insert(key).inserted else { throw ImportError.keyTwice(object: object.label, key: key) }
                 guard let property = plan.properties[key] else {
-                    throw StoreError("\(object.label): \(key): \(plan.name) has no property \(key)")
+                    throw ImportError.noSuchProperty(object: object.label, key: key, entity: plan.name)
                 }
                 switch property {
                 case .notStored(let why):
-                    guard json == .null else { throw StoreError("\(object.label): \(key): is \(why) and cannot be given a value") }
+                    guard json == .null else { throw ImportError.notStored(object: object.label, key: key, why: why) }
                 case .attribute(let attribute, let slot):
                     do {
                         let value = try ImportValues.objectValue(json, for: attribute)
                         values[slot] = Self.databaseValue(try ValueEncoder.encode(value, for: attribute))
                     } catch let mismatch as ImportValues.Mismatch {
-                        throw StoreError("\(object.label): \(key): \(mismatch.message)")
+                        throw ImportError.badValue(object: object.label, key: key, reason: mismatch.message)
                     } catch let failure as ValueEncoder.Failure {
-                        throw StoreError("\(object.label): \(key): \(failure.description)")
+                        throw ImportError.badValue(object: object.label, key: key, reason: failure.description)
                     }
                 case .toOne(let relationship, let keySlot, let companionSlot):
                     guard let target = try destination(json, of: relationship, object: object, key: key) else { continue }
@@ -224,17 +224,17 @@ package struct StoreImporter {
         case .string(let id):
             return try resolve(id, destination: relationship.destinationEntity, object: object, key: key)
         default:
-            throw StoreError("\(object.label): \(key): expected an object ID string or null, got \(json.kind)")
+            throw ImportError.expectedObjectID(object: object.label, key: key, kind: json.kind)
         }
     }
 
     private func resolve(_ id: String, destination: String, object: ImportObject, key: String) throws -> ObjectRef {
         guard let target = ids[id] else {
-            throw StoreError("\(object.label): \(key): no object has _id \"\(id)\"")
+            throw ImportError.unknownID(object: object.label, key: key, id: id)
         }
         guard mapping.entityNumbers(includingSubentitiesOf: destination).contains(target.ent) else {
             let name = mapping.entities.first { $0.number == target.ent }?.name ?? "?"
-            throw StoreError("\(object.label): \(key): \"\(id)\" is a \(name), not a \(destination)")
+            throw ImportError.wrongDestination(object: object.label, key: key, id: id, entity: name, destination: destination)
         }
         return target
     }
@@ -247,12 +247,12 @@ package struct StoreImporter {
         case .array(let items):
             return try items.map { item in
                 guard case .string(let id) = item else {
-                    throw StoreError("\(object.label): \(key): expected an array of object ID strings, found \(item.kind) in it")
+                    throw ImportError.expectedObjectIDElement(object: object.label, key: key, kind: item.kind)
                 }
                 return id
             }
         default:
-            throw StoreError("\(object.label): \(key): expected an array of object ID strings or null, got \(json.kind)")
+            throw ImportError.expectedObjectIDs(object: object.label, key: key, kind: json.kind)
         }
     }
 
@@ -266,7 +266,7 @@ package struct StoreImporter {
                     guard let ids = try members(json, object: object, key: key) else { continue }
                     var seen: Set<String> = []
                     for (position, id) in ids.enumerated() {
-                        guard seen.insert(id).inserted else { throw StoreError("\(object.label): \(key): \"\(id)\" is listed twice") }
+                        guard seen.insert(id).inserted else { throw ImportError.listedTwice(object: object.label, key: key, id: id) }
                         let member = try resolve(id, destination: relationship.destinationEntity, object: object, key: key)
                         try link(ref, to: member, position: position, through: relationship, of: plan.name, db: db, object: object, memberID: id)
                     }
@@ -274,7 +274,7 @@ package struct StoreImporter {
                     guard let inverse = inverse(of: relationship), !inverse.isToMany, case .string(let id) = json,
                           let target = try destination(json, of: relationship, object: object, key: key) else { continue }
                     try setKey(of: inverse, declaredBy: relationship.destinationEntity, in: target, to: ref, db: db,
-                               conflict: "\(object.label): \(key): \"\(id)\" names another object as its \(inverse.name)")
+                               conflict: .namedByAnother(object: object.label, key: key, id: id, inverse: inverse.name))
                 default:
                     continue
                 }
@@ -285,7 +285,7 @@ package struct StoreImporter {
     /// Stores that `member` belongs to `owner`'s to-many `relationship`.
     private func link(_ owner: ObjectRef, to member: ObjectRef, position: Int, through relationship: RelationshipDescription,
                       of entity: String, db: Database, object: ImportObject, memberID: String) throws {
-        let conflict = "\(object.label): \(relationship.name): \"\(memberID)\" names another object as its \(relationship.inverseName ?? relationship.name)"
+        let conflict = ImportError.namedByAnother(object: object.label, key: relationship.name, id: memberID, inverse: relationship.inverseName ?? relationship.name)
         let order = Self.firstOrderValue + Int64(position) * Self.orderStep
         guard let inverse = inverse(of: relationship) else {
             // The hidden key `Z<n><REL>` in the destination table (§7.6).
@@ -326,7 +326,7 @@ package struct StoreImporter {
 
     /// The to-one `inverse` of `target` (declared by `entity` or an ancestor) now points at `owner`.
     private func setKey(of inverse: RelationshipDescription, declaredBy entity: String, in target: ObjectRef, to owner: ObjectRef,
-                        db: Database, conflict: String) throws {
+                        db: Database, conflict: ImportError) throws {
         guard let table = mapping.table(forEntity: entity) else { return }
         let stored = mapping.columns(forProperty: inverse.name, ofEntity: entity)
         guard let key = stored.first(where: { $0.role == .toOneKey }) else { return }
@@ -340,11 +340,11 @@ package struct StoreImporter {
     /// Sets `assignments` in row `row` unless `guardColumn` already holds a key other than `owner`:
     /// the two sides of a relationship must agree.
     private func update(_ table: String, set assignments: [(String, DatabaseValue)], guardColumn: String, owner: Int64, row: Int64,
-                        db: Database, conflict: String) throws {
+                        db: Database, conflict: ImportError) throws {
         let sql = "UPDATE \(quoted(table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
             + " WHERE Z_PK = ? AND (\(quoted(guardColumn)) IS NULL OR \(quoted(guardColumn)) = ?)"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(assignments.map(\.1) + [row.databaseValue, owner.databaseValue]))
-        guard db.changesCount == 1 else { throw StoreError(conflict) }
+        guard db.changesCount == 1 else { throw conflict }
     }
 
     // MARK: Pass 4: both sides agree
@@ -361,15 +361,15 @@ package struct StoreImporter {
                     let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(quoted(table)) WHERE \(quoted(column)) = ?"),
                                                   arguments: [ref.pk]) ?? 0
                     if stored != ids.count {
-                        throw StoreError("\(object.label): \(key) lists \(ids.count) objects, but \(stored) objects name it through "
-                                         + "\(relationship.inverseName ?? key)")
+                        throw ImportError.inverseCountMismatch(object: object.label, key: key, listed: ids.count, stored: stored,
+                                                               inverse: relationship.inverseName ?? key)
                     }
                 case .toOne(let relationship, _, _)? where json == .null && relationship.inverseName != nil:
                     guard let key = mapping.column(forProperty: relationship.name, ofEntity: plan.name) else { continue }
                     let current = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT \(quoted(key.name)) FROM \(quoted(plan.table)) WHERE Z_PK = ?"),
                                                              arguments: [ref.pk])
                     if let current, !current.isNull {
-                        throw StoreError("\(object.label): \(relationship.name) is null, but the object with Z_PK \(current) names it through \(relationship.inverseName ?? "")")
+                        throw ImportError.nullButNamed(object: object.label, key: relationship.name, ownerPK: "\(current)", inverse: relationship.inverseName ?? "")
                     }
                 default:
                     continue

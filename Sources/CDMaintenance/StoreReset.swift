@@ -32,7 +32,7 @@ package enum StoreReset {
     }
 
     /// Checks that `path` is a Core Data store (SQLite header, `Z_PRIMARYKEY` and `Z_METADATA`,
-    /// read on a private copy) and lists its parts. Throws a one-line ``StoreError`` otherwise.
+    /// read on a private copy) and lists its parts. Throws a one-line ``StoreError`` or ``MaintenanceError`` otherwise.
     package static func prepare(path: String) throws -> Plan {
         plan(for: try StoreSnapshot(path: path))
     }
@@ -47,11 +47,11 @@ package enum StoreReset {
     package static func checkRemovable(_ plan: Plan, force: Bool, using operations: FileOperations) throws {
         let directory = plan.files.main.deletingLastPathComponent()
         guard operations.isWritableDirectory(directory) else {
-            throw StoreError("\(directory.path) is read-only: cannot remove \(plan.files.main.lastPathComponent) from it, nothing was changed")
+            throw MaintenanceError.folderReadOnly(path: directory.path, storeName: plan.files.main.lastPathComponent)
         }
         // Moving a folder to another parent rewrites its `..` entry, which needs write access to it.
         for part in plan.parts where part.isDirectory && !operations.isWritableDirectory(part.url) {
-            throw StoreError("\(part.url.path) is read-only: cannot move it, nothing was changed")
+            throw MaintenanceError.partReadOnly(path: part.url.path)
         }
         try checkNotHeld(plan.files, force: force)
     }
@@ -59,7 +59,7 @@ package enum StoreReset {
     /// Refuses when another process holds the store, unless `force`.
     package static func checkNotHeld(_ files: StoreFiles, force: Bool) throws {
         guard !force, let holder = StoreLockProbe.holder(of: files) else { return }
-        throw StoreError("\(files.main.path) is in use: \(holder); quit the app (or the simulator) first, or pass --force")
+        throw MaintenanceError.inUse(path: files.main.path, holder: holder)
     }
 
     /// Runs a whole reset: check, back up, stage, delete. `date` names the backup folder.
@@ -96,7 +96,7 @@ package enum StoreReset {
         } else {
             let cache = try snapshot.read { db in try ModelCache.read(db, path: plan.files.main.path) }
             guard let cache else {
-                throw StoreError("\(plan.files.main.path) has no model cache (written before framework 754): pass the app's model with --model")
+                throw MaintenanceError.noModelCacheToRecreate(path: plan.files.main.path)
             }
             chosenModel = cache.model
         }

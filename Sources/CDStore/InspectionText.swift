@@ -116,7 +116,7 @@ package enum InspectionText {
         for entity in entities {
             var name = String(repeating: "  ", count: entity.depth) + entity.name
             if entity.isAbstract == true { name += " (abstract)" }
-            if let reserved = entity.reserved { name += " (\(reserved))" }
+            if let reserved = entity.reserved { name += " (\(reserved.rawValue))" }
             let rows = entity.tableExists ? (entity.rows.map(grouped) ?? "-") : "no table"
             table.add([String(entity.ent), name, entity.table, rows, entity.max.map(grouped) ?? ""])
         }

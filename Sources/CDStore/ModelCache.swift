@@ -22,13 +22,13 @@ public struct ModelCache: Sendable {
         do {
             inflated = try RawInflate.inflate(blob)
         } catch {
-            throw StoreError("\(path): the model cache (Z_MODELCACHE) is corrupt: \(error)")
+            throw StoreError.corruptModelCache(path: path, reason: "\(error)")
         }
         do {
             let model = try ArchivedModelReader.model(fromArchive: inflated)
             return ModelCache(compressedSize: blob.count, inflatedSize: inflated.count, model: model)
         } catch {
-            throw StoreError("\(path): the model cache (Z_MODELCACHE) is corrupt: \(error)")
+            throw StoreError.corruptModelCache(path: path, reason: "\(error)")
         }
     }
 }

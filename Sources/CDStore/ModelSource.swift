@@ -9,13 +9,13 @@ public enum ModelSource {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw StoreError("\(url.path): no such file")
+            throw StoreError.fileNotFound(path: url.path)
         }
         if ModelFiles.canRead(url) {
             return try ModelFiles.versions(at: url)
         }
         if isDirectory.boolValue {
-            throw StoreError("\(url.path) is a directory but not a model (.xcdatamodeld, .xcdatamodel, .momd, a folder of ruby-xcdm .rb schemas)")
+            throw StoreError.directoryNotAModel(path: url.path)
         }
         return try cachedVersion(at: url.path, trace: trace)
     }
@@ -25,7 +25,7 @@ public enum ModelSource {
         let snapshot = try StoreSnapshot(path: path, trace: trace)
         let cache = try snapshot.read { db in try ModelCache.read(db, path: snapshot.files.main.path) }
         guard let cache else {
-            throw StoreError("\(snapshot.files.main.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
+            throw StoreError.noModelCache(path: snapshot.files.main.path, remedy: .modelFile)
         }
         return [ModelVersion(name: "cache", current: true, model: cache.model)]
     }
@@ -45,14 +45,14 @@ public enum ModelSource {
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue, !ModelFiles.canRead(url) {
             if frameworkVersionGiven {
-                throw StoreError("\(url.path) is a store: its mapping follows its own schema; --framework-version applies to model files")
+                throw StoreError.frameworkVersionForStore(path: url.path)
             }
             if let versionName, versionName != "cache" {
-                throw StoreError("\(url.path) is a store; its only version is \"cache\", not \"\(versionName)\"")
+                throw StoreError.storeVersionNotCache(path: url.path, requested: versionName)
             }
             let snapshot = try StoreSnapshot(path: url.path, trace: trace)
             guard let mapping = try snapshot.read({ db in try StoreMapping.read(db, path: url.path) }) else {
-                throw StoreError("\(url.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
+                throw StoreError.noModelCache(path: url.path, remedy: .modelFile)
             }
             return mapping
         }
@@ -69,12 +69,12 @@ public enum ModelSource {
     package static func chooseVersion(_ versions: [ModelVersion], named name: String?, path: String) throws -> ModelVersion {
         if let name {
             guard let chosen = versions.first(where: { $0.name == name }) else {
-                throw StoreError("\(path) has no version named \"\(name)\"; versions: \(versions.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                throw StoreError.unknownModelVersion(path: path, name: name, versions: versions.map(\.name))
             }
             return chosen
         }
         guard let version = versions.count == 1 ? versions.first : versions.first(where: \.current) else {
-            throw StoreError("\(path) has several versions and none is current; choose one with --version")
+            throw StoreError.noCurrentModelVersion(path: path)
         }
         return version
     }

@@ -122,7 +122,7 @@ public final class ObjectReader {
              model == nil ? try ModelCache.read(db, path: path) : nil, try StoreSchema.read(db))
         }
         guard let chosen = model ?? cache?.model else {
-            throw StoreError("\(path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass its model with --model")
+            throw StoreError.noModelCache(path: path, remedy: .modelOption)
         }
         self.model = chosen
         self.registry = registry
@@ -158,7 +158,7 @@ public final class ObjectReader {
 
     /// Entities that hold data, in `Z_ENT` order: every model entity with a table.
     public var dumpableEntities: [String] {
-        mapping.entities.filter { model.entity(named: $0.name) != nil && mapping.table(named: $0.table) != nil }.map(\.name)
+        mapping.nameableEntities(model: model)
     }
 
     /// Reads objects for `query`, calling `section` before the first object of each section and
@@ -173,7 +173,7 @@ public final class ObjectReader {
     public func readRows(_ query: ObjectQuery, section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void) throws {
         if let entity = query.entity {
             guard model.entity(named: entity) != nil, mapping.entityNumber(of: entity) != nil else {
-                throw StoreError("unknown entity \"\(entity)\"; entities: \(dumpableEntities.joined(separator: ", "))")
+                throw StoreError.unknownEntity(entity, mapping: mapping, model: model)
             }
         }
         if let entity = query.entity {
@@ -199,9 +199,7 @@ public final class ObjectReader {
             return nil
         })
         for name in includes.sorted() where !toMany.contains(name) {
-            let place = entities?.joined(separator: ", ") ?? "any entity"
-            let known = toMany.isEmpty ? "it has no to-many relationships" : "to-many relationships: \(toMany.sorted().joined(separator: ", "))"
-            throw StoreError("--include \(name): not a to-many relationship of \(place); \(known)")
+            throw StoreError.notToMany(name: name, scope: entities?.joined(separator: ", ") ?? "any entity", toMany: toMany.sorted())
         }
     }
 
@@ -270,7 +268,7 @@ public final class ObjectReader {
         var orderTerms: [String] = []
         for key in query.statement == nil ? query.sort : [] {
             guard let column = columns(forProperty: key.property, ofEntity: entity).first(where: { $0.role == .attribute || $0.role == .toOneKey }) else {
-                throw StoreError("cannot sort \(entity) by \"\(key.property)\": not an attribute or to-one relationship of \(entity)")
+                throw StoreError.cannotSort(entity: entity, property: key.property)
             }
             orderTerms.append(column.name.quotedDatabaseIdentifier + (key.ascending ? "" : " DESC"))
         }
@@ -289,7 +287,7 @@ public final class ObjectReader {
         }
         if let statement = query.statement {
             guard selected.count == statement.columns.count else {
-                throw StoreError("the fetch statement does not select every column \(entity) needs: \(selected.dropFirst(statement.columns.count).joined(separator: ", "))")
+                throw StoreError.missingColumns(entity: entity, missing: Array(selected.dropFirst(statement.columns.count)))
             }
             sql = statement.sql
             arguments = StatementArguments(statement.arguments)
@@ -409,7 +407,7 @@ final class ToManyFetcher {
         let mapping = reader.mapping
         let destination = relationship.destinationEntity
         guard let destinationTable = mapping.table(forEntity: destination)?.name.quotedDatabaseIdentifier else {
-            throw StoreError("\(entity).\(relationship.name): destination \(destination) has no table")
+            throw StoreError.destinationWithoutTable(entity: entity, relationship: relationship.name, destination: destination)
         }
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
             let order = join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier + ", " } ?? ""
@@ -427,6 +425,6 @@ final class ToManyFetcher {
                 return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(key.name.quotedDatabaseIdentifier) = ? ORDER BY \(order)Z_PK"
             }
         }
-        throw StoreError("\(entity).\(relationship.name): the store has no column or join table for this relationship")
+        throw StoreError.relationshipNotStored(entity: entity, relationship: relationship.name)
     }
 }

@@ -44,7 +44,7 @@ public struct SQLiteHeader: Sendable {
     /// Reads the header of the file at `url`.
     public static func read(_ url: URL) throws -> SQLiteHeader? {
         guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw StoreError("\(url.path): permission denied")
+            throw StoreError.permissionDenied(path: url.path)
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: 100)) ?? Data()

@@ -157,8 +157,8 @@ public struct StoreInspection: Sendable, Codable {
         @NullEncoded public var maxPK: Int?
         /// From the cached model; nil when there is none.
         @NullEncoded public var isAbstract: Bool?
-        /// `history`, `cloudKit` or `indexStatistics` for framework-owned entities.
-        @NullEncoded public var reserved: String?
+        /// The reserved range of a framework-owned entity (`history`, `cloudKit`, `indexStatistics`).
+        @NullEncoded public var reserved: ReservedRange?
     }
 
     /// What the store holds besides entity tables.

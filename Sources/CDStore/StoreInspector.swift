@@ -178,7 +178,7 @@ public enum StoreInspector {
                 table: table, tableExists: exists, rows: nil, rowsIncludingSubentities: nil,
                 max: isRoot ? entity.max : nil, maxPK: nil,
                 isAbstract: model?.entity(named: entity.name)?.isAbstract,
-                reserved: entity.reservedRange?.rawValue)
+                reserved: entity.reservedRange)
             if counts, exists {
                 info.rows = rowsByEnt[entity.ent] ?? 0
                 info.rowsIncludingSubentities = subtree.reduce(0) { $0 + (rowsByEnt[$1.ent] ?? 0) }

@@ -71,7 +71,7 @@ public struct StoreMetadata: Sendable {
             }
             return StoreMetadata(storeUUID: uuid, plist: plist)
         } catch {
-            throw StoreError("\(path): the metadata (Z_METADATA.Z_PLIST) is corrupt: \(error)")
+            throw StoreError.corruptMetadata(path: path, reason: "\(error)")
         }
     }
 }

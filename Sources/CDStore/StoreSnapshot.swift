@@ -91,10 +91,11 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     static func changedWhileReading(_ files: StoreFiles) -> StoreError {
-        StoreError("\(files.main.path) changed while cdstore was reading it (an app is writing to it); run the command again")
+        .changedWhileReading(path: files.main.path)
     }
 
     /// Runs `body` with the read-only connection, turning SQLite failures into ``StoreError``.
+    /// An error already meant for the user (a ``UserFacingError`` thrown by `body`) passes unchanged.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             let value = try database.read(body)
@@ -104,7 +105,7 @@ public final class StoreSnapshot: @unchecked Sendable {
             // A page torn by an app's write reads as corruption or an I/O error: when the files
             // changed, that is the cause to report.
             try checkUnchanged()
-            if let storeError = error as? StoreError { throw storeError }
+            if let userFacing = error as? UserFacingError { throw userFacing }
             throw Self.describe(error, path: files.main.path)
         }
     }
@@ -114,27 +115,27 @@ public final class StoreSnapshot: @unchecked Sendable {
         let path = files.main.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw StoreError("\(path): no such file")
+            throw StoreError.fileNotFound(path: path)
         }
         if isDirectory.boolValue {
-            throw StoreError("\(path) is a directory, not a store file")
+            throw StoreError.isDirectory(path: path)
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw StoreError("\(path): permission denied")
+            throw StoreError.permissionDenied(path: path)
         }
         let size = StoreFiles.size(of: files.main) ?? 0
         if size == 0 {
-            throw StoreError("\(path) is empty (0 bytes), not a SQLite database")
+            throw StoreError.emptyFile(path: path)
         }
         guard let header = try SQLiteHeader.read(files.main) else {
-            throw StoreError("\(path) is not a SQLite database (no SQLite header)")
+            throw StoreError.noSQLiteHeader(path: path)
         }
         let walSize = StoreFiles.size(of: files.wal) ?? 0
         if header.isPageCountValid, walSize == 0, header.pageCount * header.pageSize > size {
-            throw StoreError("\(path) is truncated: the header expects \(grouped(header.pageCount * header.pageSize)) bytes, the file has \(grouped(size))")
+            throw StoreError.truncated(path: path, expectedBytes: header.pageCount * header.pageSize, actualBytes: size)
         }
         if size % header.pageSize != 0, walSize == 0 {
-            throw StoreError("\(path) is truncated: \(grouped(size)) bytes is not a whole number of \(grouped(header.pageSize))-byte pages")
+            throw StoreError.partialPage(path: path, size: size, pageSize: header.pageSize)
         }
         return header
     }
@@ -168,7 +169,7 @@ public final class StoreSnapshot: @unchecked Sendable {
             } catch {
                 try? database.close()
                 if state.isInvalidated(by: StoreFileState.current(files)) { continue }
-                throw error is StoreError ? error : describe(error, path: files.main.path)
+                throw error is UserFacingError ? error : describe(error, path: files.main.path)
             }
             if !state.isInvalidated(by: StoreFileState.current(files)) { return (database, state) }
             try? database.close()
@@ -198,7 +199,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError("cannot create a temporary directory for the private copy: \(error.localizedDescription)")
+            throw StoreError.privateCopyFolder(reason: error.localizedDescription)
         }
         PrivateCopyRegistry.register(directory)
         let copy = directory.appendingPathComponent("store.sqlite")
@@ -220,7 +221,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(at: directory)
             PrivateCopyRegistry.unregister(directory)
-            if let storeError = error as? StoreError { throw storeError }
+            if let userFacing = error as? UserFacingError { throw userFacing }
             throw describe(error, path: files.main.path)
         }
     }
@@ -246,31 +247,31 @@ public final class StoreSnapshot: @unchecked Sendable {
         }
         let missing = ["Z_METADATA", "Z_PRIMARYKEY"].filter { !tables.contains($0) }
         if !missing.isEmpty, header.isWALMode, !FileManager.default.fileExists(atPath: files.wal.path) {
-            throw StoreError("\(path) is in WAL mode but has no \(files.wal.lastPathComponent) beside it, and it lacks the Core Data tables: the data is probably in the missing -wal file; copy the store together with its -wal and -shm files")
+            throw StoreError.walMissing(path: path, walName: files.wal.lastPathComponent)
         }
         if !missing.isEmpty {
-            throw StoreError("\(path) is a SQLite database but not a Core Data store: missing table\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))")
+            throw StoreError.notACoreDataStore(path: path, missingTables: missing)
         }
     }
 
     /// SQLite errors become one line that names the file and the problem.
     static func describe(_ error: Error, path: String) -> StoreError {
         guard let dbError = error as? DatabaseError else {
-            return StoreError("\(path): \(error.localizedDescription)")
+            return .system(path: path, description: error.localizedDescription)
         }
         switch dbError.resultCode {
         case .SQLITE_NOTADB:
-            return StoreError("\(path) is not a SQLite database (file is encrypted or not a database)")
+            return .notADatabase(path: path)
         case .SQLITE_CORRUPT:
-            return StoreError("\(path) is corrupt: \(dbError.message ?? "database disk image is malformed")")
+            return .corrupt(path: path, sqliteMessage: dbError.message)
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return StoreError("\(path) is locked by another process (database is locked); try again when the app has closed it")
+            return .locked(path: path)
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
-            return StoreError("\(path): cannot open (\(dbError.message ?? "permission denied"))")
+            return .cannotOpen(path: path, sqliteMessage: dbError.message)
         case .SQLITE_IOERR:
-            return StoreError("\(path): I/O error while reading (\(dbError.message ?? "disk I/O error")); the file may be truncated")
+            return .ioError(path: path, sqliteMessage: dbError.message)
         default:
-            return StoreError("\(path): SQLite error \(dbError.resultCode.rawValue): \(dbError.message ?? "unknown")")
+            return .sqlite(path: path, code: dbError.resultCode.rawValue, message: dbError.message)
         }
     }
 }

@@ -125,14 +125,16 @@ import Testing
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE ZENTITY = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'ICNote')")
             }
             #expect(notes.reduce(0) { $0 + $1.changes.count } == noteChanges)
-            #expect(throws: StoreError.self) { try reader.transactions(HistoryFilter(entity: "NoSuchEntity")) }
+            let unknown = #expect(throws: StoreError.self) { try reader.transactions(HistoryFilter(entity: "NoSuchEntity")) }
+            guard case .unknownEntity(name: "NoSuchEntity", let known)? = unknown else { Issue.record("\(String(describing: unknown))"); return }
+            #expect(known.contains("ICNote"))
         }
     }
 
     @Test func aStoreWithoutHistoryIsRefusedClearly() throws {
         let copy = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let error = #expect(throws: StoreError.self) { try HistoryReader(snapshot: StoreSnapshot(path: copy.path)) }
+        let error = #expect(throws: StoreError.noPersistentHistory(path: copy.path)) { try HistoryReader(snapshot: StoreSnapshot(path: copy.path)) }
         #expect(error?.description.contains("keeps no persistent history") == true)
     }
 }

@@ -24,7 +24,7 @@ import Testing
         init() throws {
             let store = try TemporaryDirectory.make().appendingPathComponent("Issue23.sqlite")
             let result = CommandRunner.runInProcess(["create", store.path, "--model", Issue23FetchTests.model, "--import", Issue23FetchTests.seed])
-            guard result.status == 0 else { throw StoreError("create failed: \(result.stderr)") }
+            guard result.status == 0 else { throw SetupFailure(reason: "create failed: \(result.stderr)") }
             let reader = try ObjectReader(snapshot: try StoreSnapshot(path: store.path))
             runner = FetchRunner(reader: reader)
             graph = try LoadedGraph(reader: reader)
@@ -33,7 +33,7 @@ import Testing
                 return nil
             })
             guard let objectX = graph.objects(ofKind: "Entity2").first(where: { $0.attributes["name"] == .string("X") }) else {
-                throw StoreError("no object X")
+                throw SetupFailure(reason: "no object X")
             }
             x = graph.uri(of: objectX)
         }
@@ -88,4 +88,10 @@ import Testing
         let (format, coreData, _) = Self.table[row]
         #expect(try store.fetched(format) == coreData, "\(format)")
     }
+}
+
+/// The Issue 23 store could not be made.
+private struct SetupFailure: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }

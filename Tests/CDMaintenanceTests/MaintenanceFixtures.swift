@@ -1,3 +1,4 @@
+import CDBase
 import CDMaintenance
 import CDStore
 import CDTestSupport
@@ -88,7 +89,14 @@ final class FaultyFileOperations: FileOperations {
 
     private func step(_ name: String) throws {
         steps += 1
-        if steps == failingStep { throw StoreError("injected failure at step \(steps) (\(name))") }
+        if steps == failingStep { throw InjectedFailure(step: steps, operation: name) }
+    }
+
+    /// The failure ``FaultyFileOperations`` throws, told to the user as a real one would be.
+    struct InjectedFailure: UserFacingError {
+        let step: Int
+        let operation: String
+        var message: String { "injected failure at step \(step) (\(operation))" }
     }
 }
 

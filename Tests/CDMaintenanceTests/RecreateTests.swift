@@ -1,3 +1,4 @@
+import CDBase
 import CDMaintenance
 import CDModel
 import CDStore
@@ -74,7 +75,7 @@ import Testing
                 _ = try StoreReset.recreate(path: store.path, model: nil, options: .init(), using: FaultyFileOperations(failingStep: step))
                 #expect(try metadata(store).storeUUID != oldUUID)
                 break
-            } catch let error as StoreError {
+            } catch let error as UserFacingError {
                 failures += 1
                 #expect(try Stores.entries(beside: store).allSatisfy { !$0.contains(".cdstore-new-") }, "step \(step)")
                 if try Stores.checksums(beside: store) != before {
@@ -93,9 +94,10 @@ import Testing
     @Test func aStoreWithoutCacheNeedsTheModel() throws {
         let store = try Corpus.copyStore(Stores.walAndShm)
         let old = try metadata(store)
-        #expect(throws: StoreError("\(store.path) has no model cache (written before framework 754): pass the app's model with --model")) {
+        let error = #expect(throws: MaintenanceError.noModelCacheToRecreate(path: store.path)) {
             try StoreReset.recreate(path: store.path, model: nil, options: .init())
         }
+        #expect(error?.message == "\(store.path) has no model cache (written before framework 754): pass the app's model with --model")
         let model = try #require(try ModelFiles.versions(at: Corpus.url("failedbankcd-seed/FailedBankCD.xcdatamodeld")).first?.model)
         let report = try StoreReset.recreate(path: store.path, model: model, options: .init(backup: false))
         #expect(report.recreated?.modelCacheBytes == nil)

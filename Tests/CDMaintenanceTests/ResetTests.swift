@@ -1,3 +1,4 @@
+import CDBase
 import CDMaintenance
 import CDStore
 import CDTestSupport
@@ -103,7 +104,7 @@ import Darwin
                 _ = try StoreReset.run(path: store.path, options: .init(backup: backup), using: operations)
                 #expect(try Stores.checksums(beside: store).isEmpty)
                 break
-            } catch let error as StoreError {
+            } catch let error as UserFacingError {
                 failures += 1
                 let after = try Stores.checksums(beside: store)
                 #expect(after == before || after.isEmpty, "step \(step): \(error)")

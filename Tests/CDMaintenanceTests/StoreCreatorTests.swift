@@ -104,12 +104,13 @@ import Testing
         let directory = try TemporaryDirectory.make()
         let target = directory.appendingPathComponent("ToDo.sqlite")
         try Data("not a store".utf8).write(to: target)
-        #expect(throws: StoreError.self) { try StoreCreator.create(.fresh(model: model), at: target.path) }
+        #expect(throws: MaintenanceError.destinationExists(path: target.path)) { try StoreCreator.create(.fresh(model: model), at: target.path) }
         #expect(try Data(contentsOf: target) == Data("not a store".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ToDo.sqlite"])
         let missing = directory.appendingPathComponent("no/such/dir/ToDo.sqlite")
-        #expect(throws: StoreError("\(missing.deletingLastPathComponent().path): no such directory")) {
+        let error = #expect(throws: MaintenanceError.noSuchFolder(path: missing.deletingLastPathComponent().path)) {
             try StoreCreator.create(.fresh(model: model), at: missing.path)
         }
+        #expect(error?.message == "\(missing.deletingLastPathComponent().path): no such directory")
     }
 }

@@ -71,7 +71,7 @@ import Testing
 
     @Test func reservedHistoryEntitiesAreMarked() throws {
         let inspection = try StoreInspector.inspect(path: try Corpus.copyStore("plaso-notestore-ios/NoteStore.sqlite").path)
-        let history = inspection.entities.filter { $0.reserved == "history" }
+        let history = inspection.entities.filter { $0.reserved == .history }
         #expect(history.map(\.ent) == [16001, 16002, 16003])
         #expect(history.map(\.table) == ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
         #expect(inspection.extras.history?.transactions == 84)

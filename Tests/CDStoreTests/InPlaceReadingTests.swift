@@ -103,7 +103,8 @@ import Testing
         #expect(try Self.count(snapshot) == 84)
         try writer.run(SQLiteWriter.insertPair(1) + "PRAGMA wal_checkpoint(TRUNCATE);")
         let message = "\(store.path) changed while cdstore was reading it (an app is writing to it); run the command again"
-        #expect(throws: StoreError(message)) { try Self.count(snapshot) }
+        let error = #expect(throws: StoreError.changedWhileReading(path: store.path)) { try Self.count(snapshot) }
+        #expect(error?.message == message)
     }
 
     /// An app writing pairs of rows in one transaction, checkpointing as it goes, while cdstore
@@ -217,7 +218,7 @@ final class SQLiteWriter: @unchecked Sendable {
             }
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty {
-                throw StoreError("sqlite3 writer stopped: \(String(decoding: pending, as: UTF8.self))")
+                throw WriterStopped(output: String(decoding: pending, as: UTF8.self))
             }
             pending += Array(chunk)
         }
@@ -227,4 +228,10 @@ final class SQLiteWriter: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
+}
+
+/// The `sqlite3` process behind ``SQLiteWriter`` ended; `output` is what it printed last.
+private struct WriterStopped: Error, CustomStringConvertible {
+    let output: String
+    var description: String { "sqlite3 writer stopped: \(output)" }
 }

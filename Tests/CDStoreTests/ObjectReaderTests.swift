@@ -119,12 +119,14 @@ import Testing
 
     @Test func unknownEntityAndSortKey() throws {
         let reader = try Self.reader("wibosco-migration/CoreDataMigration_Example_3.sqlite")
-        #expect(throws: StoreError("unknown entity \"Nope\"; entities: Color, Post")) {
+        let unknown = #expect(throws: StoreError.unknownEntity(name: "Nope", known: ["Color", "Post"])) {
             try reader.read(ObjectQuery(entity: "Nope"), section: { _ in }, object: { _ in })
         }
-        #expect(throws: StoreError("cannot sort Post by \"nope\": not an attribute or to-one relationship of Post")) {
+        #expect(unknown?.message == "unknown entity \"Nope\"; entities: Color, Post")
+        let sort = #expect(throws: StoreError.cannotSort(entity: "Post", property: "nope")) {
             try reader.read(ObjectQuery(entity: "Post", sort: [.init(property: "nope")]), section: { _ in }, object: { _ in })
         }
+        #expect(sort?.message == "cannot sort Post by \"nope\": not an attribute or to-one relationship of Post")
     }
 }
 
@@ -166,9 +168,10 @@ import Testing
 @Suite(.temporaryDirectories) struct IncludeValidationTests {
     @Test func unknownIncludeIsAnError() throws {
         let reader = try ObjectReaderTests.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        #expect(throws: StoreError("--include author: not a to-many relationship of Book; to-many relationships: pages")) {
+        let error = #expect(throws: StoreError.notToMany(name: "author", scope: "Book", toMany: ["pages"])) {
             try reader.checkIncludes(["author"], entities: ["Book"])
         }
+        #expect(error?.message == "--include author: not a to-many relationship of Book; to-many relationships: pages")
         try reader.checkIncludes(["pages", "books"], entities: ["Book", "Author"])
         try reader.checkIncludes(["pages"], entities: nil)
     }
