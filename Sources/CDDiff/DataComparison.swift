@@ -192,6 +192,14 @@ struct DataComparison {
         var keyFailure: DiffError?
         try readerA.snapshot.read { dbA in
             try readerB.snapshot.read { dbB in
+                // Sorting by a key is most of a keyed diff's time: one helper thread per side
+                // lets SQLite sort runs in parallel, with the same memory and the same order.
+                let threadsA = key == nil ? nil : sqlite3_limit(dbA.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, Self.sortHelperThreads)
+                let threadsB = key == nil ? nil : sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, Self.sortHelperThreads)
+                defer {
+                    if let threadsA { _ = sqlite3_limit(dbA.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsA) }
+                    if let threadsB { _ = sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsB) }
+                }
                 do {
                     let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
                     let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
