@@ -14,7 +14,8 @@ import GRDBSQLite
 /// than memory), and the two scans advance together: a row only in A is a delete, only in B an
 /// insert, in both an update when a compared value differs. Values are compared as SQLite
 /// stores them and decoded with the model only where the stored forms differ. Each to-many
-/// relationship is one more pair of scans, of (owner, member) rows in the owners' order.
+/// relationship is one more pair of scans, of (owner, member) rows in the owners' order; a
+/// member whose destination has a `--key` is compared by its key values, as a to-one target is.
 /// Memory holds the current rows and the first `limit` changes per entity, never a table.
 struct DataComparison {
     let readerA: ObjectReader
@@ -117,6 +118,9 @@ struct DataComparison {
 
     // MARK: the merge
 
+    /// The helper threads SQLite may use to sort a keyed scan (`PRAGMA threads`).
+    static let sortHelperThreads: Int32 = 1
+
     private func compare(_ pair: EntityPairing.Pair) throws -> EntityChanges {
         var changes = EntityChanges(entity: pair.name)
         if let nameA = pair.entityA, let nameB = pair.entityB, nameA != nameB { changes.renamedFrom = nameA }
@@ -166,8 +170,10 @@ struct DataComparison {
                         keyA: keyA, entA: entA, destinationA: readerA.mapping.entityNumber(of: a.destinationEntity) ?? 0,
                         keyB: keyB, entB: entB, destinationB: readerB.mapping.entityNumber(of: b.destinationEntity) ?? 0)))
                 case (.relationship(let b), .relationship(let a)) where a.isToMany && b.isToMany:
-                    guard let queryA = MemberQuery(reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA),
-                          let queryB = MemberQuery(reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB) else { continue }
+                    let memberKeys = memberKeyColumns(a: a, b: b)
+                    guard let queryA = MemberQuery(reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberKeyColumns: memberKeys?.a ?? []),
+                          let queryB = MemberQuery(reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberKeyColumns: memberKeys?.b ?? [])
+                    else { continue }
                     memberQueries.append((queryA, queryB))
                     properties.append(ComparedProperty(name: b.name, nameA: a.name,
                                                        kind: .toMany(members: memberQueries.count - 1, ordered: a.isOrdered && b.isOrdered)))
@@ -186,6 +192,14 @@ struct DataComparison {
         var keyFailure: DiffError?
         try readerA.snapshot.read { dbA in
             try readerB.snapshot.read { dbB in
+                // Sorting by a key is most of a keyed diff's time: one helper thread per side
+                // lets SQLite sort runs in parallel, with the same memory and the same order.
+                let threadsA = key == nil ? nil : sqlite3_limit(dbA.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, Self.sortHelperThreads)
+                let threadsB = key == nil ? nil : sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, Self.sortHelperThreads)
+                defer {
+                    if let threadsA { _ = sqlite3_limit(dbA.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsA) }
+                    if let threadsB { _ = sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsB) }
+                }
                 do {
                     let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
                     let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
@@ -262,8 +276,8 @@ struct DataComparison {
                             case .toOneByKey(let valuesA, let valuesB):
                                 if zip(valuesA, valuesB).contains(where: { !scanA.sameRaw($0, as: scanB, $1) }) { changed.append(property.name) }
                             case .toMany(let index, _):
-                                let old = try membersA[index].take(owner: pkA).map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
-                                let new = try membersB[index].take(owner: pkB).map { MemberKey(ent: $0.ent, pk: $0.pk) }
+                                let old = try membersA[index].take(owner: pkA, partner: pairing.partner(ofA:))
+                                let new = try membersB[index].take(owner: pkB) { $0 }
                                 if old != new { changed.append(property.name) }
                             }
                         }
@@ -300,6 +314,18 @@ struct DataComparison {
         let names = ModelDiff.sourceProperties(of: partner.name, source: entity, old: readerA.model, new: readerB.model)
         let mapped = key.compactMap { names[$0]?.name }
         return mapped.count == key.count ? mapped : nil
+    }
+
+    /// The key columns of a to-many's destination in A and in B, when the destination has a
+    /// `--key` that both stores map to columns; members are then compared by those values.
+    private func memberKeyColumns(a: RelationshipDescription, b: RelationshipDescription) -> (a: [String], b: [String])? {
+        func columns(_ reader: ObjectReader, _ relationship: RelationshipDescription) -> [String]? {
+            guard let names = destinationKey(relationship.destinationEntity, in: reader) else { return nil }
+            let columns = names.compactMap { attributeColumn(reader, entity: relationship.destinationEntity, property: $0) }
+            return columns.count == names.count ? columns : nil
+        }
+        guard let columnsA = columns(readerA, a), let columnsB = columns(readerB, b), columnsA.count == columnsB.count else { return nil }
+        return (columnsA, columnsB)
     }
 
     /// Subqueries reading the key attributes of a to-one's destination row, by its foreign key:
@@ -390,6 +416,19 @@ struct DataComparison {
         }
         let objectsA = try requestsA.read(readerA, includes: includesA)
         let objectsB = try requestsB.read(readerB, includes: includesB)
+        // To-many relationships (B's names) whose members are compared by their destination's key.
+        var memberKeys: [String: (a: [String], b: [String])] = [:]
+        if let nameA = pair.entityA, let nameB = pair.entityB, readerA.model.entity(named: nameA) != nil {
+            let relationshipsA = Dictionary(readerA.model.allProperties(of: nameA).compactMap { property -> (String, RelationshipDescription)? in
+                if case .relationship(let r) = property { return (r.name, r) }
+                return nil
+            }, uniquingKeysWith: { first, _ in first })
+            for property in readerB.model.allProperties(of: nameB) {
+                guard case .relationship(let b) = property, b.isToMany, let a = relationshipsA[namesA[b.name] ?? b.name],
+                      let columns = memberKeyColumns(a: a, b: b) else { continue }
+                memberKeys[b.name] = columns
+            }
+        }
         for index in changes.changes.indices {
             var change = changes.changes[index]
             let objectA = change.old.flatMap { objectsA[$0] }, objectB = change.new.flatMap { objectsB[$0] }
@@ -402,24 +441,46 @@ struct DataComparison {
             case .delete: if options.values { change.object = objectA }
             case .insert: if options.values { change.object = objectB }
             case .update:
-                change.properties = change.properties.map { property in
+                var differences: [PropertyDifference] = []
+                for property in change.properties {
                     var difference = property
                     difference.old = objectA?.value(namesA[property.name] ?? property.name)
                     difference.new = objectB?.value(property.name)
                     if case .objects(let before?)? = difference.old, case .objects(let after?)? = difference.new {
-                        let mappedBefore = before.map { MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk) }
-                        let afterKeys = Set(after.map { MemberKey(ent: $0.ent, pk: $0.pk) })
-                        let beforeKeys = Set(mappedBefore)
-                        difference.added = after.filter { !beforeKeys.contains(MemberKey(ent: $0.ent, pk: $0.pk)) }
-                        difference.removed = zip(before, mappedBefore).filter { !afterKeys.contains($0.1) }.map(\.0)
-                        let commonBefore = mappedBefore.filter(afterKeys.contains)
-                        let commonAfter = after.map { MemberKey(ent: $0.ent, pk: $0.pk) }.filter(beforeKeys.contains)
-                        difference.reordered = commonBefore != commonAfter
+                        let identitiesBefore: [MemberIdentity], identitiesAfter: [MemberIdentity]
+                        if let columns = memberKeys[property.name] {
+                            identitiesBefore = try keyIdentities(before, reader: readerA, columns: columns.a)
+                            identitiesAfter = try keyIdentities(after, reader: readerB, columns: columns.b)
+                        } else {
+                            identitiesBefore = before.map { .object(MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk)) }
+                            identitiesAfter = after.map { .object(MemberKey(ent: $0.ent, pk: $0.pk)) }
+                        }
+                        let beforeSet = Set(identitiesBefore), afterSet = Set(identitiesAfter)
+                        difference.added = zip(after, identitiesAfter).filter { !beforeSet.contains($0.1) }.map(\.0)
+                        difference.removed = zip(before, identitiesBefore).filter { !afterSet.contains($0.1) }.map(\.0)
+                        difference.reordered = identitiesBefore.filter(afterSet.contains) != identitiesAfter.filter(beforeSet.contains)
                     }
-                    return difference
+                    differences.append(difference)
                 }
+                change.properties = differences
             }
             changes.changes[index] = change
+        }
+    }
+}
+
+extension DataComparison {
+    /// The destination key values of `members`, objects of `reader`'s store, read by `Z_PK`
+    /// (one indexed lookup each; only for the changes listed, at most `--limit` per entity).
+    func keyIdentities(_ members: [ObjectID], reader: ObjectReader, columns: [String]) throws -> [MemberIdentity] {
+        let selected = columns.map { $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+        return try reader.snapshot.read { db in
+            try members.map { member in
+                guard let table = reader.mapping.table(forEntity: member.entity)?.name else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
+                let scan = try OrderedScan(db, sql: "SELECT \(selected) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [member.pk])
+                guard scan.hasRow else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
+                return .key(columns.indices.map { scan.storedValue(Int32($0)) })
+            }
         }
     }
 }

@@ -11,55 +11,75 @@ import GRDBSQLite
 /// join table, the inverse to-one's key in the destination table, or the hidden key of a
 /// to-many without inverse. The join with the owner table keeps only owners of the entity, so
 /// the member rows come in the same order as the owners' scan.
+///
+/// When the destination has a `--key`, its key columns are read beside each member and stand
+/// for it, and unordered members are listed by key, so renumbered members still compare equal.
 struct MemberQuery {
     let sql: String
     let arguments: StatementArguments
+    /// How many destination key columns follow owner, `Z_ENT` and `Z_PK`; 0 compares by `Z_PK`.
+    let memberKeyCount: Int
 
-    init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String]) {
+    init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberKeyColumns: [String]) {
         let mapping = reader.mapping
         guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedDatabaseIdentifier,
               let ownerEnt = mapping.entityNumber(of: entity),
               let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedDatabaseIdentifier else { return nil }
+        // The destination's key columns, aliased k0, k1, … in the members' subquery.
+        func keys(_ table: String) -> String {
+            memberKeyColumns.enumerated().map { ", \(table)\($1.quotedDatabaseIdentifier) AS k\($0)" }.joined()
+        }
         let members: String
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
             let destination = "j." + join.destinationColumn.quotedDatabaseIdentifier
             members = "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, t.Z_ENT AS ent, \(destination) AS pk, "
-                + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position"
+                + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position" + keys("t.")
                 + " FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destinationTable) t ON t.Z_PK = \(destination)"
         } else if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
             let column = hidden.name.quotedDatabaseIdentifier
-            members = "SELECT \(column) AS owner, Z_ENT AS ent, Z_PK AS pk, NULL AS position FROM \(destinationTable) WHERE \(column) IS NOT NULL"
+            members = "SELECT \(column) AS owner, Z_ENT AS ent, Z_PK AS pk, NULL AS position\(keys("")) FROM \(destinationTable) WHERE \(column) IS NOT NULL"
         } else if let inverse = relationship.inverseName {
             let columns = mapping.columns(forProperty: inverse, ofEntity: relationship.destinationEntity)
             guard let key = columns.first(where: { $0.role == .toOneKey })?.name.quotedDatabaseIdentifier else { return nil }
             let order = columns.first { $0.role == .toOneOrder }?.name.quotedDatabaseIdentifier ?? "NULL"
-            members = "SELECT \(key) AS owner, Z_ENT AS ent, Z_PK AS pk, \(order) AS position FROM \(destinationTable) WHERE \(key) IS NOT NULL"
+            members = "SELECT \(key) AS owner, Z_ENT AS ent, Z_PK AS pk, \(order) AS position\(keys("")) FROM \(destinationTable) WHERE \(key) IS NOT NULL"
         } else {
             return nil
         }
         let ownerOrder = (keyColumns.map { "o." + $0.quotedDatabaseIdentifier } + ["o.Z_PK"]).joined(separator: ", ")
-        sql = "SELECT m.owner, m.ent, m.pk FROM (\(members)) m JOIN \(ownerTable) o ON o.Z_PK = m.owner"
-            + " WHERE o.Z_ENT = ? ORDER BY \(ownerOrder), m.position, m.pk"
+        let memberKeys = memberKeyColumns.indices.map { "m.k\($0)" }
+        sql = "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")
+            + " FROM (\(members)) m JOIN \(ownerTable) o ON o.Z_PK = m.owner"
+            + " WHERE o.Z_ENT = ? ORDER BY " + ([ownerOrder, "m.position"] + memberKeys + ["m.pk"]).joined(separator: ", ")
         arguments = [ownerEnt]
+        memberKeyCount = memberKeyColumns.count
     }
 }
 
 /// The rows of a ``MemberQuery``, taken owner by owner as the owners' scan advances.
 final class MemberScan {
     private let scan: OrderedScan
+    private let keyColumns: [Int32]
 
     init(_ db: Database, query: MemberQuery) throws {
         scan = try OrderedScan(db, sql: query.sql, arguments: query.arguments)
+        keyColumns = (0..<query.memberKeyCount).map { Int32(3 + $0) }
     }
 
-    /// The members of `owner` (`Z_ENT`, `Z_PK`), which must be the owners' scan's current row:
-    /// the member rows are in the same order, so they are the ones at hand, if any.
-    func take(owner: Int64) throws -> [MemberKey] {
-        var members: [MemberKey] = []
+    /// The members of `owner`, which must be the owners' scan's current row: the member rows
+    /// are in the same order, so they are the ones at hand, if any. Each is its destination
+    /// key values when the query has them, else its (`Z_ENT`, `Z_PK`) with `Z_ENT` passed
+    /// through `partner` (to B's numbers).
+    func take(owner: Int64, partner: (Int) -> Int) throws -> [MemberIdentity] {
+        var members: [MemberIdentity] = []
         while scan.hasRow, scan.integer(0) == owner {
             // A member whose keys are not integers has no object ID; validate reports it.
             if scan.type(2) == SQLITE_INTEGER {
-                members.append(MemberKey(ent: Int(scan.integer(1)), pk: scan.integer(2)))
+                if keyColumns.isEmpty {
+                    members.append(.object(MemberKey(ent: partner(Int(scan.integer(1))), pk: scan.integer(2))))
+                } else {
+                    members.append(.key(keyColumns.map(scan.storedValue)))
+                }
             }
             try scan.advance()
         }
@@ -70,4 +90,21 @@ final class MemberScan {
     func skip(owner: Int64) throws {
         while scan.hasRow, scan.integer(0) == owner { try scan.advance() }
     }
+}
+
+/// What stands for a to-many member when two stores' members are compared: the object itself
+/// (B's `Z_ENT` and its `Z_PK`), or, when the destination has a `--key`, its key values.
+enum MemberIdentity: Hashable {
+    case object(MemberKey)
+    case key([StoredValue])
+}
+
+/// A value exactly as SQLite stores it: storage class and bytes, so that two values are equal
+/// only when `sameRaw` would say so (1 and 1.0 differ, as they do for a to-one's key).
+enum StoredValue: Hashable {
+    case null
+    case integer(Int64)
+    case real(UInt64)
+    case text([UInt8])
+    case blob([UInt8])
 }

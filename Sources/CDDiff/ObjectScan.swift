@@ -54,6 +54,17 @@ final class OrderedScan {
         }
     }
 
+    /// Column `index` of the current row exactly as stored, for hashing.
+    func storedValue(_ index: Int32) -> StoredValue {
+        switch sqlite3_column_type(sqlite, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(sqlite, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(sqlite, index).bitPattern)
+        case SQLITE_TEXT: return .text(bytes(index, text: true))
+        case SQLITE_BLOB: return .blob(bytes(index, text: false))
+        default: return .null
+        }
+    }
+
     private func bytes(_ index: Int32, text: Bool) -> [UInt8] {
         let base: UnsafeRawPointer? = text ? UnsafeRawPointer(sqlite3_column_text(sqlite, index)) : sqlite3_column_blob(sqlite, index)
         let count = Int(sqlite3_column_bytes(sqlite, index))

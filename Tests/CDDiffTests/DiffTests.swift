@@ -143,6 +143,49 @@ import Testing
         try DiffFixtures.expectGolden("samplemodel2-key.txt", byKey.stdout)
     }
 
+    /// To-many members whose destination has a `--key` are compared by it: after a renumbering,
+    /// an author's books are the same books, and only the book moved to the other author is
+    /// reported, removed from one and added to the other.
+    @Test func toManyMembersByKeyAfterRenumbering() throws {
+        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        try DiffFixtures.sqlite(b, """
+            UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
+            UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
+            UPDATE ZWRITER SET Z_PK = Z_PK + 500;
+            UPDATE ZBOOK SET ZAUTHOR = ZAUTHOR + 500;
+            UPDATE ZBOOK SET ZAUTHOR = 3 - (ZAUTHOR - 500) + 500 WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK WHERE ZAUTHOR IS NOT NULL ORDER BY Z_PK LIMIT 1 OFFSET 4);
+            """)
+        let byPK = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--format", "json", "--limit", "0"])
+        #expect(byPK.stdout.contains("{\"entity\":\"Author\",\"renamedFrom\":null,\"key\":[\"alias\"],\"deleted\":0,\"inserted\":0,\"updated\":2,"), "\(byPK.stdout.prefix(600))")
+        let byKey = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--key", "Book=uniqueID"])
+        #expect(byKey.status == 1, "\(byKey.stderr)")
+        try DiffFixtures.expectGolden("samplemodel2-members-key.txt", byKey.stdout)
+        let json = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--key", "Book=uniqueID", "--format", "json"])
+        try DiffFixtures.expectGolden("samplemodel2-members-key.json", json.stdout)
+    }
+
+    /// An ordered to-many renumbered: by its destination's key its members are the same, in
+    /// the same order (no difference), and a reordering is still reported as one.
+    @Test func orderedMembersByKeyAfterRenumbering() throws {
+        let (a, b) = try DiffFixtures.pair("plaso-netusage/netusage.sqlite")
+        let app = try DatabaseQueue(path: a.path).read { db in try Int64.fetchOne(db, sql: "SELECT MIN(Z_PK) FROM ZPROCESS WHERE Z_ENT = 16") } ?? 0
+        let rows = (1...3).map { "(\($0), 5, 1, \(app), \($0 * 1024), \(700000000 + $0))" }.joined(separator: ", ")
+        for store in [a, b] {
+            try DiffFixtures.sqlite(store, "INSERT INTO ZAPPTYPICALUSAGE (Z_PK, Z_ENT, Z_OPT, ZHASAPP, Z_FOK_HASAPP, ZTIMESTAMP) VALUES \(rows);")
+        }
+        try DiffFixtures.sqlite(b, "UPDATE ZAPPTYPICALUSAGE SET Z_PK = 10 - Z_PK;")
+        let key = ["App", "--only", "data", "--key", "AppTypicalUsage=timeStamp"]
+        let byPK = DiffFixtures.diff(a, b, ["App", "--only", "data"])
+        #expect(byPK.status == 1, "\(byPK.stderr)")
+        let renumbered = DiffFixtures.diff(a, b, key)
+        #expect(renumbered.status == 0, "\(renumbered.stderr)\(renumbered.stdout)")
+        #expect(renumbered.stdout == "no differences\n")
+        try DiffFixtures.sqlite(b, "UPDATE ZAPPTYPICALUSAGE SET Z_FOK_HASAPP = 4096 - Z_FOK_HASAPP;")
+        let reordered = DiffFixtures.diff(a, b, key)
+        #expect(reordered.status == 1, "\(reordered.stderr)")
+        try DiffFixtures.expectGolden("netusage-members-key-reordered.txt", reordered.stdout)
+    }
+
     @Test func keyThatIsNotUnique() throws {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
         let result = DiffFixtures.diff(a, b, ["--key", "Feedback=authorAlias"])
