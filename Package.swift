@@ -29,116 +29,190 @@ let package = Package(
         /// Binary property lists and NSKeyedArchiver archives.
         .target(name: "CDArchive", dependencies: ["CDBase", .target(name: "CZlib")]),
         /// The one model type, its loaders and version hashes.
-        .target(name: "CDModel", dependencies: [
-            "CDBase", "CDArchive", "CDPredicate",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "CDModel",
+            dependencies: [
+                "CDBase", "CDArchive", "CDPredicate",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
         /// no locks, the WAL index in process memory instead of the `-shm`.
         .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
-        .target(name: "CDStore", dependencies: [
-            "CDBase", "CDArchive", "CDModel", "CDPredicate", "CReadOnlyVFS",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDStore",
+            dependencies: [
+                "CDBase", "CDArchive", "CDModel", "CDPredicate", "CReadOnlyVFS",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// Finding stores on disk: a folder walk and a page reader for the few tables it needs,
         /// with the simulator device and container of each store.
         .target(name: "CDFinder", dependencies: ["CDBase", "CDArchive"]),
         /// Changes to a store: persistent history, snapshot comparison, following a live store.
-        .target(name: "CDChanges", dependencies: ["CDBase", "CDModel", "CDStore",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "CDChanges",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
         /// GRDBSQLite is SQLite's C API, for Core Data's string functions to read their arguments in place.
-        .target(name: "CDFetch", dependencies: ["CDBase", "CDModel", "CDStore", "CDPredicate",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDFetch",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore", "CDPredicate",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// Reading an app's own SQL debug log (`trace`): every capture form, statement shapes,
         /// the model's names, fault storms, table scans, large fetches, saves.
-        .target(name: "CDTrace", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDTrace",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore", "CDFetch",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// Diagnostics: the error catalogue, explanations of pasted errors, validation of a store
         /// against its model, store/model compatibility.
-        .target(name: "CDDiagnostics", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "CDDiagnostics",
+            dependencies: [
+                "CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
         /// store whole, or replace it with a fresh one) and clean (checkpoint, orphaned external
         /// data, history, Z_MAX, VACUUM), with backups and lock checks.
-        .target(name: "CDMaintenance", dependencies: ["CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics", "CDPredicate",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDMaintenance",
+            dependencies: [
+                "CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics", "CDPredicate",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// Comparing two stores: models, schemas, metadata and objects, entity by entity, as a
         /// merge of ordered scans. GRDBSQLite is SQLite's C API, for comparing values in place.
-        .target(name: "CDDiff", dependencies: ["CDBase", "CDModel", "CDStore", "CDChanges", "CDDiagnostics", "CDRendering", "CDSession",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDDiff",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore", "CDChanges", "CDDiagnostics", "CDRendering", "CDSession",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// The system libedit (`<histedit.h>`): line editing, history and completion for the console.
         /// Debian's libedit-dev installs a pkg-config file; macOS ships the library and header.
-        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
-                       providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+        .systemLibrary(
+            name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         /// One store opened for reading as every front end opens it (snapshot, model, SQL log),
         /// with the operations the front ends share.
         .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch", "CDDiagnostics"]),
         /// The object renderers: the output formats of `dump` and `query`.
-        .target(name: "CDRendering", dependencies: ["CDBase", "CDArchive", "CDStore",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "CDRendering",
+            dependencies: [
+                "CDBase", "CDArchive", "CDStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         /// The interactive console: one session on one private snapshot, dot-commands and queries,
         /// completion from the model in memory, libedit line editing, and script mode.
-        .target(name: "CDConsole", dependencies: [
-            "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDDiagnostics", "CDSession", "CEditLine",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "CDConsole",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDDiagnostics", "CDSession", "CEditLine",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         /// Every command's logic: parse options, call the library modules, write the result.
-        .target(name: "CDCommands", dependencies: [
-            "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-            "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "CDCommands",
+            dependencies: [
+                "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
+                "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
         /// which differs from `CDStore` only by letter case.
         .executableTarget(name: "CDStoreTool", dependencies: ["CDCommands"]),
         /// Shared by the test targets: the corpus, private copies, checksums, golden files,
         /// running commands in-process or as the built executable, and the object graphs and
         /// random predicates of the differential fetch tests.
-        .target(name: "CDTestSupport", dependencies: [
-            "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDStore", "CDFetch",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ], path: "Tests/CDTestSupport"),
+        .target(
+            name: "CDTestSupport",
+            dependencies: [
+                "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDStore", "CDFetch",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance"]),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
         .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
         .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDPredicate", "CDArchive", "CDStore", "CDTestSupport"]),
-        .testTarget(name: "CDStoreTests", dependencies: ["CDStore", "CDModel", "CDArchive", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDFetchTests", dependencies: ["CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDRenderingTests", dependencies: ["CDRendering", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDDiagnosticsTests", dependencies: ["CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDMaintenanceTests", dependencies: ["CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDFinderTests", dependencies: ["CDFinder", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDTraceTests", dependencies: ["CDTrace", "CDStore", "CDModel", "CDFetch", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "CDChangesTests", dependencies: ["CDChanges", "CDStore", "CDModel", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "CDStoreTests",
+            dependencies: [
+                "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDFetchTests",
+            dependencies: [
+                "CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDRenderingTests",
+            dependencies: [
+                "CDRendering", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDDiagnosticsTests",
+            dependencies: [
+                "CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDMaintenanceTests",
+            dependencies: [
+                "CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDFinderTests",
+            dependencies: [
+                "CDFinder", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDTraceTests",
+            dependencies: [
+                "CDTrace", "CDStore", "CDModel", "CDFetch", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDChangesTests",
+            dependencies: [
+                "CDChanges", "CDStore", "CDModel", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDPredicate", "CDStore", "CDTestSupport"]),
-        .testTarget(name: "CDDiffTests", dependencies: ["CDDiff", "CDChanges", "CDStore", "CDModel", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "CDDiffTests",
+            dependencies: [
+                "CDDiff", "CDChanges", "CDStore", "CDModel", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
-        .testTarget(name: "CDCommandsTests", dependencies: ["CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "CDCommandsTests",
+            dependencies: [
+                "CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ]
 )

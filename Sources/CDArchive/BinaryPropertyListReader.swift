@@ -35,9 +35,9 @@ struct BinaryPropertyListReader {
         let tableStart = Self.bigEndian(bytes[trailer + 24..<trailer + 32])
         // `tableStart` is compared before any arithmetic on it, which could overflow.
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
-              count > 0, count < UInt64(bytes.count), top < count,
-              tableStart >= 8, tableStart <= UInt64(trailer),
-              count * UInt64(offsetSize) <= UInt64(trailer) - tableStart
+            count > 0, count < UInt64(bytes.count), top < count,
+            tableStart >= 8, tableStart <= UInt64(trailer),
+            count * UInt64(offsetSize) <= UInt64(trailer) - tableStart
         else { throw PropertyListError("binary property list has a corrupt trailer") }
         objectCount = Int(count)
         offsetTableStart = Int(tableStart)

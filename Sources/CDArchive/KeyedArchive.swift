@@ -14,11 +14,11 @@ public final class KeyedArchive: Sendable {
     public init(data: Data) throws {
         let plist = try PropertyList.decode(data)
         guard plist["$archiver"]?.stringValue == "NSKeyedArchiver",
-              let objects = plist["$objects"]?.arrayValue
+            let objects = plist["$objects"]?.arrayValue
         else { throw PropertyListError("not an NSKeyedArchiver archive") }
         guard let top = plist["$top"],
-              case .uid(let index)? = top["root"] ?? top.dictionaryEntries?.first?.value,
-              index > 0, index < objects.count
+            case .uid(let index)? = top["root"] ?? top.dictionaryEntries?.first?.value,
+            index > 0, index < objects.count
         else { throw PropertyListError("keyed archive has no root object") }
         self.objects = objects
         self.topIndex = index

@@ -28,8 +28,10 @@ package struct KeyedArchiveWriter: Sendable {
 
     /// Gives the reserved object `uid` its class and fields. `classes` lists the class and its
     /// superclasses, most specific first (`$classes`); the first use of a class name decides it.
-    package mutating func fill(_ uid: PropertyListValue, className: String, classes: [String],
-                              fields: [(key: String, value: PropertyListValue)]) {
+    package mutating func fill(
+        _ uid: PropertyListValue, className: String, classes: [String],
+        fields: [(key: String, value: PropertyListValue)]
+    ) {
         guard case .uid(let index) = uid, index > 0, index < objects.count else {
             preconditionFailure("fill(_:) needs a UID from reserve()")
         }
@@ -38,8 +40,10 @@ package struct KeyedArchiveWriter: Sendable {
     }
 
     /// A new object with `fields`; returns its UID.
-    package mutating func object(className: String, classes: [String],
-                                fields: [(key: String, value: PropertyListValue)]) -> PropertyListValue {
+    package mutating func object(
+        className: String, classes: [String],
+        fields: [(key: String, value: PropertyListValue)]
+    ) -> PropertyListValue {
         let uid = reserve()
         fill(uid, className: className, classes: classes, fields: fields)
         return uid
@@ -66,16 +70,20 @@ package struct KeyedArchiveWriter: Sendable {
     /// An array (`NS.objects`) of `members`; `className` is `NSArray`, `NSMutableArray`,
     /// `NSSet` or `NSMutableSet`, and `$classes` follows from it.
     package mutating func collection(_ members: [PropertyListValue], className: String = "NSArray") -> PropertyListValue {
-        object(className: className, classes: Self.foundationClasses(className),
-               fields: [("NS.objects", .array(members))])
+        object(
+            className: className, classes: Self.foundationClasses(className),
+            fields: [("NS.objects", .array(members))])
     }
 
     /// A dictionary (`NS.keys` / `NS.objects`) with string keys, in the given order.
-    package mutating func dictionary(_ entries: [(key: String, value: PropertyListValue)],
-                                    className: String = "NSDictionary") -> PropertyListValue {
+    package mutating func dictionary(
+        _ entries: [(key: String, value: PropertyListValue)],
+        className: String = "NSDictionary"
+    ) -> PropertyListValue {
         let keys = entries.map { string($0.key) }
-        return object(className: className, classes: Self.foundationClasses(className),
-                      fields: [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.value)))])
+        return object(
+            className: className, classes: Self.foundationClasses(className),
+            fields: [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.value)))])
     }
 
     /// The archive with `root` as `$top.root`.
@@ -86,18 +94,22 @@ package struct KeyedArchiveWriter: Sendable {
             guard let object else { throw PropertyListError("keyed archive object \(index) was reserved but never filled") }
             return object
         }
-        return try BinaryPropertyListWriter.data(for: .dictionary([
-            ("$version", .integer(100_000)),
-            ("$archiver", .string("NSKeyedArchiver")),
-            ("$top", .dictionary([("root", root)])),
-            ("$objects", .array(filled)),
-        ]))
+        return try BinaryPropertyListWriter.data(
+            for: .dictionary([
+                ("$version", .integer(100_000)),
+                ("$archiver", .string("NSKeyedArchiver")),
+                ("$top", .dictionary([("root", root)])),
+                ("$objects", .array(filled)),
+            ]))
     }
 
     private mutating func classReference(_ className: String, classes: [String]) -> PropertyListValue {
         if let known = classUIDs[className] { return known }
-        let uid = value(.dictionary([("$classname", .string(className)),
-                                     ("$classes", .array(classes.map { .string($0) }))]))
+        let uid = value(
+            .dictionary([
+                ("$classname", .string(className)),
+                ("$classes", .array(classes.map { .string($0) })),
+            ]))
         classUIDs[className] = uid
         return uid
     }

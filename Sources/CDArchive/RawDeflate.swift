@@ -11,8 +11,11 @@ package enum RawDeflate {
     /// Compresses `data` into one complete raw DEFLATE stream.
     package static func deflate(_ data: Data) throws -> Data {
         var stream = z_stream()
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        guard
+            deflateInit2_(
+                &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else {
             throw PropertyListError("zlib could not start deflating")
         }
         defer { deflateEnd(&stream) }

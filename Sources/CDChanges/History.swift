@@ -83,9 +83,11 @@ package struct HistoryReader {
         self.snapshot = snapshot
         let path = snapshot.files.main.path
         let (registry, metadata, cache, hasHistory) = try snapshot.read { db in
-            (try EntityRegistry.read(db), try StoreMetadata.read(db, path: path),
-             model == nil ? try? ModelCache.read(db, path: path) : nil,
-             try Self.hasHistory(db))
+            (
+                try EntityRegistry.read(db), try StoreMetadata.read(db, path: path),
+                model == nil ? try? ModelCache.read(db, path: path) : nil,
+                try Self.hasHistory(db)
+            )
         }
         guard hasHistory else {
             throw StoreError.noPersistentHistory(path: path)
@@ -117,8 +119,9 @@ package struct HistoryReader {
             let tombstones = (0..<changeColumns.count).map { "ZTOMBSTONE\($0)" }.filter { changeColumns.contains($0) }
             let select = (["Z_PK", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS"] + tombstones).joined(separator: ", ")
             let first = transactions.first?.id ?? 0
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(select) FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY ZTRANSACTIONID, Z_PK",
-                                             arguments: [first])
+            let cursor = try Row.fetchCursor(
+                db, sql: "SELECT \(select) FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY ZTRANSACTIONID, Z_PK",
+                arguments: [first])
             while let row = try cursor.next() {
                 let transactionID: Int64 = row["ZTRANSACTIONID"] ?? 0
                 guard let position = positions[transactionID] else { continue }
@@ -161,8 +164,9 @@ package struct HistoryReader {
             """
         return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
             let timestamp: Double? = row[1]
-            return HistoryTransaction(id: row[0] ?? 0, timestamp: timestamp, date: timestamp.map(ValueText.isoDate),
-                                      author: row[2], bundleID: row[3], processID: row[4], contextName: row[5], changes: [])
+            return HistoryTransaction(
+                id: row[0] ?? 0, timestamp: timestamp, date: timestamp.map(ValueText.isoDate),
+                author: row[2], bundleID: row[3], processID: row[4], contextName: row[5], changes: [])
         }
     }
 
@@ -171,8 +175,9 @@ package struct HistoryReader {
         let pk: Int64 = row["ZENTITYPK"] ?? 0
         let rawType: Int = row["ZCHANGETYPE"] ?? -1
         let type: ChangeType = rawType == 0 ? .insert : rawType == 2 ? .delete : .update
-        var change = HistoryChange(id: row["Z_PK"] ?? 0, type: type, entity: name,
-                                   objectID: ObjectID(storeUUID: storeUUID, entity: name, ent: ent, pk: pk).uri)
+        var change = HistoryChange(
+            id: row["Z_PK"] ?? 0, type: type, entity: name,
+            objectID: ObjectID(storeUUID: storeUUID, entity: name, ent: ent, pk: pk).uri)
         let decoder = decoders[name]
         if type == .update, let mask: Data = row["ZCOLUMNS"] {
             change.updatedColumnBits = ChangedColumns.bits(mask)

@@ -107,12 +107,14 @@ package struct ObjectRequests {
             guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { continue }
             let columns = table.columns.map(\.name)
             let keys = pks.sorted()
-            let sql = "SELECT " + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            let sql =
+                "SELECT " + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
                 + " FROM " + table.name.quotedDatabaseIdentifier + " WHERE Z_ENT = ? AND Z_PK IN ("
                 + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             let arguments = [ent.databaseValue] + keys.map(\.databaseValue)
-            let query = ObjectQuery(entity: entity, includes: includes,
-                                    statement: ObjectStatement(sql: sql, arguments: arguments, columns: columns))
+            let query = ObjectQuery(
+                entity: entity, includes: includes,
+                statement: ObjectStatement(sql: sql, arguments: arguments, columns: columns))
             try reader.read(query, section: { _ in }, object: { object in result[object.id] = object })
         }
         return result

@@ -110,11 +110,15 @@ package final class StoreWatcher {
                     changes.append(WatchedChange(type: .delete, id: id, object: before[id], changes: [], note: nil))
                 case .update:
                     if firstTime {
-                        changes.append(WatchedChange(type: .update, id: id, object: nil,
-                                                     changes: SnapshotComparison.differences(before[id], after[id]), note: nil))
+                        changes.append(
+                            WatchedChange(
+                                type: .update, id: id, object: nil,
+                                changes: SnapshotComparison.differences(before[id], after[id]), note: nil))
                     } else {
-                        changes.append(WatchedChange(type: .update, id: id, object: nil, changes: [],
-                                                     note: "changed again; its values after this poll are shown above"))
+                        changes.append(
+                            WatchedChange(
+                                type: .update, id: id, object: nil, changes: [],
+                                note: "changed again; its values after this poll are shown above"))
                     }
                 }
             }
@@ -132,16 +136,21 @@ package final class StoreWatcher {
         requests = ObjectRequests()
         (changed.inserted + changed.updated).forEach { requests.add($0) }
         let after = try requests.read(current)
-        let changes = changed.inserted.map { WatchedChange(type: .insert, id: $0, object: after[$0], changes: [], note: nil) }
-            + changed.updated.map { WatchedChange(type: .update, id: $0, object: nil,
-                                                  changes: SnapshotComparison.differences(before[$0], after[$0]), note: nil) }
+        let changes =
+            changed.inserted.map { WatchedChange(type: .insert, id: $0, object: after[$0], changes: [], note: nil) }
+            + changed.updated.map {
+                WatchedChange(
+                    type: .update, id: $0, object: nil,
+                    changes: SnapshotComparison.differences(before[$0], after[$0]), note: nil)
+            }
             + changed.deleted.map { WatchedChange(type: .delete, id: $0, object: before[$0], changes: [], note: nil) }
         return WatchedCommit(transaction: nil, changes: changes)
     }
 
     private func objectID(_ change: HistoryChange, reader: ObjectReader) -> ObjectID? {
         guard let entity = reader.registry.entity(named: change.entity),
-              let pk = change.objectID.split(separator: "/").last.flatMap({ Int64($0.dropFirst()) }) else { return nil }
+            let pk = change.objectID.split(separator: "/").last.flatMap({ Int64($0.dropFirst()) })
+        else { return nil }
         return ObjectID(storeUUID: reader.storeUUID, entity: entity.name, ent: entity.ent, pk: pk)
     }
 
@@ -168,8 +177,9 @@ struct FileSignature: Equatable {
     static func of(_ files: StoreFiles) -> [FileSignature?] {
         [files.main, files.wal].map { url in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-            return FileSignature(size: (attributes[.size] as? NSNumber)?.intValue ?? 0,
-                                 modified: attributes[.modificationDate] as? Date ?? .distantPast)
+            return FileSignature(
+                size: (attributes[.size] as? NSNumber)?.intValue ?? 0,
+                modified: attributes[.modificationDate] as? Date ?? .distantPast)
         }
     }
 }

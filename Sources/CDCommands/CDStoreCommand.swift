@@ -13,7 +13,9 @@ struct CDStoreCommand: ParsableCommand {
             private copy), so the store itself is never changed; only create writes a new one, and reset \
             and clean change it, after backing it up. `cdstore --version` shows the version.
             """,
-        subcommands: [InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
-                      ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,
-                      ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self, TraceCommand.self, DiffCommand.self])
+        subcommands: [
+            InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
+            ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,
+            ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self, TraceCommand.self, DiffCommand.self,
+        ])
 }

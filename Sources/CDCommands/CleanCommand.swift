@@ -19,8 +19,9 @@ struct CleanCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Rebuild the file with VACUUM to return free pages to the file system.")
     var vacuum = false
 
-    @Option(name: .customLong("history-before"),
-            help: ArgumentHelp("Delete persistent-history transactions (and their changes) older than this ISO 8601 date or date-time.", valueName: "date"))
+    @Option(
+        name: .customLong("history-before"),
+        help: ArgumentHelp("Delete persistent-history transactions (and their changes) older than this ISO 8601 date or date-time.", valueName: "date"))
     var historyBefore: String?
 
     @Flag(name: .customLong("repair-primary-keys"), help: "Raise each root entity's Z_MAX to the largest Z_PK of its table where it is lower.")
@@ -49,8 +50,9 @@ struct CleanCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let options = StoreCleaner.Options(vacuum: vacuum, historyBefore: historyBefore.flatMap { CoreDataDate(iso8601: $0)?.date },
-                                           repairPrimaryKeys: repairPrimaryKeys, dryRun: dryRun, backup: !noBackup, force: force)
+        let options = StoreCleaner.Options(
+            vacuum: vacuum, historyBefore: historyBefore.flatMap { CoreDataDate(iso8601: $0)?.date },
+            repairPrimaryKeys: repairPrimaryKeys, dryRun: dryRun, backup: !noBackup, force: force)
         let report = try StoreCleaner.run(path: store, options: options, trace: sqlDebug.trace)
         try Output.report(report, json: json, text: MaintenanceText.render(report))
     }

@@ -4,8 +4,11 @@ import CDBase
 /// `--color auto|always|never`, on every command: ArgumentParser has no options that subcommands
 /// inherit, so each command takes this group and says so with ``ChoosesColor``.
 struct ColorOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("When to colour the output: auto (on a terminal, unless NO_COLOR is set), always or never.",
-                                            valueName: "when"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "When to colour the output: auto (on a terminal, unless NO_COLOR is set), always or never.",
+            valueName: "when"))
     var color: ColorMode = .auto
 
     /// The last `--color` value of a command line that may not parse, read without

@@ -2,9 +2,9 @@ import CDBase
 import CDRendering
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Everything a command exchanges with the world besides files: its output and error streams,
@@ -33,9 +33,11 @@ package struct CommandIO: Sendable {
     /// The command's `--color`; ``CommandLineEntry`` sets it once the command line is parsed.
     package var colorMode: ColorMode = .auto
 
-    package init(output: CommandOutput, error: CommandOutput, input: CommandInput,
-                environment: [String: String], terminalColumns: Int?, inputIsTerminal: Bool = false,
-                outputIsTerminal: Bool = false, errorIsTerminal: Bool = false) {
+    package init(
+        output: CommandOutput, error: CommandOutput, input: CommandInput,
+        environment: [String: String], terminalColumns: Int?, inputIsTerminal: Bool = false,
+        outputIsTerminal: Bool = false, errorIsTerminal: Bool = false
+    ) {
         self.output = output
         self.error = error
         self.input = input
@@ -50,10 +52,11 @@ package struct CommandIO: Sendable {
     package static func process() -> CommandIO {
         var size = winsize()
         let hasSize = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
-        return CommandIO(output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
-                         input: .fileDescriptor(STDIN_FILENO), environment: ProcessInfo.processInfo.environment,
-                         terminalColumns: hasSize ? Int(size.ws_col) : nil, inputIsTerminal: isatty(STDIN_FILENO) == 1,
-                         outputIsTerminal: isatty(STDOUT_FILENO) == 1, errorIsTerminal: isatty(STDERR_FILENO) == 1)
+        return CommandIO(
+            output: .fileDescriptor(STDOUT_FILENO), error: .fileDescriptor(STDERR_FILENO),
+            input: .fileDescriptor(STDIN_FILENO), environment: ProcessInfo.processInfo.environment,
+            terminalColumns: hasSize ? Int(size.ws_col) : nil, inputIsTerminal: isatty(STDIN_FILENO) == 1,
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1, errorIsTerminal: isatty(STDERR_FILENO) == 1)
     }
 
     /// Whether reports on the output get colour (``ColorMode/colors(streamIsTerminal:environment:)``).
@@ -65,8 +68,9 @@ package struct CommandIO: Sendable {
     /// `environment` (nothing of the process's), and the output is not a terminal.
     /// `inputIsTerminal` lets a test play a person typing at a terminal.
     package static func memory(input: Data = Data(), environment: [String: String] = [:], inputIsTerminal: Bool = false) -> CommandIO {
-        CommandIO(output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil,
-                  inputIsTerminal: inputIsTerminal)
+        CommandIO(
+            output: .memory(), error: .memory(), input: .data(input), environment: environment, terminalColumns: nil,
+            inputIsTerminal: inputIsTerminal)
     }
 
     /// The IO of the command running in this task. Code that writes later, on another thread

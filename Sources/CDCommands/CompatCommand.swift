@@ -19,13 +19,18 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The app's model: .xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm schemas, or a store (its cached model).", valueName: "path"), completion: .file())
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The app's model: .xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm schemas, or a store (its cached model).", valueName: "path"),
+        completion: .file())
     var model: String
 
     @Option(name: .customLong("version"), help: ArgumentHelp("The version the app opens the store with (default: the current one).", valueName: "name"))
     var versionName: String?
 
-    @Option(name: .long, help: "Store options the app passes: infer (automatic migration and inferred mapping, the default), migrate (automatic migration only) or none.")
+    @Option(
+        name: .long,
+        help: "Store options the app passes: infer (automatic migration and inferred mapping, the default), migrate (automatic migration only) or none.")
     var options: MigrationOptions = .infer
 
     @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
@@ -36,8 +41,9 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let report = try Compatibility.analyse(storePath: store, modelPath: model, versionName: versionName,
-                                               options: options, trace: sqlDebug.trace)
+        let report = try Compatibility.analyse(
+            storePath: store, modelPath: model, versionName: versionName,
+            options: options, trace: sqlDebug.trace)
         try Output.report(report, json: json, text: CompatibilityText.render(report))
         if !report.opens { throw ExitCode(1) }
     }

@@ -20,7 +20,9 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
     var model: String?
 
-    @Option(name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"),
+        completion: .file())
     var initFile: String?
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Run this command and exit; repeatable.", valueName: "command"))
@@ -32,10 +34,12 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let status = try Console.run(ConsoleOptions(storePath: store, modelPath: model, initFile: initFile,
-                                                    commands: commands, bail: bail,
-                                                    colorsOutput: CommandIO.current.colorsOutput,
-                                                    colorsErrors: CommandIO.current.colorsErrors))
+        let status = try Console.run(
+            ConsoleOptions(
+                storePath: store, modelPath: model, initFile: initFile,
+                commands: commands, bail: bail,
+                colorsOutput: CommandIO.current.colorsOutput,
+                colorsErrors: CommandIO.current.colorsErrors))
         if status != 0 { throw ExitCode(status) }
     }
 }

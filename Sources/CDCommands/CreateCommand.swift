@@ -22,16 +22,21 @@ struct CreateCommand: ParsableCommand, ChoosesColor {
     @Argument(help: "The store file to create; it must not exist.", completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model: .xcdatamodeld, .xcdatamodel, .momd, .mom, a ruby-xcdm schemas folder or a store.", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("The model: .xcdatamodeld, .xcdatamodel, .momd, .mom, a ruby-xcdm schemas folder or a store.", valueName: "path"),
+        completion: .file())
     var model: String
 
     @Option(name: .long, help: ArgumentHelp("The model version to use (default: the current one).", valueName: "name"))
     var version: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("The NSPersistenceFrameworkVersion to write (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
     var frameworkVersion: Int = FrameworkFeatures.defaultVersion
 
-    @Option(name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("import"), help: ArgumentHelp("Fill the store with the objects of this JSON or NDJSON file.", valueName: "file"), completion: .file())
     var importFile: String?
 
     @Flag(name: .long, help: "With --import, import and validate but do not write the store.")

@@ -23,8 +23,9 @@ struct DiffCommand: ParsableCommand, ChoosesColor {
     @Argument(help: "Store B, the new one.", completion: .file())
     var storeB: String
 
-    @Argument(help: ArgumentHelp("Entities whose objects are compared, with their sub-entities (default: all).", valueName: "entity"),
-              completion: ShellCompletion.entityName)
+    @Argument(
+        help: ArgumentHelp("Entities whose objects are compared, with their sub-entities (default: all).", valueName: "entity"),
+        completion: ShellCompletion.entityName)
     var entities: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The model to read the stores with, for stores without a model cache.", valueName: "path"), completion: .file())

@@ -69,15 +69,18 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
             let parsed = try PredicateParser.parse(predicate, arguments: arg, checksPatterns: true)
             let runner = try session.runner()
             for entity in entities {
-                let request = FetchRequest(entity: entity, predicate: parsed,
-                                           sortDescriptors: sortKeys.map { SortDescriptor(keyPath: $0.property, ascending: $0.ascending) },
-                                           limit: limit, offset: offset)
-                try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
-                                   describe: Self.describe, section: printer.section, object: printer.object)
+                let request = FetchRequest(
+                    entity: entity, predicate: parsed,
+                    sortDescriptors: sortKeys.map { SortDescriptor(keyPath: $0.property, ascending: $0.ascending) },
+                    limit: limit, offset: offset)
+                try runner.objects(
+                    request, includes: Set(output.include), countsToMany: output.countsToMany,
+                    describe: Self.describe, section: printer.section, object: printer.object)
             }
         } else {
-            var query = ObjectQuery(sort: sortKeys, limit: limit, offset: offset, includes: Set(output.include),
-                                    countsToMany: output.countsToMany)
+            var query = ObjectQuery(
+                sort: sortKeys, limit: limit, offset: offset, includes: Set(output.include),
+                countsToMany: output.countsToMany)
             let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
             for target in targets {
                 query.entity = target

@@ -22,7 +22,8 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print the explanation as JSON (a stable contract for scripts).")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"), completion: .file())
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp("A model to check the dump against: which version wrote the store.", valueName: "path"), completion: .file())
@@ -48,7 +49,10 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
                 throw ExplainInputError(message: "the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
             }
             guard let reading = ErrorDumpParser.parse(dump) else {
-                throw ExplainInputError(message: "no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …")
+                throw ExplainInputError(
+                    message:
+                        "no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …"
+                )
             }
             var result = Explanation(reading: reading)
             if store != nil || model != nil {

@@ -25,7 +25,10 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("Only transactions after this transaction number, or at or after this date (2024-05-31, 2024-05-31T12:00:00Z).", valueName: "date|transaction"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only transactions after this transaction number, or at or after this date (2024-05-31, 2024-05-31T12:00:00Z).", valueName: "date|transaction"))
     var since: String?
 
     @Option(name: .long, help: ArgumentHelp("Only transactions with exactly this author.", valueName: "text"))

@@ -42,10 +42,18 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print JSON (same as --format json).")
     var json = false
 
-    @Option(name: .long, help: "Output format: text, json, xcdatamodel (an editable contents XML of one version), dot or mermaid (a diagram of one version, for Graphviz or Mermaid).")
+    @Option(
+        name: .long,
+        help:
+            "Output format: text, json, xcdatamodel (an editable contents XML of one version), dot or mermaid (a diagram of one version, for Graphviz or Mermaid)."
+    )
     var format: Format = .text
 
-    @Option(name: .long, help: ArgumentHelp("With --sql on a model file, the NSPersistenceFrameworkVersion whose rules apply (default: \(FrameworkFeatures.defaultVersion)).", valueName: "number"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --sql on a model file, the NSPersistenceFrameworkVersion whose rules apply (default: \(FrameworkFeatures.defaultVersion)).",
+            valueName: "number"))
     var frameworkVersion: Int?
 
     @OptionGroup var sqlDebug: SQLDebugOptions
@@ -66,9 +74,10 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
     func run() throws {
         let asJSON = json || format == .json
         if sql {
-            let mapping = try ModelSource.mapping(at: path, versionName: versionName,
-                                                  frameworkVersion: frameworkVersion ?? FrameworkFeatures.defaultVersion,
-                                                  frameworkVersionGiven: frameworkVersion != nil, trace: sqlDebug.trace)
+            let mapping = try ModelSource.mapping(
+                at: path, versionName: versionName,
+                frameworkVersion: frameworkVersion ?? FrameworkFeatures.defaultVersion,
+                frameworkVersionGiven: frameworkVersion != nil, trace: sqlDebug.trace)
             let indexesAfterEachTable = frameworkVersion.map { FrameworkFeatures(version: $0).createsIndexesAfterEachTable } ?? false
             Output.print(asJSON ? try Output.json(mapping) : MappingText.render(mapping, indexesAfterEachTable: indexesAfterEachTable))
             return

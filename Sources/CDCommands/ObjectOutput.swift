@@ -42,8 +42,9 @@ struct ObjectOutputOptions: ParsableArguments {
 
     /// Value rows (counts, distinct values, aggregates) in the nearest format.
     func valueRenderer(names: [String]) -> ValueRowRenderer {
-        ValueRowRenderer(names: names, format: format.valueRowFormat, plain: PlainValues(binary: binary, null: null),
-                         json: JSONValues(binary: binary))
+        ValueRowRenderer(
+            names: names, format: format.valueRowFormat, plain: PlainValues(binary: binary, null: null),
+            json: JSONValues(binary: binary))
     }
 }
 

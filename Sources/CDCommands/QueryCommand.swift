@@ -36,17 +36,20 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
             let runner = try session.runner()
             try runner.reader.checkIncludes(Set(output.include), entities: [request.entity])
             let printer = output.makePrinter()
-            try runner.objects(request, includes: Set(output.include), countsToMany: output.countsToMany,
-                               describe: DumpCommand.describe, section: printer.section, object: printer.object)
+            try runner.objects(
+                request, includes: Set(output.include), countsToMany: output.countsToMany,
+                describe: DumpCommand.describe, section: printer.section, object: printer.object)
             try printer.finish()
             return
         }
         var rows = output.valueRenderer(names: [])
         let printed = BufferedOutput(to: CommandIO.current.output)
-        try session.values(request, names: { names in
-            rows = output.valueRenderer(names: names)
-            try printed.write(rows.header())
-        }, row: { values in try printed.write(rows.row(values)) })
+        try session.values(
+            request,
+            names: { names in
+                rows = output.valueRenderer(names: names)
+                try printed.write(rows.header())
+            }, row: { values in try printed.write(rows.row(values)) })
         try printed.write(rows.footer())
         try printed.flush()
     }
@@ -56,7 +59,9 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 /// or `--entity` with `--where`, `--sort`, `--limit` and `--offset`; `--count`, `--distinct` and
 /// `--aggregate` choose the result of either.
 struct FetchOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"), completion: ShellCompletion.entityName)
+    @Argument(
+        help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"),
+        completion: ShellCompletion.entityName)
     var expression: String?
 
     @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"), completion: ShellCompletion.entityName)
@@ -68,7 +73,9 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K placeholder; repeatable.", valueName: "value"))
     var arg: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
     var sort: [String] = []
 
     @Option(name: .long, parsing: .unconditional, help: "Return at most this many objects.")
@@ -97,7 +104,8 @@ struct FetchOptions: ParsableArguments {
 
     func validate() throws {
         if expression != nil && (entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil) {
-            throw ValidationError("write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
+            throw ValidationError(
+                "write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
         }
         try requireNotNegative(limit, option: "--limit")
         try requireNotNegative(offset, option: "--offset")
@@ -125,8 +133,9 @@ struct FetchOptions: ParsableArguments {
             request = try QueryExpression.parse(expression, arguments: arg)
         } else {
             if predicate == nil && !arg.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-            request = FetchRequest(entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg, checksPatterns: true) },
-                                   sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
+            request = FetchRequest(
+                entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg, checksPatterns: true) },
+                sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
         }
         var chosen: FetchResultKind?
         if count { chosen = .count }

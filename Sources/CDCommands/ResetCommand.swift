@@ -29,7 +29,9 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Write an empty store for the model in its place, as Core Data would.")
     var recreate = false
 
-    @Option(name: .long, help: ArgumentHelp("With --recreate, the model to create the store for (default: the model cached in the store).", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("With --recreate, the model to create the store for (default: the model cached in the store).", valueName: "path"),
+        completion: .file())
     var model: String?
 
     @Option(name: .long, help: ArgumentHelp("With --recreate, the model version to use (default: the current one).", valueName: "name"))

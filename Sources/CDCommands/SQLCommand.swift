@@ -68,13 +68,16 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
         let rowFormat: ValueRowRenderer.Format = [.json: .json, .ndjson: .ndjson, .csv: .csv][format] ?? .text
         var rows: ValueRowRenderer?
         let output = BufferedOutput(to: CommandIO.current.output)
-        try FetchRunner.raw(sql, arguments: fetch.arg, on: snapshot, columns: { names in
-            let renderer = ValueRowRenderer(names: names, format: rowFormat)
-            try output.write(renderer.header())
-            rows = renderer
-        }, row: { values in
-            try output.write(rows?.row(values) ?? "")
-        })
+        try FetchRunner.raw(
+            sql, arguments: fetch.arg, on: snapshot,
+            columns: { names in
+                let renderer = ValueRowRenderer(names: names, format: rowFormat)
+                try output.write(renderer.header())
+                rows = renderer
+            },
+            row: { values in
+                try output.write(rows?.row(values) ?? "")
+            })
         try output.write(rows?.footer() ?? "")
         try output.flush()
     }

@@ -5,12 +5,16 @@ import CDStore
 /// and from the `CDSTORE_SQL_DEBUG` environment variable: Core Data's SQL debug log, levels 1–4,
 /// on standard error (reference/sqldebug.md §1, §3).
 struct SQLDebugOptions: ParsableArguments {
-    @Option(name: .customLong("sql-debug"),
-            help: ArgumentHelp("Log on standard error what Core Data's SQLDebug level 1-4 prints for the same work (cdstore's own reads only at 4, as cdstore: lines).", valueName: "level"))
+    @Option(
+        name: .customLong("sql-debug"),
+        help: ArgumentHelp(
+            "Log on standard error what Core Data's SQLDebug level 1-4 prints for the same work (cdstore's own reads only at 4, as cdstore: lines).",
+            valueName: "level"))
     var level: Int?
 
-    @Option(name: .customLong("com.apple.CoreData.SQLDebug", withSingleDash: true),
-            help: ArgumentHelp("The same, spelled as an Xcode scheme's launch argument.", valueName: "level"))
+    @Option(
+        name: .customLong("com.apple.CoreData.SQLDebug", withSingleDash: true),
+        help: ArgumentHelp("The same, spelled as an Xcode scheme's launch argument.", valueName: "level"))
     var schemeLevel: Int?
 
     func validate() throws {

@@ -31,7 +31,8 @@ enum ShellCompletion {
     /// from its header, so the other words of a line cost next to nothing.
     static func entityNames(ofStoreAt path: String) -> [String]? {
         guard let snapshot = try? StoreSnapshot(path: path),
-              let registry = try? snapshot.read({ try EntityRegistry.read($0) }) else { return nil }
+            let registry = try? snapshot.read({ try EntityRegistry.read($0) })
+        else { return nil }
         return registry.entities.filter { $0.reservedRange == nil && !$0.name.isEmpty }.map(\.name)
     }
 

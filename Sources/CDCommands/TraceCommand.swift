@@ -6,9 +6,9 @@ import CDStore
 import CDTrace
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct TraceCommand: ParsableCommand, ChoosesColor {
@@ -26,10 +26,12 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
     @Argument(help: ArgumentHelp("The log file, or - for standard input.", valueName: "log"), completion: .file())
     var log: String = "-"
 
-    @Option(name: .long, help: ArgumentHelp("The app's store: the model's names, and query plans run on it read-only.", valueName: "store"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("The app's store: the model's names, and query plans run on it read-only.", valueName: "store"), completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("A model for the names, when the store is not at hand or has no model cache.", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("A model for the names, when the store is not at hand or has no model cache.", valueName: "path"), completion: .file())
     var model: String?
 
     @Flag(name: .long, help: "Keep reading a growing log and print each finding as it appears; the report follows at the end.")
@@ -98,7 +100,8 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
             // The store the log names, when it is readable here: opened once, read-only.
             analyzer.onConnect = { path in
                 guard names == nil, snapshot == nil, FileManager.default.isReadableFile(atPath: path),
-                      let logged = try? StoreSnapshot(path: path), let found = try? TraceNames.read(from: logged) else { return }
+                    let logged = try? StoreSnapshot(path: path), let found = try? TraceNames.read(from: logged)
+                else { return }
                 snapshot = logged
                 names = found
                 namesKind = "store"
@@ -114,8 +117,9 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         guard analyzer.records > 0 else {
             throw TraceError.noCoreDataLines(lines: lines, source: log == "-" ? "standard input" : log)
         }
-        let report = TraceReport.build(from: analyzer, lines: lines, names: names, namesKind: namesKind, namesFrom: namesFrom,
-                                       snapshot: snapshot, top: top)
+        let report = TraceReport.build(
+            from: analyzer, lines: lines, names: names, namesKind: namesKind, namesFrom: namesFrom,
+            snapshot: snapshot, top: top)
         try Output.report(report, json: json, text: TraceText.render(report))
     }
 }

@@ -105,16 +105,20 @@ final class StopSignal: @unchecked Sendable {
 enum WatchText {
     static func render(_ commit: WatchedCommit) -> String {
         let counts = ChangeType.allCases.map { type in plural(commit.changes.filter { $0.type == type }.count, type.rawValue) }
-        var lines = [(commit.transaction.map(HistoryText.summary)
-            ?? "Commit seen \(ValueText.isoDate(Date().timeIntervalSinceReferenceDate.rounded(.down))) — " + counts.joined(separator: ", "))]
+        var lines = [
+            (commit.transaction.map(HistoryText.summary)
+                ?? "Commit seen \(ValueText.isoDate(Date().timeIntervalSinceReferenceDate.rounded(.down))) — " + counts.joined(separator: ", "))
+        ]
         var describer = DescriptionRenderer()
         for change in commit.changes {
             switch change.type {
             case .insert, .delete:
                 let verb = change.type == .insert ? "inserted" : "deleted"
                 if let object = change.object {
-                    lines.append("  \(verb) " + describer.render(object).trimmingCharacters(in: .newlines)
-                        .replacingOccurrences(of: "\n", with: "\n  "))
+                    lines.append(
+                        "  \(verb) "
+                            + describer.render(object).trimmingCharacters(in: .newlines)
+                            .replacingOccurrences(of: "\n", with: "\n  "))
                 } else {
                     lines.append("  \(verb) \(change.id.uri)")
                 }

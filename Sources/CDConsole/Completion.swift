@@ -33,15 +33,21 @@ package struct Completion: Equatable, Sendable {
 /// (after `.open`, `.output`, `.compat`) come from the file system, through `listDirectory`.
 package enum CompletionEngine {
     /// CDQ methods of a query (`motion/cdq/query.rb`, `targeted_query.rb`).
-    static let queryMethods = ["all", "and", "array", "average", "calculate", "count", "first", "last", "length", "limit",
-                               "max", "maximum", "min", "minimum", "offset", "or", "size", "sort_by", "sum", "to_a", "where"]
+    static let queryMethods = [
+        "all", "and", "array", "average", "calculate", "count", "first", "last", "length", "limit",
+        "max", "maximum", "min", "minimum", "offset", "or", "size", "sort_by", "sum", "to_a", "where",
+    ]
     /// The comparisons of a partial predicate, after `where(:key)`.
-    static let comparisonMethods = ["begins_with", "between", "contains", "ends_with", "eq", "equal", "ge", "greater_than",
-                                    "greater_than_or_equal", "gt", "in", "include", "le", "less_than", "less_than_or_equal",
-                                    "lt", "matches", "ne", "not_equal"]
+    static let comparisonMethods = [
+        "begins_with", "between", "contains", "ends_with", "eq", "equal", "ge", "greater_than",
+        "greater_than_or_equal", "gt", "in", "include", "le", "less_than", "less_than_or_equal",
+        "lt", "matches", "ne", "not_equal",
+    ]
     /// Words of the keyword form and of NSPredicate, offered inside a predicate.
-    static let predicateWords = ["AND", "ANY", "BEGINSWITH", "BETWEEN", "CONTAINS", "ENDSWITH", "IN", "LIKE", "MATCHES", "NOT",
-                                 "OR", "limit", "nil", "offset", "sort by"]
+    static let predicateWords = [
+        "AND", "ANY", "BEGINSWITH", "BETWEEN", "CONTAINS", "ENDSWITH", "IN", "LIKE", "MATCHES", "NOT",
+        "OR", "limit", "nil", "offset", "sort by",
+    ]
 
     /// The entries of a directory, each with a trailing `/` when it is one.
     package typealias DirectoryLister = @Sendable (String) -> [String]
@@ -57,8 +63,10 @@ package enum CompletionEngine {
     }
 
     /// Candidates for the text before `cursor` (a character offset) in `line`.
-    package static func complete(line: String, cursor: Int, model: ManagedObjectModel,
-                                listDirectory: DirectoryLister = fileSystem) -> Completion {
+    package static func complete(
+        line: String, cursor: Int, model: ManagedObjectModel,
+        listDirectory: DirectoryLister = fileSystem
+    ) -> Completion {
         let before = Array(line.prefix(cursor))
         let leading = before.prefix { $0 == " " || $0 == "\t" }.count
         if before.dropFirst(leading).first == "." {
@@ -69,8 +77,10 @@ package enum CompletionEngine {
 
     // MARK: Dot-commands
 
-    private static func dotCommand(_ before: [Character], from start: Int, model: ManagedObjectModel,
-                                   listDirectory: DirectoryLister) -> Completion {
+    private static func dotCommand(
+        _ before: [Character], from start: Int, model: ManagedObjectModel,
+        listDirectory: DirectoryLister
+    ) -> Completion {
         let text = before[start...]
         guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
             let typed = String(text)
@@ -150,11 +160,13 @@ package enum CompletionEngine {
         if isObjectReference(before[start...]), let dot = word.firstIndex(of: ".") {
             let typed = String(word[word.index(after: dot)...])
             let names = model.lineage(of: entity).flatMap(\.relationships).map(\.name)
-            return Completion(start: wordStart + word.distance(from: word.startIndex, to: dot) + 1,
-                              candidates: matching(names, typed))
+            return Completion(
+                start: wordStart + word.distance(from: word.startIndex, to: dot) + 1,
+                candidates: matching(names, typed))
         }
         if scan.inQuote || scan.lastSignificant == ":" || (scan.depth > 0 && scan.lastSignificant == "(")
-            || (scan.depth > 0 && scan.lastSignificant == ",") {
+            || (scan.depth > 0 && scan.lastSignificant == ",")
+        {
             return keyPath(word, at: wordStart, entity: entity, model: model, words: scan.inQuote && scan.quoteIsPredicate)
         }
         if scan.depth == 0 && (scan.lastSignificant == ")" || word.hasPrefix(".") || scan.isChainHead) {
@@ -162,8 +174,9 @@ package enum CompletionEngine {
             guard let dot = word.lastIndex(of: ".") else { return .none(at: before.count) }
             let typed = String(word[word.index(after: dot)...])
             let methods = scan.lastCallTakesComparison ? comparisonMethods : queryMethods
-            return Completion(start: wordStart + word.distance(from: word.startIndex, to: dot) + 1,
-                              candidates: matching(methods, typed))
+            return Completion(
+                start: wordStart + word.distance(from: word.startIndex, to: dot) + 1,
+                candidates: matching(methods, typed))
         }
         if scan.isKeywordForm {
             let keyword = scan.previousWord?.lowercased()
@@ -183,8 +196,10 @@ package enum CompletionEngine {
 
     /// Key paths through relationships: `author.na` → `author.name`; `words` adds the
     /// predicate's operators and clause keywords.
-    private static func keyPath(_ typed: String, at start: Int, entity: String, model: ManagedObjectModel,
-                                words: Bool) -> Completion {
+    private static func keyPath(
+        _ typed: String, at start: Int, entity: String, model: ManagedObjectModel,
+        words: Bool
+    ) -> Completion {
         var steps = typed.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let last = steps.removeLast()
         var current = entity
@@ -263,17 +278,20 @@ private struct Scan {
     /// or an object ID's. `nil` while the first name is still being typed.
     func entity(in whole: ArraySlice<Character>, model: ManagedObjectModel) -> String? {
         let line = String(whole)
-        if let reference = ObjectReference.parse(String(line.prefix { $0 != " " && $0 != "(" })
-                                                    .split(separator: ".").first.map(String.init) ?? ""),
-           model.entity(named: reference.entity) != nil {
+        if let reference = ObjectReference.parse(
+            String(line.prefix { $0 != " " && $0 != "(" })
+                .split(separator: ".").first.map(String.init) ?? ""),
+            model.entity(named: reference.entity) != nil
+        {
             return reference.entity
         }
         let characters = Array(whole)
         var name = String(characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         let typedPastTheName = characters.count > name.count
         if name == "cdq", characters.count > 4 {
-            name = String(characters.dropFirst(4).drop { $0 == "'" || $0 == "\"" || $0 == ":" }
-                .prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+            name = String(
+                characters.dropFirst(4).drop { $0 == "'" || $0 == "\"" || $0 == ":" }
+                    .prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }
         guard !name.isEmpty, typedPastTheName else { return nil }
         return model.entity(named: name) != nil ? name : nil

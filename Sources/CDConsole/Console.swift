@@ -17,8 +17,10 @@ package struct ConsoleOptions: Sendable {
     package var colorsOutput: Bool
     package var colorsErrors: Bool
 
-    package init(storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [],
-                 bail: Bool = false, colorsOutput: Bool = false, colorsErrors: Bool = false) {
+    package init(
+        storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [],
+        bail: Bool = false, colorsOutput: Bool = false, colorsErrors: Bool = false
+    ) {
         self.storePath = storePath
         self.modelPath = modelPath
         self.initFile = initFile
@@ -46,8 +48,9 @@ package enum Console {
         ConsoleSignals.install()
         defer { ConsoleSignals.restore() }
         ConsoleSignals.watch(connection(of: session))
-        let interpreter = ConsoleInterpreter(session: session, output: output, errors: errors,
-                                             settings: ConsoleSettings(rowLimit: output.isTerminal ? 100 : nil))
+        let interpreter = ConsoleInterpreter(
+            session: session, output: output, errors: errors,
+            settings: ConsoleSettings(rowLimit: output.isTerminal ? 100 : nil))
         interpreter.sessionChanged = { ConsoleSignals.watch(connection(of: $0)) }
         defer { interpreter.finish() }
 
@@ -114,9 +117,13 @@ package enum Console {
         output.line("Enter .help for the commands, Tab to complete, Ctrl-D to leave.")
         output.flush()
         let prompt = URL(fileURLWithPath: session.storePath).deletingPathExtension().lastPathComponent + "> "
-        guard let editor = LineEditor(program: "cdstore", prompt: prompt, historyPath: historyPath(), complete: { line, cursor in
-            CompletionEngine.complete(line: line, cursor: cursor, model: interpreter.session.model)
-        }) else {
+        guard
+            let editor = LineEditor(
+                program: "cdstore", prompt: prompt, historyPath: historyPath(),
+                complete: { line, cursor in
+                    CompletionEngine.complete(line: line, cursor: cursor, model: interpreter.session.model)
+                })
+        else {
             FileHandle.standardError.write(Data("cdstore: warning: line editing is not available (libedit could not start); reading plain lines\n".utf8))
             plainLines(interpreter, output: output, prompt: prompt)
             return

@@ -91,8 +91,9 @@ package final class ConsoleInterpreter {
         switch error {
         case let error as CDPredicate.PredicateError:
             errors.line(prefix + error.message, style: .error)
-            errors.line(error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-                .joined(separator: "\n"))
+            errors.line(
+                error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+                    .joined(separator: "\n"))
         case let error as UserFacingError:
             errors.line(prefix + error.message, style: .error)
             if let hint = error.hint { errors.line("hint: " + hint, style: .secondary) }
@@ -115,13 +116,16 @@ package final class ConsoleInterpreter {
         guard request.result != .objects else { return try printObjects(request) }
         var rows = ValueRowRenderer(names: [], format: settings.format.valueRowFormat)
         var cap = RowCap(limit: settings.rowLimit)
-        try session.store.values(request, names: { names in
-            rows = ValueRowRenderer(names: names, format: settings.format.valueRowFormat)
-            output.write(rows.header())
-        }, row: { values in
-            try Self.checkInterrupt()
-            if cap.admits() { output.write(rows.row(values)) }
-        })
+        try session.store.values(
+            request,
+            names: { names in
+                rows = ValueRowRenderer(names: names, format: settings.format.valueRowFormat)
+                output.write(rows.header())
+            },
+            row: { values in
+                try Self.checkInterrupt()
+                if cap.admits() { output.write(rows.row(values)) }
+            })
         output.write(rows.footer())
         noteHidden(cap.hidden, of: "row")
     }
@@ -134,11 +138,13 @@ package final class ConsoleInterpreter {
         if capsInSQL { fetched.limit = settings.rowLimit }
         var printer = ConsoleObjectPrinter(renderer: renderer(for: request.entity), writer: output)
         var cap = RowCap(limit: settings.rowLimit)
-        try session.runner.objects(fetched, countsToMany: settings.format.countsToMany, describe: DescriptionRenderer.logDescription,
-                                   section: { printer.section($0) }, object: { object in
-            try Self.checkInterrupt()
-            if cap.admits() { printer.object(object) }
-        })
+        try session.runner.objects(
+            fetched, countsToMany: settings.format.countsToMany, describe: DescriptionRenderer.logDescription,
+            section: { printer.section($0) },
+            object: { object in
+                try Self.checkInterrupt()
+                if cap.admits() { printer.object(object) }
+            })
         printer.finish()
         var hidden = cap.hidden
         if capsInSQL, cap.shown == settings.rowLimit {
@@ -244,8 +250,9 @@ package final class ConsoleInterpreter {
         guard session.snapshot.isOutdated, command != ".reload", command != ".open" else { return }
         do {
             replaceSession(try session.reloaded())
-            errors.line("note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
-                        style: .secondary)
+            errors.line(
+                "note: an app changed \(session.storePath) in a way this snapshot cannot read past; took a new one",
+                style: .secondary)
         } catch {
             let reason = (error as? UserFacingError)?.message ?? String(describing: error)
             errors.line("warning: the store changed and cannot be opened again: \(reason)", style: .warning)
@@ -260,8 +267,9 @@ package final class ConsoleInterpreter {
 
     /// The session's model as a model version: `cache` when it comes from the store.
     private var modelVersion: ModelVersion {
-        ModelVersion(name: session.modelPath.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "cache", current: true,
-                     model: session.model)
+        ModelVersion(
+            name: session.modelPath.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "cache", current: true,
+            model: session.model)
     }
 
     func printEntities() throws {
@@ -287,8 +295,9 @@ package final class ConsoleInterpreter {
             }
             let statements = try session.snapshot.read { db in
                 try tables.flatMap { table in
-                    try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name",
-                                        arguments: [table])
+                    try String.fetchAll(
+                        db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name",
+                        arguments: [table])
                 }
             }
             blocks.append(([ModelText.render(entity: description)] + statements.map { $0 + ";" }).joined(separator: "\n"))
@@ -307,14 +316,17 @@ package final class ConsoleInterpreter {
         var rows: ValueRowRenderer?
         var cap = RowCap(limit: settings.rowLimit)
         let format = settings.format.valueRowFormat
-        try FetchRunner.raw(sql, on: session.snapshot, columns: { names in
-            let renderer = ValueRowRenderer(names: names, format: format)
-            output.write(renderer.header())
-            rows = renderer
-        }, row: { values in
-            try Self.checkInterrupt()
-            if cap.admits() { output.write(rows?.row(values) ?? "") }
-        })
+        try FetchRunner.raw(
+            sql, on: session.snapshot,
+            columns: { names in
+                let renderer = ValueRowRenderer(names: names, format: format)
+                output.write(renderer.header())
+                rows = renderer
+            },
+            row: { values in
+                try Self.checkInterrupt()
+                if cap.admits() { output.write(rows?.row(values) ?? "") }
+            })
         output.write(rows?.footer() ?? "")
         noteHidden(cap.hidden, of: "row")
     }
@@ -371,7 +383,8 @@ package final class ConsoleInterpreter {
         let model = session.modelPath ?? "the store's model cache"
         let entities = session.model.entities.count
         let templates = settings.templates.keys.sorted().map { "\($0) \"\(settings.templates[$0] ?? "")\"" }
-        output.line("""
+        output.line(
+            """
             store:     \(session.storePath)
             model:     \(model), \(entities) entit\(entities == 1 ? "y" : "ies")
             format:    \(settings.format.rawValue)
@@ -490,16 +503,17 @@ struct ConsoleClock {
 
     func report() -> String {
         let now = Self.cpuTimes()
-        return String(format: "Run Time: real %.3f user %.6f sys %.6f", Date().timeIntervalSince(start),
-                      now.user - usage.user, now.system - usage.system)
+        return String(
+            format: "Run Time: real %.3f user %.6f sys %.6f", Date().timeIntervalSince(start),
+            now.user - usage.user, now.system - usage.system)
     }
 
     private static func cpuTimes() -> (user: Double, system: Double) {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
         return (seconds(usage.ru_utime), seconds(usage.ru_stime))

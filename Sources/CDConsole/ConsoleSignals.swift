@@ -52,9 +52,9 @@ enum ConsoleSignals {
     private static func handle(_ signal: Int32, with handler: (@convention(c) (Int32) -> Void)?) {
         var action = sigaction()
         #if canImport(Darwin)
-        action.__sigaction_u.__sa_handler = handler
+            action.__sigaction_u.__sa_handler = handler
         #else
-        action.__sigaction_handler.sa_handler = handler
+            action.__sigaction_handler.sa_handler = handler
         #endif
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0

@@ -27,72 +27,94 @@ package struct DotCommand: Sendable {
 
     /// Every dot-command, in the order `.help` lists them.
     package static let all: [DotCommand] = [
-        DotCommand(name: ".help", arguments: "", help: "Show this list of dot-commands.", argumentKind: .none,
-                   run: { console, _ in console.printHelp() }),
-        DotCommand(name: ".open", arguments: "STORE", help: "Close the store and open STORE, on a new snapshot.",
-                   argumentKind: .path,
-                   run: { console, input in try console.openStore(input.arguments) }),
-        DotCommand(name: ".reload", arguments: "", help: "Take a fresh snapshot of the store, to see what the app wrote since.",
-                   argumentKind: .none,
-                   run: { console, _ in try console.reload() }),
-        DotCommand(name: ".entities", arguments: "", help: "List the entities with their parent, table and number of objects.",
-                   argumentKind: .none,
-                   run: { console, _ in try console.printEntities() }),
-        DotCommand(name: ".schema", arguments: "[ENTITY]",
-                   help: "Show an entity's properties and the SQL of its tables; every entity without ENTITY.",
-                   argumentKind: .entity,
-                   run: { console, input in try console.printSchema(input.arguments.first) }),
-        DotCommand(name: ".model", arguments: "", help: "Show the whole model: entities, properties, fetch requests, configurations.",
-                   argumentKind: .none,
-                   run: { console, _ in console.printModel() }),
-        DotCommand(name: ".hashes", arguments: "", help: "Show the entity version hashes and the model checksum.",
-                   argumentKind: .none,
-                   run: { console, _ in console.printHashes() }),
-        DotCommand(name: ".trace", arguments: "0-4", help: "Log what Core Data's SQLDebug level 1-4 prints for each request; 0 stops.",
-                   argumentKind: .traceLevel,
-                   run: { console, input in try console.setTraceLevel(input.arguments) }),
-        DotCommand(name: ".sql", arguments: "QUERY", help: "Show the SQL and bound values of a query without running it.",
-                   argumentKind: .query,
-                   run: { console, input in try console.printSQL(input.text) }),
-        DotCommand(name: ".raw", arguments: "SELECT ...", help: "Run read-only SQL on the snapshot and print its rows.",
-                   argumentKind: .none,
-                   run: { console, input in
-                       guard !input.text.isEmpty else { throw ConsoleError.usage(".raw SELECT ...") }
-                       try console.runRaw(input.text)
-                   }),
-        DotCommand(name: ".validate", arguments: "[ENTITY]",
-                   help: "Check the objects against the model's rules, and the store's integrity.", argumentKind: .entity,
-                   run: { console, input in try console.validate(entity: input.arguments.first) }),
-        DotCommand(name: ".compat", arguments: "MODEL",
-                   help: "Tell whether the current version of MODEL opens the store, and if not the error and the fix.",
-                   argumentKind: .path,
-                   run: { console, input in try console.checkCompatibility(input.arguments) }),
-        DotCommand(name: ".explain", arguments: "CODE", help: "Explain a Core Data error code such as 1570 or 134100.",
-                   argumentKind: .none,
-                   run: { console, input in try console.explain(input.arguments) }),
-        DotCommand(name: ".format", arguments: "NAME",
-                   help: "Print objects as description, line, table, expanded, json, ndjson or csv.", argumentKind: .format,
-                   run: { console, input in try console.setFormat(input.arguments) }),
-        DotCommand(name: ".template", arguments: "ENTITY [\"TEXT {key} ...\"]",
-                   help: "Set ENTITY's to_s, a line per object with {key} placeholders; without TEXT, remove it.",
-                   argumentKind: .entity,
-                   run: { console, input in try console.setTemplate(input.arguments) }),
-        DotCommand(name: ".limit", arguments: "N", help: "Show at most N objects or rows, then an \"... N more\" line; 0 shows all.",
-                   argumentKind: .none,
-                   run: { console, input in try console.setRowLimit(input.arguments) }),
-        DotCommand(name: ".output", arguments: "FILE|stdout", help: "Write results to FILE, or to standard output again.",
-                   argumentKind: .outputTarget,
-                   run: { console, input in try console.redirect(to: try ConsoleInterpreter.single(input.arguments, usage: ".output FILE|stdout")) }),
-        DotCommand(name: ".timer", arguments: "on|off", help: "Show how long each command took.", argumentKind: .onOff,
-                   run: { console, input in console.settings.timer = try ConsoleInterpreter.onOff(input.arguments, usage: ".timer on|off") }),
-        DotCommand(name: ".echo", arguments: "on|off", help: "Print each command before its result.", argumentKind: .onOff,
-                   run: { console, input in console.settings.echo = try ConsoleInterpreter.onOff(input.arguments, usage: ".echo on|off") }),
-        DotCommand(name: ".show", arguments: "", help: "Show the store, the model and the current settings.", argumentKind: .none,
-                   run: { console, _ in console.printSettings() }),
-        DotCommand(name: ".quit", arguments: "", help: "Leave the console (also .exit and Ctrl-D).", argumentKind: .none,
-                   run: { console, _ in console.quit() }),
-        DotCommand(name: ".exit", arguments: "", help: "Leave the console.", argumentKind: .none,
-                   run: { console, _ in console.quit() }),
+        DotCommand(
+            name: ".help", arguments: "", help: "Show this list of dot-commands.", argumentKind: .none,
+            run: { console, _ in console.printHelp() }),
+        DotCommand(
+            name: ".open", arguments: "STORE", help: "Close the store and open STORE, on a new snapshot.",
+            argumentKind: .path,
+            run: { console, input in try console.openStore(input.arguments) }),
+        DotCommand(
+            name: ".reload", arguments: "", help: "Take a fresh snapshot of the store, to see what the app wrote since.",
+            argumentKind: .none,
+            run: { console, _ in try console.reload() }),
+        DotCommand(
+            name: ".entities", arguments: "", help: "List the entities with their parent, table and number of objects.",
+            argumentKind: .none,
+            run: { console, _ in try console.printEntities() }),
+        DotCommand(
+            name: ".schema", arguments: "[ENTITY]",
+            help: "Show an entity's properties and the SQL of its tables; every entity without ENTITY.",
+            argumentKind: .entity,
+            run: { console, input in try console.printSchema(input.arguments.first) }),
+        DotCommand(
+            name: ".model", arguments: "", help: "Show the whole model: entities, properties, fetch requests, configurations.",
+            argumentKind: .none,
+            run: { console, _ in console.printModel() }),
+        DotCommand(
+            name: ".hashes", arguments: "", help: "Show the entity version hashes and the model checksum.",
+            argumentKind: .none,
+            run: { console, _ in console.printHashes() }),
+        DotCommand(
+            name: ".trace", arguments: "0-4", help: "Log what Core Data's SQLDebug level 1-4 prints for each request; 0 stops.",
+            argumentKind: .traceLevel,
+            run: { console, input in try console.setTraceLevel(input.arguments) }),
+        DotCommand(
+            name: ".sql", arguments: "QUERY", help: "Show the SQL and bound values of a query without running it.",
+            argumentKind: .query,
+            run: { console, input in try console.printSQL(input.text) }),
+        DotCommand(
+            name: ".raw", arguments: "SELECT ...", help: "Run read-only SQL on the snapshot and print its rows.",
+            argumentKind: .none,
+            run: { console, input in
+                guard !input.text.isEmpty else { throw ConsoleError.usage(".raw SELECT ...") }
+                try console.runRaw(input.text)
+            }),
+        DotCommand(
+            name: ".validate", arguments: "[ENTITY]",
+            help: "Check the objects against the model's rules, and the store's integrity.", argumentKind: .entity,
+            run: { console, input in try console.validate(entity: input.arguments.first) }),
+        DotCommand(
+            name: ".compat", arguments: "MODEL",
+            help: "Tell whether the current version of MODEL opens the store, and if not the error and the fix.",
+            argumentKind: .path,
+            run: { console, input in try console.checkCompatibility(input.arguments) }),
+        DotCommand(
+            name: ".explain", arguments: "CODE", help: "Explain a Core Data error code such as 1570 or 134100.",
+            argumentKind: .none,
+            run: { console, input in try console.explain(input.arguments) }),
+        DotCommand(
+            name: ".format", arguments: "NAME",
+            help: "Print objects as description, line, table, expanded, json, ndjson or csv.", argumentKind: .format,
+            run: { console, input in try console.setFormat(input.arguments) }),
+        DotCommand(
+            name: ".template", arguments: "ENTITY [\"TEXT {key} ...\"]",
+            help: "Set ENTITY's to_s, a line per object with {key} placeholders; without TEXT, remove it.",
+            argumentKind: .entity,
+            run: { console, input in try console.setTemplate(input.arguments) }),
+        DotCommand(
+            name: ".limit", arguments: "N", help: "Show at most N objects or rows, then an \"... N more\" line; 0 shows all.",
+            argumentKind: .none,
+            run: { console, input in try console.setRowLimit(input.arguments) }),
+        DotCommand(
+            name: ".output", arguments: "FILE|stdout", help: "Write results to FILE, or to standard output again.",
+            argumentKind: .outputTarget,
+            run: { console, input in try console.redirect(to: try ConsoleInterpreter.single(input.arguments, usage: ".output FILE|stdout")) }),
+        DotCommand(
+            name: ".timer", arguments: "on|off", help: "Show how long each command took.", argumentKind: .onOff,
+            run: { console, input in console.settings.timer = try ConsoleInterpreter.onOff(input.arguments, usage: ".timer on|off") }),
+        DotCommand(
+            name: ".echo", arguments: "on|off", help: "Print each command before its result.", argumentKind: .onOff,
+            run: { console, input in console.settings.echo = try ConsoleInterpreter.onOff(input.arguments, usage: ".echo on|off") }),
+        DotCommand(
+            name: ".show", arguments: "", help: "Show the store, the model and the current settings.", argumentKind: .none,
+            run: { console, _ in console.printSettings() }),
+        DotCommand(
+            name: ".quit", arguments: "", help: "Leave the console (also .exit and Ctrl-D).", argumentKind: .none,
+            run: { console, _ in console.quit() }),
+        DotCommand(
+            name: ".exit", arguments: "", help: "Leave the console.", argumentKind: .none,
+            run: { console, _ in console.quit() }),
     ]
 
     package static func named(_ name: String) -> DotCommand? {

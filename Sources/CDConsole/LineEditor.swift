@@ -110,7 +110,8 @@ final class LineEditor {
         let completion = complete(text, cursor)
         guard !completion.candidates.isEmpty else { return UInt8(CC_ERROR) }
         let typed = String(Array(text)[completion.start..<cursor])
-        let replacement = completion.candidates.count == 1
+        let replacement =
+            completion.candidates.count == 1
             ? completion.candidates[0] + completion.terminator : completion.commonPrefix
         if replacement.count > typed.count || (replacement != typed && completion.candidates.count == 1) {
             el_deletestr(editLine, Int32(cursor - completion.start))

@@ -67,30 +67,35 @@ struct ObjectReference: Equatable {
         }
         let destination = description.destinationEntity
         if let inverseName = description.inverseName,
-           let inverse = Self.relationship(inverseName, of: destination, in: model) {
+            let inverse = Self.relationship(inverseName, of: destination, in: model)
+        {
             // A to-one compares with the object's URI (bound as its Z_PK); the members of a
             // to-many are compared by key, which is what a URI stands for.
-            let comparison = inverse.isToMany
+            let comparison =
+                inverse.isToMany
                 ? Comparison(.keyPath([.key(inverseName)]), .equal, .constant(.integer(primaryKey)), quantifier: .any)
                 : Comparison(.keyPath([.key(inverseName)]), .equal, .constant(.string(uri)))
             return FetchRequest(entity: destination, predicate: .comparison(comparison))
         }
         var targets: [ObjectID] = []
         var found = false
-        try session.runner.objects(FetchRequest(entity: entity, predicate: itself),
-                                   includes: description.isToMany ? [relationship] : [],
-                                   section: { _ in }, object: { object in
-            found = true
-            switch object.value(relationship) {
-            case .object(let target)?: targets = [target]
-            case .objects(let members?)?: targets = members
-            default: break
-            }
-        })
+        try session.runner.objects(
+            FetchRequest(entity: entity, predicate: itself),
+            includes: description.isToMany ? [relationship] : [],
+            section: { _ in },
+            object: { object in
+                found = true
+                switch object.value(relationship) {
+                case .object(let target)?: targets = [target]
+                case .objects(let members?)?: targets = members
+                default: break
+                }
+            })
         guard found else { throw ConsoleError.noSuchObject(entity: entity, primaryKey: primaryKey) }
         let members = CDPredicate.Expression.aggregate(targets.map { .constant(.string($0.uri)) })
-        return FetchRequest(entity: destination,
-                            predicate: targets.isEmpty ? .constant(false) : .comparison(Comparison(.evaluatedObject, .in, members)))
+        return FetchRequest(
+            entity: destination,
+            predicate: targets.isEmpty ? .constant(false) : .comparison(Comparison(.evaluatedObject, .in, members)))
     }
 
     /// The relationship `name` of `entity` or of one of its ancestors.

@@ -70,29 +70,37 @@ package struct CompatibilityReport: Sendable, Encodable, Equatable {
 package enum Compatibility {
     /// Analyses the store at `storePath` against the model at `modelPath`. `versionName` is the
     /// version the app opens the store with (default: the current one). Reads the store read-only.
-    package static func analyse(storePath: String, modelPath: String, versionName: String? = nil,
-                               options: MigrationOptions = .infer, trace: SQLTrace? = nil) throws -> CompatibilityReport {
+    package static func analyse(
+        storePath: String, modelPath: String, versionName: String? = nil,
+        options: MigrationOptions = .infer, trace: SQLTrace? = nil
+    ) throws -> CompatibilityReport {
         let versions = try ModelSource.versions(at: modelPath, trace: trace)
         let current = try ModelSource.chooseVersion(versions, named: versionName, path: modelPath)
-        return try analyse(snapshot: try StoreSnapshot(path: storePath, trace: trace), versions: versions, current: current,
-                           modelPath: modelPath, options: options)
+        return try analyse(
+            snapshot: try StoreSnapshot(path: storePath, trace: trace), versions: versions, current: current,
+            modelPath: modelPath, options: options)
     }
 
     /// The same on a snapshot already open (the console's), with the model's versions loaded.
-    package static func analyse(snapshot: StoreSnapshot, versions: [ModelVersion], current: ModelVersion,
-                               modelPath: String, options: MigrationOptions = .infer) throws -> CompatibilityReport {
+    package static func analyse(
+        snapshot: StoreSnapshot, versions: [ModelVersion], current: ModelVersion,
+        modelPath: String, options: MigrationOptions = .infer
+    ) throws -> CompatibilityReport {
         let store = try StoreFacts.read(snapshot)
         let modelURL = URL(fileURLWithPath: modelPath).standardizedFileURL
         // A store given as the model has no mapping models beside it that belong to it.
         let nearby = ModelFiles.canRead(modelURL) ? MigrationMappingModelReader.find(near: modelURL) : []
         let mappings = try nearby.map(MigrationMappingModelReader.read(at:))
-        return analyse(store: store, versions: versions, current: current, mappings: mappings, options: options,
-                       storePath: snapshot.files.main.path, modelPath: modelURL.path)
+        return analyse(
+            store: store, versions: versions, current: current, mappings: mappings, options: options,
+            storePath: snapshot.files.main.path, modelPath: modelURL.path)
     }
 
     /// The analysis proper, on facts already read.
-    static func analyse(store: StoreFacts, versions: [ModelVersion], current: ModelVersion, mappings: [MigrationMappingModel],
-                        options: MigrationOptions, storePath: String, modelPath: String) -> CompatibilityReport {
+    static func analyse(
+        store: StoreFacts, versions: [ModelVersion], current: ModelVersion, mappings: [MigrationMappingModel],
+        options: MigrationOptions, storePath: String, modelPath: String
+    ) -> CompatibilityReport {
         // Versions can be identical (RestKit's VersionedModel 2 and 4): prefer the current one.
         let matches = versions.filter { VersionHashes.entityHashes(of: $0.model) == store.versionHashes }
         let matched = matches.first { $0.name == current.name } ?? matches.first
@@ -112,17 +120,21 @@ package enum Compatibility {
             report.oldModel = current.name
             let others = matches.map(\.name).filter { $0 != current.name }
             // Identical hashes mean Core Data never migrates between those versions (§5.10 point 4).
-            let same = others.isEmpty ? "" : " Version \(others.joined(separator: ", ")) has the same hashes, so Core Data cannot tell them apart: if the stored data must change between them, set a version hash modifier on the changed entity or property."
+            let same =
+                others.isEmpty
+                ? ""
+                : " Version \(others.joined(separator: ", ")) has the same hashes, so Core Data cannot tell them apart: if the stored data must change between them, set a version hash modifier on the changed entity or property."
             report.reason = "The store's entity hashes equal those of version \(current.name): it opens without migration.\(same)"
             return report
         }
         let old: (name: String, model: ManagedObjectModel)? = matched.map { ($0.name, $0.model) } ?? store.cachedModel.map { ("cache", $0) }
         report.oldModel = old?.name
         if let old { report.changes = ModelDiff.changes(from: old.model, to: current.model) }
-        let verdict = Verdict.decide(changes: report.changes, matched: matched?.name, current: current.name,
-                                     identifiers: store.versionIdentifiers, hasOldModel: old != nil, mapping: links.first { $0.connectsStoreToCurrent }?.path,
-                                     options: options, rows: store.rows(for:),
-                                     nulls: { entity, attribute in old.flatMap { store.countNulls($0.model, entity, attribute) } })
+        let verdict = Verdict.decide(
+            changes: report.changes, matched: matched?.name, current: current.name,
+            identifiers: store.versionIdentifiers, hasOldModel: old != nil, mapping: links.first { $0.connectsStoreToCurrent }?.path,
+            options: options, rows: store.rows(for:),
+            nulls: { entity, attribute in old.flatMap { store.countNulls($0.model, entity, attribute) } })
         report.migration = verdict.migration
         report.expectedError = verdict.error
         report.opens = verdict.error == nil
@@ -152,11 +164,12 @@ struct StoreFacts {
         let inspection = try StoreInspector.inspect(snapshot, counts: true)
         var counts: [String: Int] = [:]
         for entity in inspection.entities { counts[entity.name] = entity.rowsIncludingSubentities ?? 0 }
-        return StoreFacts(versionHashes: metadata.versionHashes, versionIdentifiers: metadata.versionIdentifiers,
-                          cachedModel: cache?.model, rowCounts: counts,
-                          countNulls: { model, entity, attribute in
-                              (try? snapshot.countNulls(model: model, entity: entity, attribute: attribute)) ?? nil
-                          })
+        return StoreFacts(
+            versionHashes: metadata.versionHashes, versionIdentifiers: metadata.versionIdentifiers,
+            cachedModel: cache?.model, rowCounts: counts,
+            countNulls: { model, entity, attribute in
+                (try? snapshot.countNulls(model: model, entity: entity, attribute: attribute)) ?? nil
+            })
     }
 }
 
@@ -167,17 +180,21 @@ struct Verdict {
     var error: Int?
     var reason: String
 
-    static func decide(changes: [CompatibilityChange], matched: String?, current: String,
-                       identifiers: [String], hasOldModel: Bool,
-                       mapping: String?, options: MigrationOptions, rows: (String) -> Int,
-                       nulls: (String, String) -> Int?) -> Verdict {
+    static func decide(
+        changes: [CompatibilityChange], matched: String?, current: String,
+        identifiers: [String], hasOldModel: Bool,
+        mapping: String?, options: MigrationOptions, rows: (String) -> Int,
+        nulls: (String, String) -> Int?
+    ) -> Verdict {
         guard options == .none else {
-            return withMigration(changes: changes, matched: matched, current: current, identifiers: identifiers,
-                                 hasOldModel: hasOldModel, mapping: mapping, inferring: options == .infer, rows: rows, nulls: nulls)
+            return withMigration(
+                changes: changes, matched: matched, current: current, identifiers: identifiers,
+                hasOldModel: hasOldModel, mapping: mapping, inferring: options == .infer, rows: rows, nulls: nulls)
         }
         // The migration the store needs is the same; say what the options would change.
-        let migrating = withMigration(changes: changes, matched: matched, current: current, identifiers: identifiers,
-                                      hasOldModel: hasOldModel, mapping: mapping, inferring: true, rows: rows, nulls: nulls)
+        let migrating = withMigration(
+            changes: changes, matched: matched, current: current, identifiers: identifiers,
+            hasOldModel: hasOldModel, mapping: mapping, inferring: true, rows: rows, nulls: nulls)
         let withOptions: String
         if let error = migrating.error {
             withOptions = "The migration options alone would not help: with them the app gets \(error) (`--options infer` shows why)."
@@ -186,28 +203,39 @@ struct Verdict {
         } else {
             withOptions = "With NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption it opens after lightweight migration."
         }
-        return Verdict(migration: migrating.migration, error: 134100,
-                       reason: "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100. \(withOptions)")
+        return Verdict(
+            migration: migrating.migration, error: 134100,
+            reason:
+                "The store was written by \(matched.map { "version \($0)" } ?? "a model no version matches"), not by \(current), and the app opens it without migration options: 134100. \(withOptions)"
+        )
     }
 
     /// The verdict when the app passes NSMigratePersistentStoresAutomaticallyOption, and
     /// NSInferMappingModelAutomaticallyOption when `inferring`.
-    private static func withMigration(changes: [CompatibilityChange], matched: String?, current: String,
-                                      identifiers: [String], hasOldModel: Bool, mapping: String?, inferring: Bool,
-                                      rows: (String) -> Int, nulls: (String, String) -> Int?) -> Verdict {
-        let without = "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
+    private static func withMigration(
+        changes: [CompatibilityChange], matched: String?, current: String,
+        identifiers: [String], hasOldModel: Bool, mapping: String?, inferring: Bool,
+        rows: (String) -> Int, nulls: (String, String) -> Int?
+    ) -> Verdict {
+        let without =
+            "Without NSMigratePersistentStoresAutomaticallyOption the app gets 134100 (the model is incompatible with the one that created the store)."
         guard let matched else {
-            let source = hasOldModel
+            let source =
+                hasOldModel
                 ? "The differences below are against the model cached in the store. Fix: add the version that wrote the store back to the model (`cdstore model STORE --format xcdatamodel` rebuilds it from the cache), or reset the store."
                 : "The store has no model cache either, so the differences cannot be shown. Fix: add the version that wrote the store back to the model, or reset the store."
             let named = identifiers.filter { !$0.isEmpty }
             let stored = named.isEmpty ? "" : " The store names its model version \(named.map { "\"\($0)\"" }.joined(separator: ", "))."
-            return Verdict(migration: .impossible, error: 134130,
-                           reason: "No version of the model has the store's entity hashes, so migration has no source model: 134130.\(stored) \(source) \(without)")
+            return Verdict(
+                migration: .impossible, error: 134130,
+                reason: "No version of the model has the store's entity hashes, so migration has no source model: 134130.\(stored) \(source) \(without)")
         }
         if let mapping {
-            return Verdict(migration: .mappingModel, error: nil,
-                           reason: "The store was written by version \(matched); the mapping model \(mapping) maps it to \(current), and automatic migration uses it. \(without)")
+            return Verdict(
+                migration: .mappingModel, error: nil,
+                reason:
+                    "The store was written by version \(matched); the mapping model \(mapping) maps it to \(current), and automatic migration uses it. \(without)"
+            )
         }
         let blocking = changes.first { !$0.inferable }
         let failing = blocking == nil ? validationFailure(changes: changes, rows: rows, nulls: nulls) : nil
@@ -216,40 +244,54 @@ struct Verdict {
         }
         let failed = failing.map { "the inferred migration to \(current) fails validation: \($0)" }
         if !inferring {
-            let fix = (blocked ?? failed).map { "Fix: add a mapping model from \(matched) to \(current) (inference would not help: \($0))." }
+            let fix =
+                (blocked ?? failed).map { "Fix: add a mapping model from \(matched) to \(current) (inference would not help: \($0))." }
                 ?? "Fix: pass NSInferMappingModelAutomaticallyOption, or add a mapping model from \(matched) to \(current)."
-            return Verdict(migration: (blocked ?? failed) == nil ? .lightweight : .impossible, error: 134140,
-                           reason: "The store was written by version \(matched); no mapping model maps \(matched) to \(current) and inference is off: 134140. \(fix)")
+            return Verdict(
+                migration: (blocked ?? failed) == nil ? .lightweight : .impossible, error: 134140,
+                reason: "The store was written by version \(matched); no mapping model maps \(matched) to \(current) and inference is off: 134140. \(fix)")
         }
         if let blocking, let blocked {
-            return Verdict(migration: .impossible, error: 134190,
-                           reason: "The store was written by version \(matched); \(blocked): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)")
+            return Verdict(
+                migration: .impossible, error: 134190,
+                reason:
+                    "The store was written by version \(matched); \(blocked): 134190. Fix: \(blocking.fix), or add a mapping model from \(matched) to \(current). \(without)"
+            )
         }
         if let failed {
-            return Verdict(migration: .impossible, error: 134110,
-                           reason: "The store was written by version \(matched); \(failed): 134110 (missing attribute values on mandatory destination attribute). \(without)")
+            return Verdict(
+                migration: .impossible, error: 134110,
+                reason:
+                    "The store was written by version \(matched); \(failed): 134110 (missing attribute values on mandatory destination attribute). \(without)")
         }
-        return Verdict(migration: .lightweight, error: nil,
-                       reason: "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)")
+        return Verdict(
+            migration: .lightweight, error: nil,
+            reason:
+                "The store was written by version \(matched); lightweight migration to \(current) can be inferred, so it opens when the app passes NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (CDQ, MagicalRecord and RHManagedObject set both). \(without)"
+        )
     }
 
     /// An attribute made non-optional without a default while rows lack it, or a new
     /// non-optional property without a default on an entity with rows: the migrated rows have no
     /// value and fail validation (errors.md §5.5, model-format.md §6.3 step 3).
-    static func validationFailure(changes: [CompatibilityChange], rows: (String) -> Int,
-                                  nulls: (String, String) -> Int?) -> String? {
+    static func validationFailure(
+        changes: [CompatibilityChange], rows: (String) -> Int,
+        nulls: (String, String) -> Int?
+    ) -> String? {
         for change in changes where change.failsWhereNull {
             let entity = change.sourceEntity ?? change.entity
             let property = change.sourceProperty ?? change.property ?? ""
             if let count = nulls(entity, property), count > 0 {
-                return "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(plural(count, "row")) of \(entity) have no \(property)"
+                return
+                    "\(change.entity).\(change.property ?? "") is now non-optional without a default, and \(plural(count, "row")) of \(entity) have no \(property)"
             }
         }
         for change in changes where change.leavesRowsEmpty {
             let sourceEntity = change.sourceEntity ?? change.entity
             let count = rows(sourceEntity)
             if count > 0 {
-                return "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(plural(count, "row"))"
+                return
+                    "\(change.entity).\(change.property ?? "") is new and non-optional\(change.kind == .attributeAdded ? " without a default" : ""), and \(sourceEntity) has \(plural(count, "row"))"
             }
         }
         return nil

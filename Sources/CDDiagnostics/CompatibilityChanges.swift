@@ -64,22 +64,25 @@ package enum ModelDiff {
         for entity in new.entities {
             let key = entity.renamingIdentifier ?? entity.name
             if duplicates.contains(key) {
-                changes.append(CompatibilityChange(
-                    entity: entity.name, kind: .entityRenamed,
-                    detail: "renaming ID \"\(key)\" is used by several entities", inferable: false,
-                    fix: "give each entity its own renaming ID"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, kind: .entityRenamed,
+                        detail: "renaming ID \"\(key)\" is used by several entities", inferable: false,
+                        fix: "give each entity its own renaming ID"))
             }
             guard let source = oldByKey[key] else {
-                changes.append(CompatibilityChange(
-                    entity: entity.name, kind: .entityAdded, detail: "new entity", inferable: true,
-                    fix: "none needed: a new entity starts empty"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, kind: .entityAdded, detail: "new entity", inferable: true,
+                        fix: "none needed: a new entity starts empty"))
                 continue
             }
             paired.insert(source.name)
             if source.name != entity.name {
-                changes.append(CompatibilityChange(
-                    entity: entity.name, kind: .entityRenamed, detail: "renamed from \(source.name)", inferable: true,
-                    fix: "none needed: the renaming ID pairs it with \(source.name)"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, kind: .entityRenamed, detail: "renamed from \(source.name)", inferable: true,
+                        fix: "none needed: the renaming ID pairs it with \(source.name)"))
             }
             let before = changes.count
             changes += propertyChanges(entity: entity, source: source, old: old, new: new).map { change in
@@ -88,16 +91,18 @@ package enum ModelDiff {
                 return change
             }
             if changes.count == before, source.name == entity.name, oldHashes[source.name] != newHashes[entity.name] {
-                changes.append(CompatibilityChange(
-                    entity: entity.name, kind: .entityChanged, detail: entityDifference(source, entity, oldHashes: oldHashes, newHashes: newHashes),
-                    inferable: true, fix: "none needed"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, kind: .entityChanged, detail: entityDifference(source, entity, oldHashes: oldHashes, newHashes: newHashes),
+                        inferable: true, fix: "none needed"))
             }
         }
         changes += mergedHierarchies(old: old, new: new, sourceFor: { oldByKey[$0.renamingIdentifier ?? $0.name] })
         for entity in old.entities where !paired.contains(entity.name) {
-            changes.append(CompatibilityChange(
-                entity: entity.name, kind: .entityRemoved, detail: "entity no longer in the model", inferable: true,
-                fix: "none needed, but its rows are dropped; to keep them as a renamed entity, set that entity's renaming ID to \(entity.name)"))
+            changes.append(
+                CompatibilityChange(
+                    entity: entity.name, kind: .entityRemoved, detail: "entity no longer in the model", inferable: true,
+                    fix: "none needed, but its rows are dropped; to keep them as a renamed entity, set that entity's renaming ID to \(entity.name)"))
         }
         return changes
     }
@@ -112,10 +117,13 @@ package enum ModelDiff {
     /// The properties of `source` (in `old`) that the properties of `entity` (in `new`)
     /// continue, by the new property's name: same renaming identifier (else name) and the same
     /// kind, as ``propertyChanges`` pairs them.
-    package static func sourceProperties(of entity: String, source: String, old: ManagedObjectModel,
-                                         new: ManagedObjectModel) -> [String: PropertyDescription] {
-        let oldByKey = Dictionary(old.allProperties(of: source).filter(isHashed).map { ($0.common.renamingIdentifier ?? $0.name, $0) },
-                                  uniquingKeysWith: { first, _ in first })
+    package static func sourceProperties(
+        of entity: String, source: String, old: ManagedObjectModel,
+        new: ManagedObjectModel
+    ) -> [String: PropertyDescription] {
+        let oldByKey = Dictionary(
+            old.allProperties(of: source).filter(isHashed).map { ($0.common.renamingIdentifier ?? $0.name, $0) },
+            uniquingKeysWith: { first, _ in first })
         var result: [String: PropertyDescription] = [:]
         for property in new.allProperties(of: entity).filter(isHashed) {
             if let before = oldByKey[property.common.renamingIdentifier ?? property.name], sameKind(before, property) {
@@ -127,8 +135,10 @@ package enum ModelDiff {
 
     /// Properties the new entity declares itself, against everything the old entity had (own or
     /// inherited), so that moving a property up or down a hierarchy is no change.
-    static func propertyChanges(entity: EntityDescription, source: EntityDescription,
-                                old: ManagedObjectModel, new: ManagedObjectModel) -> [CompatibilityChange] {
+    static func propertyChanges(
+        entity: EntityDescription, source: EntityDescription,
+        old: ManagedObjectModel, new: ManagedObjectModel
+    ) -> [CompatibilityChange] {
         var changes: [CompatibilityChange] = []
         let oldProperties = old.allProperties(of: source.name).filter(isHashed)
         let oldByKey = Dictionary(oldProperties.map { ($0.common.renamingIdentifier ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -136,10 +146,11 @@ package enum ModelDiff {
         let newKeys = Set(newProperties.map { $0.common.renamingIdentifier ?? $0.name })
         let own = Set(entity.properties.map(\.name))
         for key in duplicateKeys(newProperties.map { $0.common.renamingIdentifier ?? $0.name }).sorted() {
-            changes.append(CompatibilityChange(
-                entity: entity.name, property: key, kind: .propertyChanged,
-                detail: "renaming ID \"\(key)\" is used by several properties", inferable: false,
-                fix: "give each property its own renaming ID"))
+            changes.append(
+                CompatibilityChange(
+                    entity: entity.name, property: key, kind: .propertyChanged,
+                    detail: "renaming ID \"\(key)\" is used by several properties", inferable: false,
+                    fix: "give each property its own renaming ID"))
         }
         for property in newProperties where own.contains(property.name) {
             let key = property.common.renamingIdentifier ?? property.name
@@ -150,14 +161,17 @@ package enum ModelDiff {
             }
             if before.name != property.name {
                 let kind: CompatibilityChange.Kind = property.isAttribute ? .attributeRenamed : .relationshipRenamed
-                changes.append(CompatibilityChange(
-                    entity: entity.name, property: property.name, kind: kind, detail: "renamed from \(before.name)",
-                    inferable: true, fix: "none needed: the renaming ID pairs it with \(before.name)"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, property: property.name, kind: kind, detail: "renamed from \(before.name)",
+                        inferable: true, fix: "none needed: the renaming ID pairs it with \(before.name)"))
             }
             changes += settingChanges(before, property, entity: entity.name, declaredBy: (source.name, entity.name))
         }
-        for property in oldProperties where !newKeys.contains(property.common.renamingIdentifier ?? property.name)
-            && source.properties.contains(where: { $0.name == property.name }) {
+        for property in oldProperties
+        where !newKeys.contains(property.common.renamingIdentifier ?? property.name)
+            && source.properties.contains(where: { $0.name == property.name })
+        {
             changes.append(removed(property, entity: entity.name))
         }
         return changes
@@ -194,8 +208,10 @@ package enum ModelDiff {
     }
 
     /// Changes of a paired property's hashed settings.
-    static func settingChanges(_ before: PropertyDescription, _ after: PropertyDescription, entity: String,
-                               declaredBy names: (old: String, new: String)) -> [CompatibilityChange] {
+    static func settingChanges(
+        _ before: PropertyDescription, _ after: PropertyDescription, entity: String,
+        declaredBy names: (old: String, new: String)
+    ) -> [CompatibilityChange] {
         var changes: [CompatibilityChange] = []
         func change(_ kind: CompatibilityChange.Kind, _ detail: String, inferable: Bool, fix: String) {
             changes.append(CompatibilityChange(entity: entity, property: after.name, kind: kind, detail: detail, inferable: inferable, fix: fix))
@@ -206,21 +222,24 @@ package enum ModelDiff {
                 if typeChangeInferable(from: old.type, to: new.type) {
                     change(.typeChanged, "type \(old.type) → \(new.type)", inferable: true, fix: "none needed: numeric and Boolean types convert")
                 } else {
-                    change(.typeChanged, "type \(old.type) → \(new.type): source and destination attribute types are incompatible",
-                           inferable: false,
-                           fix: "keep the old type, or add an attribute under a new name and convert the values in a mapping model")
+                    change(
+                        .typeChanged, "type \(old.type) → \(new.type): source and destination attribute types are incompatible",
+                        inferable: false,
+                        fix: "keep the old type, or add an attribute under a new name and convert the values in a mapping model")
                 }
             }
         case (.relationship(let old), .relationship(let new)):
             if old.isToMany && !new.isToMany {
-                change(.toManyToToOne, "to-many → to-one: can not map from a to-many to a to-one relationship", inferable: false,
-                       fix: "keep it to-many, or add a new to-one relationship and fill it in a mapping model with a custom policy")
+                change(
+                    .toManyToToOne, "to-many → to-one: can not map from a to-many to a to-one relationship", inferable: false,
+                    fix: "keep it to-many, or add a new to-one relationship and fill it in a mapping model with a custom policy")
             } else if !old.isToMany && new.isToMany {
                 change(.toOneToToMany, "to-one → to-many", inferable: true, fix: "none needed")
             }
             if old.destinationEntity != new.destinationEntity {
-                change(.destinationChanged, "destination \(old.destinationEntity) → \(new.destinationEntity)", inferable: true,
-                       fix: "none needed if the destinations are paired entities (renaming ID); otherwise write a mapping model")
+                change(
+                    .destinationChanged, "destination \(old.destinationEntity) → \(new.destinationEntity)", inferable: true,
+                    fix: "none needed if the destinations are paired entities (renaming ID); otherwise write a mapping model")
             }
         default:
             break
@@ -231,17 +250,21 @@ package enum ModelDiff {
             } else {
                 let hasDefault: Bool
                 if case .attribute(let attribute) = after { hasDefault = attribute.defaultValue != nil } else { hasDefault = false }
-                change(.madeMandatory, hasDefault ? "optional → non-optional, default \(defaultText(after))" : "optional → non-optional without a default value",
-                       inferable: true,
-                       fix: hasDefault ? "none needed: empty values get the default" : "give \(after.name) a default value, or fill the empty values before migrating")
+                change(
+                    .madeMandatory, hasDefault ? "optional → non-optional, default \(defaultText(after))" : "optional → non-optional without a default value",
+                    inferable: true,
+                    fix: hasDefault
+                        ? "none needed: empty values get the default" : "give \(after.name) a default value, or fill the empty values before migrating")
                 if !hasDefault, after.isAttribute { changes[changes.count - 1].failsWhereNull = true }
             }
         }
         let hashBefore = VersionHashes.propertyHash(before, declaredBy: names.old)
         let hashAfter = VersionHashes.propertyHash(renamed(after, to: before.name), declaredBy: names.new)
         if changes.isEmpty, hashBefore != hashAfter {
-            change(.propertyChanged, "a hashed setting changed (transient, indexed, counts, ordered, external storage, preserve-on-delete or version hash modifier)",
-                   inferable: true, fix: "none needed")
+            change(
+                .propertyChanged,
+                "a hashed setting changed (transient, indexed, counts, ordered, external storage, preserve-on-delete or version hash modifier)",
+                inferable: true, fix: "none needed")
         }
         return changes.map { change in
             var change = change
@@ -287,32 +310,39 @@ package enum ModelDiff {
 
     /// Entities that share a root in the new model but whose old counterparts had different
     /// roots: hierarchies cannot be merged (model-format.md §6.1, "Entities").
-    static func mergedHierarchies(old: ManagedObjectModel, new: ManagedObjectModel,
-                                  sourceFor: (EntityDescription) -> EntityDescription?) -> [CompatibilityChange] {
+    static func mergedHierarchies(
+        old: ManagedObjectModel, new: ManagedObjectModel,
+        sourceFor: (EntityDescription) -> EntityDescription?
+    ) -> [CompatibilityChange] {
         var oldRootByNewRoot: [String: (entity: String, root: String)] = [:]
         var changes: [CompatibilityChange] = []
         for entity in new.entities {
             guard let source = sourceFor(entity),
-                  let newRoot = new.rootEntity(of: entity.name)?.name,
-                  let oldRoot = old.rootEntity(of: source.name)?.name else { continue }
+                let newRoot = new.rootEntity(of: entity.name)?.name,
+                let oldRoot = old.rootEntity(of: source.name)?.name
+            else { continue }
             guard let first = oldRootByNewRoot[newRoot] else {
                 oldRootByNewRoot[newRoot] = (entity.name, oldRoot)
                 continue
             }
             if first.root != oldRoot {
-                changes.append(CompatibilityChange(
-                    entity: entity.name, kind: .hierarchiesMerged,
-                    detail: "now shares the root \(newRoot) with \(first.entity), but their old entities were in separate hierarchies (\(oldRoot), \(first.root))",
-                    inferable: false,
-                    fix: "keep the hierarchies separate, or write a mapping model that copies the rows"))
+                changes.append(
+                    CompatibilityChange(
+                        entity: entity.name, kind: .hierarchiesMerged,
+                        detail:
+                            "now shares the root \(newRoot) with \(first.entity), but their old entities were in separate hierarchies (\(oldRoot), \(first.root))",
+                        inferable: false,
+                        fix: "keep the hierarchies separate, or write a mapping model that copies the rows"))
             }
         }
         return changes
     }
 
     /// The entity-level ingredients of the hash (model-format.md §5.7) that differ.
-    static func entityDifference(_ old: EntityDescription, _ new: EntityDescription,
-                                 oldHashes: [String: Data], newHashes: [String: Data]) -> String {
+    static func entityDifference(
+        _ old: EntityDescription, _ new: EntityDescription,
+        oldHashes: [String: Data], newHashes: [String: Data]
+    ) -> String {
         var parts: [String] = []
         if old.versionHashModifier != new.versionHashModifier { parts.append("version hash modifier changed") }
         if old.isAbstract != new.isAbstract { parts.append(new.isAbstract ? "now abstract" : "no longer abstract") }

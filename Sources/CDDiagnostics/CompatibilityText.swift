@@ -49,14 +49,17 @@ package enum CompatibilityText {
         let cause: String
         switch error {
         case 134100:
-            let needed = switch report.migration {
-            case .none, .lightweight: "lightweight migration"
-            case .mappingModel: "migration with the mapping model \(mapping ?? "found")"
-            case .impossible: "a migration that cannot be done either (see below)"
-            }
+            let needed =
+                switch report.migration {
+                case .none, .lightweight: "lightweight migration"
+                case .mappingModel: "migration with the mapping model \(mapping ?? "found")"
+                case .impossible: "a migration that cannot be done either (see below)"
+                }
             cause = "the store needs \(needed), and the app passes no migration options"
         case 134130: cause = "no version of the model wrote the store"
-        case 134140: cause = "no mapping model from \(report.matchedVersion ?? "the store's version") to \(report.currentVersion), and the app does not pass NSInferMappingModelAutomaticallyOption"
+        case 134140:
+            cause =
+                "no mapping model from \(report.matchedVersion ?? "the store's version") to \(report.currentVersion), and the app does not pass NSInferMappingModelAutomaticallyOption"
         case 134190: cause = "lightweight migration cannot be inferred"
         case 134110: cause = "the migrated rows fail validation"
         default: cause = "see below"

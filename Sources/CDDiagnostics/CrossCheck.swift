@@ -120,21 +120,24 @@ package enum CrossChecker {
             let metadata = try snapshot.read { db in try StoreMetadata.read(db, path: snapshot.files.main.path) }
             result.storeUUID = metadata.storeUUID
             storeHashes = metadata.versionHashes
-            let dumpUUID = finding.object?.storeUUID ?? finding.metadata?.storeUUID
+            let dumpUUID =
+                finding.object?.storeUUID ?? finding.metadata?.storeUUID
                 ?? finding.detailedErrors.lazy.compactMap { $0.object?.storeUUID }.first
             if let dumpUUID, let uuid = metadata.storeUUID {
                 result.uuidMatches = dumpUUID.caseInsensitiveCompare(uuid) == .orderedSame
-                result.notes.append(result.uuidMatches == true
-                    ? "The dump's store UUID \(dumpUUID) is this store's."
-                    : "The dump's store UUID \(dumpUUID) is not this store's (\(uuid)): the dump comes from another copy or install.")
+                result.notes.append(
+                    result.uuidMatches == true
+                        ? "The dump's store UUID \(dumpUUID) is this store's."
+                        : "The dump's store UUID \(dumpUUID) is not this store's (\(uuid)): the dump comes from another copy or install.")
             }
         }
         if finding.metadata != nil || storeHashes != nil && [134_100, 134_130].contains(finding.code ?? 0) {
             result.hashes = compareHashes(dump: finding.metadata, store: storeHashes, versions: versions, notes: &result.notes)
         }
         if let snapshot {
-            result.objects = try checkObjects(objectReferences(in: finding), conflicts: finding.conflicts, snapshot: snapshot,
-                                              storeUUID: result.storeUUID, notes: &result.notes)
+            result.objects = try checkObjects(
+                objectReferences(in: finding), conflicts: finding.conflicts, snapshot: snapshot,
+                storeUUID: result.storeUUID, notes: &result.notes)
         }
         let validations = validationErrors(in: finding)
         if !validations.isEmpty {
@@ -149,8 +152,10 @@ package enum CrossChecker {
             }
             for validation in validations {
                 guard let entity = validation.entity, let key = validation.key else { continue }
-                result.rows.append(try checkRows(entity: entity, key: key, object: validation.object, reader: reader,
-                                                 model: reader?.model ?? model, notes: &result.notes))
+                result.rows.append(
+                    try checkRows(
+                        entity: entity, key: key, object: validation.object, reader: reader,
+                        model: reader?.model ?? model, notes: &result.notes))
             }
         }
         return result
@@ -165,13 +170,16 @@ package enum CrossChecker {
     /// The object IDs a finding names, its nested errors' included, each once.
     static func objectReferences(in finding: ErrorFinding) -> [ObjectReference] {
         var seen: Set<String> = []
-        let all = [finding.object].compactMap { $0 } + finding.conflicts.compactMap { ObjectReference(uri: $0.objectID) }
+        let all =
+            [finding.object].compactMap { $0 } + finding.conflicts.compactMap { ObjectReference(uri: $0.objectID) }
             + (finding.detailedErrors + finding.underlyingErrors).flatMap(objectReferences(in:))
         return all.filter { seen.insert($0.uri).inserted }
     }
 
-    static func checkObjects(_ objects: [ObjectReference], conflicts: [MergeConflict], snapshot: StoreSnapshot,
-                             storeUUID: String?, notes: inout [String]) throws -> [ObjectCheck] {
+    static func checkObjects(
+        _ objects: [ObjectReference], conflicts: [MergeConflict], snapshot: StoreSnapshot,
+        storeUUID: String?, notes: inout [String]
+    ) throws -> [ObjectCheck] {
         guard !objects.isEmpty else { return [] }
         let registry = try snapshot.read { db in try EntityRegistry.read(db) }
         var checks: [ObjectCheck] = []
@@ -192,8 +200,9 @@ package enum CrossChecker {
             let version: Int?
             do {
                 version = try snapshot.read { db in
-                    try Int.fetchOne(db, sql: "SELECT Z_OPT FROM \(registry.tableName(for: entity).quotedDatabaseIdentifier) WHERE Z_PK = ? AND Z_ENT = ?",
-                                     arguments: [pk, entity.ent])
+                    try Int.fetchOne(
+                        db, sql: "SELECT Z_OPT FROM \(registry.tableName(for: entity).quotedDatabaseIdentifier) WHERE Z_PK = ? AND Z_ENT = ?",
+                        arguments: [pk, entity.ent])
                 }
             } catch let error as StoreError {
                 check.verdict = .unknownEntity
@@ -225,17 +234,20 @@ package enum CrossChecker {
         return try ModelSource.chooseVersion(versions, named: nil, path: "the model").model
     }
 
-    static func checkRows(entity: String, key: String, object: ObjectReference?, reader: ObjectReader?,
-                          model: ManagedObjectModel?, notes: inout [String]) throws -> RowCheck {
+    static func checkRows(
+        entity: String, key: String, object: ObjectReference?, reader: ObjectReader?,
+        model: ManagedObjectModel?, notes: inout [String]
+    ) throws -> RowCheck {
         var check = RowCheck(entity: entity, key: key, object: object?.uri)
         if let model {
             if model.entity(named: entity) == nil {
                 notes.append("The model has no entity \(entity).")
             } else if let property = model.allProperties(of: entity).first(where: { $0.name == key }) {
                 check.optionalInModel = property.common.isOptional
-                notes.append(property.common.isOptional
-                    ? "The model marks \(entity).\(key) optional: the app ran with another model version."
-                    : "The model marks \(entity).\(key) required, which is why a nil value fails.")
+                notes.append(
+                    property.common.isOptional
+                        ? "The model marks \(entity).\(key) optional: the app ran with another model version."
+                        : "The model marks \(entity).\(key) required, which is why a nil value fails.")
             } else {
                 notes.append("The model's \(entity) has no property \(key).")
             }
@@ -243,7 +255,8 @@ package enum CrossChecker {
         guard let reader else { return check }
         let mapping = reader.mapping
         guard let table = mapping.table(forEntity: entity), let column = mapping.column(forProperty: key, ofEntity: entity),
-              column.role != .toManyKeyWithoutInverse else {
+            column.role != .toManyKeyWithoutInverse
+        else {
             notes.append("The store has no column for \(entity).\(key), so its rows cannot be checked for NULL.")
             return check
         }
@@ -253,15 +266,18 @@ package enum CrossChecker {
         let tableName = table.name.quotedDatabaseIdentifier, columnName = column.name.quotedDatabaseIdentifier
         try reader.snapshot.read { db in
             if let object, let pk = object.primaryKey, !object.temporary {
-                let row = try Row.fetchOne(db, sql: "SELECT \(columnName) IS NULL FROM \(tableName) WHERE Z_PK = ? AND Z_ENT IN (\(placeholders))",
-                                           arguments: StatementArguments([pk] + ents.map { Int64($0) }))
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT \(columnName) IS NULL FROM \(tableName) WHERE Z_PK = ? AND Z_ENT IN (\(placeholders))",
+                    arguments: StatementArguments([pk] + ents.map { Int64($0) }))
                 check.objectFound = row != nil
                 check.objectValueIsNull = row.map { ($0[0] as Int64? ?? 0) != 0 }
             }
-            check.nullRowCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL",
-                                                  arguments: StatementArguments(ents))
-            let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL ORDER BY Z_PK LIMIT \(rowLimit)",
-                                        arguments: StatementArguments(ents))
+            check.nullRowCount = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL",
+                arguments: StatementArguments(ents))
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT Z_PK, Z_ENT FROM \(tableName) WHERE Z_ENT IN (\(placeholders)) AND \(columnName) IS NULL ORDER BY Z_PK LIMIT \(rowLimit)",
+                arguments: StatementArguments(ents))
             // Rows whose Z_PK or Z_ENT is not an integer have no object ID to show.
             check.nullRows = rows.compactMap { row in
                 guard let pk = StoredInteger(row, 0).value, let ent = StoredInteger(row, 1).value(in: EntityRegistry.entityNumbers) else { return nil }
@@ -280,10 +296,11 @@ package enum CrossChecker {
             }
         }
         let count = check.nullRowCount ?? 0
-        notes.append(count == 0
-            ? "No saved \(entity) row has a NULL \(key)."
-            : "\(count) saved \(entity) \(noun("row has", count: count, "rows have")) a NULL \(key)"
-                + (check.nullRows.isEmpty ? "." : ": \(check.nullRows.joined(separator: ", "))\(count > check.nullRows.count ? ", …" : "").")) 
+        notes.append(
+            count == 0
+                ? "No saved \(entity) row has a NULL \(key)."
+                : "\(count) saved \(entity) \(noun("row has", count: count, "rows have")) a NULL \(key)"
+                    + (check.nullRows.isEmpty ? "." : ": \(check.nullRows.joined(separator: ", "))\(count > check.nullRows.count ? ", …" : "")."))
         return check
     }
 
@@ -311,13 +328,18 @@ package enum CrossChecker {
             if !check.differingEntities.isEmpty {
                 check.dumpMatchesStore = false
                 check.comparison = dump.truncatedHashes.isEmpty ? .full : .visibleBytes
-                notes.append("The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since.")
+                notes.append(
+                    "The dump's entity hashes differ from this store's for \(check.differingEntities.joined(separator: ", ")): the dump comes from another copy of the store, or the store was migrated since."
+                )
             } else if !unknown.isEmpty {
                 check.comparison = .cannotTell
-                notes.append("The dump cuts the hashes of \(unknown.joined(separator: ", ")) to nothing visible, so cdstore cannot tell whether they are this store's.")
+                notes.append(
+                    "The dump cuts the hashes of \(unknown.joined(separator: ", ")) to nothing visible, so cdstore cannot tell whether they are this store's.")
             } else if !dump.truncatedHashes.isEmpty {
                 check.comparison = .visibleBytes
-                notes.append("The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities"))).")
+                notes.append(
+                    "The dump's entity hashes match this store's as far as visible: \(dump.truncatedHashes.count) of them are cut short and only their visible bytes were compared (\(plural(names.count, "entity", "entities")))."
+                )
             } else {
                 check.dumpMatchesStore = true
                 check.comparison = .full
@@ -352,7 +374,9 @@ package enum CrossChecker {
             }
             if let name = check.storeWrittenBy ?? check.dumpWrittenBy {
                 if let current = check.versions.first(where: \.current), current.name != name {
-                    notes.append("The current version \"\(current.name)\" differs in \(current.differingEntities.joined(separator: ", ")); opening the store with it needs a migration from \"\(name)\".")
+                    notes.append(
+                        "The current version \"\(current.name)\" differs in \(current.differingEntities.joined(separator: ", ")); opening the store with it needs a migration from \"\(name)\"."
+                    )
                 }
             } else if check.versions.contains(where: { $0.matchesStore != nil || $0.matchesDump != nil }) {
                 notes.append("No version of the model has the store's hashes: the version that wrote it is missing (error 134130 on migration).")

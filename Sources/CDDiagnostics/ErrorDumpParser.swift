@@ -52,7 +52,8 @@ package enum ErrorDumpParser {
                 errors[index].storePath = filePath(url)
             }
         }
-        let primary = errors.firstIndex { $0.domain == ErrorDomain.cocoa.rawValue }
+        let primary =
+            errors.firstIndex { $0.domain == ErrorDomain.cocoa.rawValue }
             ?? errors.firstIndex { $0.domain == ErrorDomain.sqlite.rawValue } ?? 0
         return DumpReading(errors: errors, primaryIndex: primary, truncated: truncated)
     }
@@ -98,8 +99,9 @@ package enum ErrorDumpParser {
         let closes = bracketPairs(in: text)
         for match in text.matches(of: #/Error Domain=([A-Za-z0-9_.]+) Code=(-?\d{1,9})/#) {
             if nodes.count >= maximumHeaders { break }
-            var node = Node(start: match.range.lowerBound, bodyStart: match.range.upperBound, end: match.range.upperBound,
-                            domain: String(match.output.1), code: Int(match.output.2))
+            var node = Node(
+                start: match.range.lowerBound, bodyStart: match.range.upperBound, end: match.range.upperBound,
+                domain: String(match.output.1), code: Int(match.output.2))
             var cursor = match.range.upperBound
             if text[cursor...].hasPrefix(" \"") {
                 let messageStart = text.index(cursor, offsetBy: 2)
@@ -116,7 +118,8 @@ package enum ErrorDumpParser {
             node.bodyStart = cursor
             // Without a userInfo the error ends with its line, or where a dictionary it is nested
             // in goes on (`NSUnderlyingError=Error Domain=… "…", NSFilePath=…`).
-            node.end = cursor < text.endIndex && ",;})".contains(text[cursor])
+            node.end =
+                cursor < text.endIndex && ",;})".contains(text[cursor])
                 ? cursor : text[cursor...].firstIndex(of: "\n") ?? text.endIndex
             if let userInfo = text[cursor...].prefixMatch(of: #/\s*UserInfo=(?:0x[0-9a-fA-F]+\s*)?/#) {
                 let open = userInfo.range.upperBound
@@ -135,9 +138,11 @@ package enum ErrorDumpParser {
             if nodes.count >= 2 * maximumHeaders { break }
             let open = text.index(before: match.range.upperBound)
             let close = closes[open]
-            nodes.append(Node(start: match.range.lowerBound, bodyStart: match.range.upperBound,
-                              end: close.map { text.index(after: $0) } ?? text.endIndex,
-                              domain: String(match.output.1), code: Int(match.output.2), unclosed: close == nil))
+            nodes.append(
+                Node(
+                    start: match.range.lowerBound, bodyStart: match.range.upperBound,
+                    end: close.map { text.index(after: $0) } ?? text.endIndex,
+                    domain: String(match.output.1), code: Int(match.output.2), unclosed: close == nil))
         }
         nodes.sort { $0.start < $1.start }
         // A real dump nests a few levels; hostile input must not cost quadratic time or a deep
@@ -239,7 +244,8 @@ package enum ErrorDumpParser {
     /// when the list is cut).
     static func listRange(of key: String, in text: String, within bounds: Range<String.Index>) -> Range<String.Index>? {
         guard let keyRange = text.range(of: key, range: bounds),
-              let match = text[keyRange.upperBound..<bounds.upperBound].prefixMatch(of: #/\s*=\s*\(/#) else { return nil }
+            let match = text[keyRange.upperBound..<bounds.upperBound].prefixMatch(of: #/\s*=\s*\(/#)
+        else { return nil }
         let open = text.index(before: match.range.upperBound)
         let close = matchingClose(in: text, from: open).map { min($0, bounds.upperBound) } ?? bounds.upperBound
         return open..<close
@@ -248,7 +254,9 @@ package enum ErrorDumpParser {
     /// Reads the userInfo keys cdstore understands from one error's own text.
     static func fill(_ finding: inout ErrorFinding, from text: String) {
         if finding.message == nil { finding.message = cleanMessage(value(of: "NSLocalizedDescription", in: text)) }
-        if let match = text.firstMatch(of: #/NSValidationErrorObject\s*=\s*<([^:>\s]+):\s*0x[0-9a-fA-F]+>\s*\(entity:\s*([^;\s]+);\s*id:\s*(?:0x[0-9a-fA-F]+\s*)?<(x-coredata:[^>\s]*)>/#) {
+        if let match = text.firstMatch(
+            of: #/NSValidationErrorObject\s*=\s*<([^:>\s]+):\s*0x[0-9a-fA-F]+>\s*\(entity:\s*([^;\s]+);\s*id:\s*(?:0x[0-9a-fA-F]+\s*)?<(x-coredata:[^>\s]*)>/#)
+        {
             finding.object = ObjectReference(uri: String(match.output.3), className: String(match.output.1))
             let entity = String(match.output.2)
             finding.entity = entity == "<null>" ? finding.object?.entity : entity
@@ -266,7 +274,8 @@ package enum ErrorDumpParser {
         finding.sourceURL = value(of: "sourceURL", in: text)
         finding.destinationURL = value(of: "destinationURL", in: text)
         readSQLite(&finding, from: text)
-        finding.storePath = value(of: "NSFilePath", in: text).map(filePath) ?? value(of: "URL", in: text).map(filePath)
+        finding.storePath =
+            value(of: "NSFilePath", in: text).map(filePath) ?? value(of: "URL", in: text).map(filePath)
             ?? finding.sourceURL.map(filePath) ?? finding.storePath
         if let metadataRange = dictionaryRange(of: "metadata", in: text) {
             finding.metadata = metadata(from: String(text[metadataRange]))
@@ -282,7 +291,10 @@ package enum ErrorDumpParser {
             if entities.count == 1, items.allSatisfy({ $0.count == 2 }) { finding.entity = entities.first }
             if items.count == 1, items[0].count == 2 { finding.key = items[0][1] }
         }
-        finding.conflicts = text.matches(of: #/NSMergeConflict \(0x[0-9a-fA-F]+\) for [^\s(]+ \(0x[0-9a-fA-F]+\) with objectID '(?:0x[0-9a-fA-F]+ )?<(x-coredata:[^>\s]+)>'(?: with oldVersion = (\d+) and newVersion = (\d+))?/#).map {
+        finding.conflicts = text.matches(
+            of:
+                #/NSMergeConflict \(0x[0-9a-fA-F]+\) for [^\s(]+ \(0x[0-9a-fA-F]+\) with objectID '(?:0x[0-9a-fA-F]+ )?<(x-coredata:[^>\s]+)>'(?: with oldVersion = (\d+) and newVersion = (\d+))?/#
+        ).map {
             MergeConflict(objectID: String($0.output.1), oldVersion: $0.output.2.flatMap { Int($0) }, newVersion: $0.output.3.flatMap { Int($0) })
         }
         // A fault that cannot be fulfilled (133000) names its object only in the message.
@@ -476,7 +488,8 @@ package enum ErrorDumpParser {
         metadata.storeUUID = value(of: "NSStoreUUID", in: text)
         metadata.hashesVersion = value(of: "NSStoreModelVersionHashesVersion", in: text).flatMap { Int($0) }
         if let list = listRange(of: "NSStoreModelVersionIdentifiers", in: text, within: text.startIndex..<text.endIndex),
-           list.upperBound < text.endIndex {
+            list.upperBound < text.endIndex
+        {
             let body = text[text.index(after: list.lowerBound)..<list.upperBound]
             metadata.versionIdentifiers = body.split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\""))

@@ -116,9 +116,10 @@ package struct Explanation: Sendable, Codable {
             return extended
         }
         if domain == ErrorDomain.posix.rawValue {
-            return CatalogueEntry(code: code, domain: .posix, name: "POSIX error \(code)",
-                                  meaning: "An operating-system error (errno); the dump's message names it.", message: nil,
-                                  causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: .fileErrors)
+            return CatalogueEntry(
+                code: code, domain: .posix, name: "POSIX error \(code)",
+                meaning: "An operating-system error (errno); the dump's message names it.", message: nil,
+                causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: .fileErrors)
         }
         let section: TroubleshootingSection
         switch (domain, code) {
@@ -128,9 +129,10 @@ package struct Explanation: Sendable, Codable {
         case (ErrorDomain.sqlite.rawValue, _): section = .sqliteOther
         default: section = .fileErrors
         }
-        return CatalogueEntry(code: code, domain: ErrorDomain(rawValue: domain ?? "") ?? .cocoa, name: "(not in cdstore's catalogue)",
-                              meaning: "cdstore does not know this code; the message and userInfo of the dump are all there is to go on.",
-                              message: nil, causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: section)
+        return CatalogueEntry(
+            code: code, domain: ErrorDomain(rawValue: domain ?? "") ?? .cocoa, name: "(not in cdstore's catalogue)",
+            meaning: "cdstore does not know this code; the message and userInfo of the dump are all there is to go on.",
+            message: nil, causes: [], diagnose: ["cdstore inspect STORE"], fixes: [], section: section)
     }
 
     /// Sentences that describe this very case, from what the dump says.
@@ -146,8 +148,9 @@ package struct Explanation: Sendable, Codable {
             lines.append("\(property) is nil, but the model requires a value\(objectClause(finding.object)).")
         case 1550..<1700 where !property.isEmpty:
             let entry = ErrorCatalogue.entry(code: code)
-            lines.append("\(property) failed validation (\(entry?.name ?? "code \(code)"))\(objectClause(finding.object))"
-                         + (finding.value.map { "; value: \($0)" } ?? "") + ".")
+            lines.append(
+                "\(property) failed validation (\(entry?.name ?? "code \(code)"))\(objectClause(finding.object))"
+                    + (finding.value.map { "; value: \($0)" } ?? "") + ".")
         case 134_100, 134_130:
             if let metadata = finding.metadata {
                 var sentence = "The store was written"
@@ -163,14 +166,16 @@ package struct Explanation: Sendable, Codable {
                     lines.append("The dump cuts the hashes of \(metadata.truncatedHashes.joined(separator: ", ")); read them from the store with --store.")
                 }
             }
-            lines.append(code == 134_100
-                ? "The model the app opened it with has different entity hashes: find the version that matches with --model."
-                : "No model version in the app has these hashes, so there is nothing to migrate from.")
+            lines.append(
+                code == 134_100
+                    ? "The model the app opened it with has different entity hashes: find the version that matches with --model."
+                    : "No model version in the app has these hashes, so there is nothing to migrate from.")
         case 134_110, 134_120...134_170:
             if let reason = finding.reason { lines.append("Reason: \(reason)") }
             for underlying in finding.underlyingErrors where underlying.entity != nil || underlying.key != nil {
-                lines.append("It failed at \([underlying.entity, underlying.key].compactMap { $0 }.joined(separator: "."))"
-                             + (underlying.reason.map { ": \($0)" } ?? "") + ".")
+                lines.append(
+                    "It failed at \([underlying.entity, underlying.key].compactMap { $0 }.joined(separator: "."))"
+                        + (underlying.reason.map { ": \($0)" } ?? "") + ".")
             }
             if finding.entity != nil || finding.key != nil {
                 lines.append("It failed at \(property).")
@@ -179,7 +184,7 @@ package struct Explanation: Sendable, Codable {
             lines.append("The store's model (the source) has the entities \(finding.sourceModelEntities.joined(separator: ", ")).")
         case 134_060:
             for rule in finding.cloudKit {
-                lines.append("CloudKit rule broken: \(rule.rule)" + (rule.items.isEmpty ? "." : ": \(rule.items.joined(separator: "; ")).")) 
+                lines.append("CloudKit rule broken: \(rule.rule)" + (rule.items.isEmpty ? "." : ": \(rule.items.joined(separator: "; "))."))
             }
         case 133_020:
             for conflict in finding.conflicts {
@@ -194,8 +199,9 @@ package struct Explanation: Sendable, Codable {
         }
         if let sqlite = finding.sqliteCode, finding.domain != ErrorDomain.sqlite.rawValue || sqlite != code {
             let entry = entry(code: sqlite, domain: ErrorDomain.sqlite.rawValue)
-            lines.append("SQLite reported \(sqlite) (\(entry.name))" + (finding.sqliteMessage.map { ": '\($0)'" } ?? "")
-                         + ". \(entry.meaning)")
+            lines.append(
+                "SQLite reported \(sqlite) (\(entry.name))" + (finding.sqliteMessage.map { ": '\($0)'" } ?? "")
+                    + ". \(entry.meaning)")
         } else if let message = finding.sqliteMessage, finding.domain == ErrorDomain.sqlite.rawValue {
             lines.append("SQLite's text: '\(message)'.")
         }

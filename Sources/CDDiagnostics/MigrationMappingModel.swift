@@ -3,7 +3,7 @@ import CDBase
 import CDModel
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// What a mapping model says about the two model versions it connects.
@@ -23,8 +23,10 @@ package struct MigrationMappingModel: Sendable, Equatable {
     package var sourceHashes: [String: Data]
     package var destinationHashes: [String: Data]
 
-    package init(path: String, sourcePathVersion: String? = nil, destinationPathVersion: String? = nil,
-                sourceHashes: [String: Data] = [:], destinationHashes: [String: Data] = [:]) {
+    package init(
+        path: String, sourcePathVersion: String? = nil, destinationPathVersion: String? = nil,
+        sourceHashes: [String: Data] = [:], destinationHashes: [String: Data] = [:]
+    ) {
         self.path = path
         self.sourcePathVersion = sourcePathVersion
         self.destinationPathVersion = destinationPathVersion
@@ -116,11 +118,13 @@ package enum MigrationMappingModelReader {
         var info = MigrationMappingModel(path: url.path)
         for object in archive.objects {
             if let name = archive.decode(object["NSSourceEntityName"]).text,
-               let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes {
+                let hash = archive.decode(object["NSSourceEntityVersionHash"]).bytes
+            {
                 info.sourceHashes[name] = hash
             }
             if let name = archive.decode(object["NSDestinationEntityName"]).text,
-               let hash = archive.decode(object["NSDestinationEntityVersionHash"]).bytes {
+                let hash = archive.decode(object["NSDestinationEntityVersionHash"]).bytes
+            {
                 info.destinationHashes[name] = hash
             }
         }
@@ -146,7 +150,8 @@ struct MigrationMappingDocument {
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         guard parser.parse() else {
-            throw MigrationMappingModelReader.Failure(description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
+            throw MigrationMappingModelReader.Failure(
+                description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
         }
         return MigrationMappingDocument(values: delegate.values)
     }
@@ -157,8 +162,10 @@ struct MigrationMappingDocument {
         var current: String?
         var text = ""
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             if elementName == "attribute", let name = attributes["name"], Self.wanted.contains(name), values[name] == nil {
                 current = name
                 text = ""

@@ -66,37 +66,45 @@ package enum StoreValidator {
         var externalData = ExternalDataInventory(exampleLimit: exampleLimit)
         var invalidObjects = 0
         let needsCounts = rulesByEntity.values.contains { !$0.toMany.isEmpty }
-        try reader.read(ObjectQuery(countsToMany: needsCounts), section: { _ in }, object: { object in
-            report.objects += 1
-            guard let rules = rulesByEntity[object.id.entity] else { return }
-            var found: [ValidationFailure] = []
-            for (name, value) in object.values {
-                externalData.record(value, key: name, of: object)
-                found += failures(of: name, value: value, rules: rules, object: object)
-            }
-            guard !found.isEmpty else { return }
-            invalidObjects += 1
-            guard invalidObjects <= failureLimit else { return }
-            if found.count == 1 {
-                report.errors.append(found[0])
-            } else {
-                report.errors.append(ValidationFailure(code: 1560, entity: object.id.entity, key: nil, object: object.id.uri, value: nil,
-                                                       message: "Multiple validation errors occurred.", errors: found))
-            }
-        })
+        try reader.read(
+            ObjectQuery(countsToMany: needsCounts), section: { _ in },
+            object: { object in
+                report.objects += 1
+                guard let rules = rulesByEntity[object.id.entity] else { return }
+                var found: [ValidationFailure] = []
+                for (name, value) in object.values {
+                    externalData.record(value, key: name, of: object)
+                    found += failures(of: name, value: value, rules: rules, object: object)
+                }
+                guard !found.isEmpty else { return }
+                invalidObjects += 1
+                guard invalidObjects <= failureLimit else { return }
+                if found.count == 1 {
+                    report.errors.append(found[0])
+                } else {
+                    report.errors.append(
+                        ValidationFailure(
+                            code: 1560, entity: object.id.entity, key: nil, object: object.id.uri, value: nil,
+                            message: "Multiple validation errors occurred.", errors: found))
+                }
+            })
         if invalidObjects > failureLimit {
             report.notChecked.append("\(invalidObjects - failureLimit) more invalid objects were counted but not listed")
         }
         for (_, entry) in externalData.missingFiles.sorted(by: { $0.key < $1.key }) {
-            report.integrity.append(IntegrityProblem(kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
-                                                     examples: entry.examples,
-                                                     message: "\(plural(entry.count, "external-data reference")) of \(entry.entity).\(entry.key) point to missing files"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .missingExternalFile, entity: entry.entity, key: entry.key, count: entry.count,
+                    examples: entry.examples,
+                    message: "\(plural(entry.count, "external-data reference")) of \(entry.entity).\(entry.key) point to missing files"))
         }
         let folder = reader.snapshot.files.externalDataFolder
         let orphans = externalData.orphans(in: folder)
         if !orphans.isEmpty {
-            report.integrity.append(IntegrityProblem(kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
-                                                     message: "\(plural(orphans.count, "file")) in \(folder.path) no row refers to"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .orphanedExternalFile, count: orphans.count, examples: Array(orphans.prefix(exampleLimit)),
+                    message: "\(plural(orphans.count, "file")) in \(folder.path) no row refers to"))
         }
     }
 
@@ -149,8 +157,10 @@ package enum StoreValidator {
             "x-coredata://\(uuid)/\(mapping.entities.first { $0.number == ent }?.name ?? "Z_ENT \(ent)")/p\(pk)"
         }
         for problem in reader.registry.problems {
-            report.integrity.append(IntegrityProblem(kind: problem.kind == .wrongType ? .wrongType : .outOfRange, entity: problem.entity,
-                                                     key: "\(problem.table).\(problem.column)", count: 1, message: problem.message))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: problem.kind == .wrongType ? .wrongType : .outOfRange, entity: problem.entity,
+                    key: "\(problem.table).\(problem.column)", count: 1, message: problem.message))
         }
         try snapshot.read { db in
             let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -161,26 +171,35 @@ package enum StoreValidator {
                     let ent = StoredInteger(row, 0)
                     let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
                     if let problem = ent.problem {
-                        report.integrity.append(IntegrityProblem(kind: .wrongType, key: "\(table.name).Z_ENT", count: count,
-                                                                 message: "\(plural(count, "row")) of \(table.name) have Z_ENT \(problem), not an integer"))
+                        report.integrity.append(
+                            IntegrityProblem(
+                                kind: .wrongType, key: "\(table.name).Z_ENT", count: count,
+                                message: "\(plural(count, "row")) of \(table.name) have Z_ENT \(problem), not an integer"))
                         continue
                     }
                     guard let number = ent.value, known.contains(Int(clamping: number)) else {
-                        report.integrity.append(IntegrityProblem(kind: .unknownEntity, key: table.name, count: count,
-                                                                 message: "\(plural(count, "row")) of \(table.name) have Z_ENT \(ent.value.map(String.init) ?? "NULL"), which is not an entity of this table"))
+                        report.integrity.append(
+                            IntegrityProblem(
+                                kind: .unknownEntity, key: table.name, count: count,
+                                message:
+                                    "\(plural(count, "row")) of \(table.name) have Z_ENT \(ent.value.map(String.init) ?? "NULL"), which is not an entity of this table"
+                            ))
                         continue
                     }
                 }
                 for column in table.columns where column.role == .toOneKey {
                     guard let entity = column.entity, let property = column.property,
-                          case .relationship(let relationship)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }),
-                          let destination = mapping.table(forEntity: relationship.destinationEntity), tables.contains(destination.name) else { continue }
-                    let unmatched = try Row.fetchAll(db, sql: """
-                        SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) a
-                        WHERE a.\(column.name.quotedDatabaseIdentifier) IS NOT NULL
-                        AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedDatabaseIdentifier))
-                        ORDER BY a.Z_PK
-                        """)
+                        case .relationship(let relationship)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }),
+                        let destination = mapping.table(forEntity: relationship.destinationEntity), tables.contains(destination.name)
+                    else { continue }
+                    let unmatched = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) a
+                            WHERE a.\(column.name.quotedDatabaseIdentifier) IS NOT NULL
+                            AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedDatabaseIdentifier))
+                            ORDER BY a.Z_PK
+                            """)
                     // A key that is not an integer points nowhere too, but it is damage of another kind.
                     func rowURI(_ row: Row) -> String {
                         uri(StoredInteger(row, 0).value(in: EntityRegistry.entityNumbers) ?? 0, StoredInteger(row, 1).value ?? 0)
@@ -193,68 +212,98 @@ package enum StoreValidator {
                         }
                     }
                     if !wrongType.isEmpty {
-                        report.integrity.append(IntegrityProblem(kind: .wrongType, entity: entity, key: property, count: wrongType.count,
-                                                                 examples: wrongType.prefix(exampleLimit).map { "\(rowURI($0.0)) → \($0.1)" },
-                                                                 message: "\(wrongType.count) \(entity).\(property) \(noun("key is", count: wrongType.count, "keys are")) not an integer (column \(table.name).\(column.name))"))
+                        report.integrity.append(
+                            IntegrityProblem(
+                                kind: .wrongType, entity: entity, key: property, count: wrongType.count,
+                                examples: wrongType.prefix(exampleLimit).map { "\(rowURI($0.0)) → \($0.1)" },
+                                message:
+                                    "\(wrongType.count) \(entity).\(property) \(noun("key is", count: wrongType.count, "keys are")) not an integer (column \(table.name).\(column.name))"
+                            ))
                     }
                     guard !dangling.isEmpty else { continue }
                     let examples = dangling.prefix(exampleLimit).map { "\(rowURI($0.0)) → Z_PK \($0.1)" }
-                    report.integrity.append(IntegrityProblem(kind: .danglingToOne, entity: entity, key: property, count: dangling.count, examples: examples,
-                                                             message: "\(dangling.count) \(entity).\(property) \(noun("key", count: dangling.count)) point to no \(relationship.destinationEntity) row"))
+                    report.integrity.append(
+                        IntegrityProblem(
+                            kind: .danglingToOne, entity: entity, key: property, count: dangling.count, examples: examples,
+                            message:
+                                "\(dangling.count) \(entity).\(property) \(noun("key", count: dangling.count)) point to no \(relationship.destinationEntity) row"
+                        ))
                 }
             }
             for table in mapping.tables where table.kind == .manyToMany && tables.contains(table.name) {
                 for column in table.columns where column.role == .joinKey {
-                    let target = column.destination ?? column.entity.flatMap { entity in
-                        column.property.flatMap { property -> String? in
-                            if case .relationship(let r)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }) {
-                                return r.destinationEntity
+                    let target =
+                        column.destination
+                        ?? column.entity.flatMap { entity in
+                            column.property.flatMap { property -> String? in
+                                if case .relationship(let r)? = reader.model.allProperties(of: entity).first(where: { $0.name == property }) {
+                                    return r.destinationEntity
+                                }
+                                return nil
                             }
-                            return nil
                         }
-                    }
                     guard let target, let destination = mapping.table(forEntity: target), tables.contains(destination.name) else { continue }
-                    let count = try Int.fetchOne(db, sql: """
-                        SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) j WHERE NOT EXISTS
-                        (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = j.\(column.name.quotedDatabaseIdentifier))
-                        """) ?? 0
+                    let count =
+                        try Int.fetchOne(
+                            db,
+                            sql: """
+                                SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) j WHERE NOT EXISTS
+                                (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = j.\(column.name.quotedDatabaseIdentifier))
+                                """) ?? 0
                     guard count > 0 else { continue }
-                    report.integrity.append(IntegrityProblem(kind: .danglingJoinRow, entity: target, key: "\(table.name).\(column.name)", count: count,
-                                                             message: "\(plural(count, "row")) of \(table.name) point to no \(target) row in \(column.name)"))
+                    report.integrity.append(
+                        IntegrityProblem(
+                            kind: .danglingJoinRow, entity: target, key: "\(table.name).\(column.name)", count: count,
+                            message: "\(plural(count, "row")) of \(table.name) point to no \(target) row in \(column.name)"))
                 }
             }
             let messages = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             if !messages.isEmpty {
-                report.integrity.append(IntegrityProblem(kind: .sqlite, count: messages.count, examples: Array(messages.prefix(exampleLimit)),
-                                                         message: "SQLite's integrity check found \(plural(messages.count, "problem"))"))
+                report.integrity.append(
+                    IntegrityProblem(
+                        kind: .sqlite, count: messages.count, examples: Array(messages.prefix(exampleLimit)),
+                        message: "SQLite's integrity check found \(plural(messages.count, "problem"))"))
             }
         }
         for entity in inspection.entities {
             if entity.isAbstract == true, let rows = entity.rows, rows > 0 {
-                report.integrity.append(IntegrityProblem(kind: .abstractEntity, entity: entity.name, count: rows,
-                                                         message: "\(plural(rows, "row")) of the abstract entity \(entity.name), which Core Data never instantiates"))
+                report.integrity.append(
+                    IntegrityProblem(
+                        kind: .abstractEntity, entity: entity.name, count: rows,
+                        message: "\(plural(rows, "row")) of the abstract entity \(entity.name), which Core Data never instantiates"))
             }
             if let max = entity.max, let largest = entity.maxPK, largest > max {
-                report.integrity.append(IntegrityProblem(kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest.subtractingReportingOverflow(max).partialValue,
-                                                         message: "\(entity.name): Z_MAX is \(max) but the largest Z_PK in \(entity.table) is \(largest): the next insert would reuse a primary key"))
+                report.integrity.append(
+                    IntegrityProblem(
+                        kind: .primaryKeyBelowMaximum, entity: entity.name, key: "Z_MAX", count: largest.subtractingReportingOverflow(max).partialValue,
+                        message:
+                            "\(entity.name): Z_MAX is \(max) but the largest Z_PK in \(entity.table) is \(largest): the next insert would reuse a primary key"))
             }
         }
         if inspection.metadata.hashesDigestMatches == false {
-            report.integrity.append(IntegrityProblem(kind: .digestMismatch, count: 1,
-                                                     message: "NSStoreModelVersionHashesDigest does not match the entity hashes in the metadata"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .digestMismatch, count: 1,
+                    message: "NSStoreModelVersionHashesDigest does not match the entity hashes in the metadata"))
         }
         if inspection.metadata.checksumMatches == false {
-            report.integrity.append(IntegrityProblem(kind: .checksumMismatch, count: 1,
-                                                     message: "NSStoreModelVersionChecksumKey does not match the entity hashes in the metadata"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .checksumMismatch, count: 1,
+                    message: "NSStoreModelVersionChecksumKey does not match the entity hashes in the metadata"))
         }
         if let error = inspection.modelCache.error {
-            report.integrity.append(IntegrityProblem(kind: .unreadableModelCache, key: "Z_MODELCACHE", count: 1,
-                                                     message: "the model cache (Z_MODELCACHE) cannot be read: \(error)"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .unreadableModelCache, key: "Z_MODELCACHE", count: 1,
+                    message: "the model cache (Z_MODELCACHE) cannot be read: \(error)"))
         }
         if inspection.modelCache.hashesMatch == false {
             let names = inspection.modelCache.mismatches.map(\.entity)
-            report.integrity.append(IntegrityProblem(kind: .modelCacheMismatch, count: names.count, examples: Array(names.prefix(exampleLimit)),
-                                                     message: "the model cache and the metadata disagree on \(plural(names.count, "entity", "entities"))"))
+            report.integrity.append(
+                IntegrityProblem(
+                    kind: .modelCacheMismatch, count: names.count, examples: Array(names.prefix(exampleLimit)),
+                    message: "the model cache and the metadata disagree on \(plural(names.count, "entity", "entities"))"))
         }
     }
 }

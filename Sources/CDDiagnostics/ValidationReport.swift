@@ -14,8 +14,10 @@ package struct ValidationReport: Sendable, Codable, Equatable {
     /// key paths, say), so a clean report does not claim more than was checked.
     package var notChecked: [String]
 
-    package init(store: String, objects: Int = 0, errors: [ValidationFailure] = [], integrity: [IntegrityProblem] = [],
-                notChecked: [String] = []) {
+    package init(
+        store: String, objects: Int = 0, errors: [ValidationFailure] = [], integrity: [IntegrityProblem] = [],
+        notChecked: [String] = []
+    ) {
         self.store = store
         self.objects = objects
         self.errors = errors
@@ -41,8 +43,10 @@ package struct ValidationFailure: Sendable, Codable, Equatable {
     package var message: String
     package var errors: [ValidationFailure]
 
-    package init(code: Int, entity: String, key: String?, object: String, value: String?, message: String,
-                errors: [ValidationFailure] = []) {
+    package init(
+        code: Int, entity: String, key: String?, object: String, value: String?, message: String,
+        errors: [ValidationFailure] = []
+    ) {
         self.code = code
         self.entity = entity
         self.key = key

@@ -27,7 +27,9 @@ package enum ValidationText {
         }
         let multiple = report.errors.filter { $0.code == 1560 }.count
         if multiple > 0 {
-            lines.append("  \(plural(multiple, "object has", "objects have")) several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError.")
+            lines.append(
+                "  \(plural(multiple, "object has", "objects have")) several errors: Core Data reports each such object as one 1560 NSValidationMultipleErrorsError."
+            )
         }
         lines += ["", "Integrity"]
         if report.integrity.isEmpty { lines.append("  none") }
@@ -39,10 +41,13 @@ package enum ValidationText {
             lines += ["", "Not checked"] + report.notChecked.map { "  \($0)" }
         }
         let invalid = report.errors.count
-        lines += ["", report.hasProblems
-            ? "Result: \(plural(invalid, "invalid object")), \(plural(report.integrity.count, "integrity problem"))."
-            : "Result: no problems found.",
-            "See cdstore-troubleshooting(7) and `cdstore explain CODE` for what each code means."]
+        lines += [
+            "",
+            report.hasProblems
+                ? "Result: \(plural(invalid, "invalid object")), \(plural(report.integrity.count, "integrity problem"))."
+                : "Result: no problems found.",
+            "See cdstore-troubleshooting(7) and `cdstore explain CODE` for what each code means.",
+        ]
         return lines.joined(separator: "\n")
     }
 }

@@ -95,19 +95,22 @@ struct DataComparison {
         for attribute in declared {
             if let nameB = pair.entityB, readerB.model.entity(named: nameB) != nil {
                 guard let property = readerB.model.allProperties(of: nameB).first(where: { $0.name == attribute }),
-                      case .attribute = property, !property.isTransient else {
+                    case .attribute = property, !property.isTransient
+                else {
                     throw DiffError.unknownKeyAttribute(entity: nameB, attribute: attribute, store: readerB.snapshot.files.main.path)
                 }
                 if let nameA = pair.entityA, readerA.model.entity(named: nameA) != nil {
                     guard let source = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)[property.name],
-                          !source.isTransient else {
+                        !source.isTransient
+                    else {
                         throw DiffError.unknownKeyAttribute(entity: nameA, attribute: attribute, store: readerA.snapshot.files.main.path)
                     }
                     namesA.append(source.name)
                 }
             } else if let nameA = pair.entityA {
                 guard let property = readerA.model.allProperties(of: nameA).first(where: { $0.name == attribute }),
-                      case .attribute = property, !property.isTransient else {
+                    case .attribute = property, !property.isTransient
+                else {
                     throw DiffError.unknownKeyAttribute(entity: nameA, attribute: attribute, store: readerA.snapshot.files.main.path)
                 }
                 namesA.append(attribute)
@@ -145,38 +148,56 @@ struct DataComparison {
         var properties: [ComparedProperty] = []
         var memberQueries: [(a: MemberQuery, b: MemberQuery)] = []
         if let nameA = pair.entityA, let nameB = pair.entityB,
-           readerA.model.entity(named: nameA) != nil, readerB.model.entity(named: nameB) != nil {
+            readerA.model.entity(named: nameA) != nil, readerB.model.entity(named: nameB) != nil
+        {
             let sources = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model)
             for property in readerB.model.allProperties(of: nameB).sorted(by: { $0.name < $1.name }) where !property.isTransient {
                 guard let source = sources[property.name], !source.isTransient else { continue }
                 switch (property, source) {
                 case (.attribute(let b), .attribute(let a)):
                     guard let columnA = attributeColumn(readerA, entity: nameA, property: a.name),
-                          let columnB = attributeColumn(readerB, entity: nameB, property: b.name) else { continue }
-                    properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .attribute(
-                        columnA: selectionA.position(columnA), typeA: a.type, externalA: a.allowsExternalBinaryDataStorage,
-                        columnB: selectionB.position(columnB), typeB: b.type, externalB: b.allowsExternalBinaryDataStorage)))
+                        let columnB = attributeColumn(readerB, entity: nameB, property: b.name)
+                    else { continue }
+                    properties.append(
+                        ComparedProperty(
+                            name: b.name, nameA: a.name,
+                            kind: .attribute(
+                                columnA: selectionA.position(columnA), typeA: a.type, externalA: a.allowsExternalBinaryDataStorage,
+                                columnB: selectionB.position(columnB), typeB: b.type, externalB: b.allowsExternalBinaryDataStorage)))
                 case (.relationship(let b), .relationship(let a)) where !a.isToMany && !b.isToMany:
                     if let lookupA = targetKeyLookup(readerA, entity: nameA, relationship: a, keyNames: destinationKey(a.destinationEntity, in: readerA)),
-                       let lookupB = targetKeyLookup(readerB, entity: nameB, relationship: b, keyNames: destinationKey(b.destinationEntity, in: readerB)),
-                       lookupA.count == lookupB.count {
-                        properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOneByKey(
-                            valuesA: lookupA.map { selectionA.expression($0) }, valuesB: lookupB.map { selectionB.expression($0) })))
+                        let lookupB = targetKeyLookup(readerB, entity: nameB, relationship: b, keyNames: destinationKey(b.destinationEntity, in: readerB)),
+                        lookupA.count == lookupB.count
+                    {
+                        properties.append(
+                            ComparedProperty(
+                                name: b.name, nameA: a.name,
+                                kind: .toOneByKey(
+                                    valuesA: lookupA.map { selectionA.expression($0) }, valuesB: lookupB.map { selectionB.expression($0) })))
                         continue
                     }
                     guard let (keyA, entA) = toOneColumns(readerA, entity: nameA, property: a.name, selection: &selectionA),
-                          let (keyB, entB) = toOneColumns(readerB, entity: nameB, property: b.name, selection: &selectionB) else { continue }
-                    properties.append(ComparedProperty(name: b.name, nameA: a.name, kind: .toOne(
-                        keyA: keyA, entA: entA, destinationA: readerA.mapping.entityNumber(of: a.destinationEntity) ?? 0,
-                        keyB: keyB, entB: entB, destinationB: readerB.mapping.entityNumber(of: b.destinationEntity) ?? 0)))
+                        let (keyB, entB) = toOneColumns(readerB, entity: nameB, property: b.name, selection: &selectionB)
+                    else { continue }
+                    properties.append(
+                        ComparedProperty(
+                            name: b.name, nameA: a.name,
+                            kind: .toOne(
+                                keyA: keyA, entA: entA, destinationA: readerA.mapping.entityNumber(of: a.destinationEntity) ?? 0,
+                                keyB: keyB, entB: entB, destinationB: readerB.mapping.entityNumber(of: b.destinationEntity) ?? 0)))
                 case (.relationship(let b), .relationship(let a)) where a.isToMany && b.isToMany:
                     let memberKeys = memberKeyColumns(a: a, b: b)
-                    guard let queryA = MemberQuery(reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberKeyColumns: memberKeys?.a ?? []),
-                          let queryB = MemberQuery(reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberKeyColumns: memberKeys?.b ?? [])
+                    guard
+                        let queryA = MemberQuery(
+                            reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberKeyColumns: memberKeys?.a ?? []),
+                        let queryB = MemberQuery(
+                            reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberKeyColumns: memberKeys?.b ?? [])
                     else { continue }
                     memberQueries.append((queryA, queryB))
-                    properties.append(ComparedProperty(name: b.name, nameA: a.name,
-                                                       kind: .toMany(members: memberQueries.count - 1, ordered: a.isOrdered && b.isOrdered)))
+                    properties.append(
+                        ComparedProperty(
+                            name: b.name, nameA: a.name,
+                            kind: .toMany(members: memberQueries.count - 1, ordered: a.isOrdered && b.isOrdered)))
                 default:
                     continue
                 }
@@ -228,14 +249,20 @@ struct DataComparison {
                         let hasA = scanA?.hasRow ?? false, hasB = scanB?.hasRow ?? false
                         guard hasA || hasB else { break }
                         let order: Int
-                        if !hasB { order = -1 } else if !hasA { order = 1 } else if let scanA, let scanB {
+                        if !hasB {
+                            order = -1
+                        } else if !hasA {
+                            order = 1
+                        } else if let scanA, let scanB {
                             if usesKey, let keyA, let keyB {
                                 order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
                             } else {
                                 let pkA = scanA.integer(0), pkB = scanB.integer(0)
                                 order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
                             }
-                        } else { break }
+                        } else {
+                            break
+                        }
                         // Advancing one side: its member scans move past the same owner.
                         if order < 0, let scanA {
                             let pk = scanA.integer(0)
@@ -310,7 +337,8 @@ struct DataComparison {
         }
         // The B entity that continues `entity`, its key by B's names, then those names in A.
         guard let partner = readerB.model.entities.first(where: { ModelDiff.sourceEntity(of: $0, in: readerA.model)?.name == entity }),
-              let key = readerB.model.lineage(of: partner.name).lazy.compactMap({ options.keys[$0.name] }).first else { return nil }
+            let key = readerB.model.lineage(of: partner.name).lazy.compactMap({ options.keys[$0.name] }).first
+        else { return nil }
         let names = ModelDiff.sourceProperties(of: partner.name, source: entity, old: readerA.model, new: readerB.model)
         let mapped = key.compactMap { names[$0]?.name }
         return mapped.count == key.count ? mapped : nil
@@ -333,12 +361,14 @@ struct DataComparison {
     /// has a `--key`, so renumbered targets still compare equal.
     private func targetKeyLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyNames: [String]?) -> [String]? {
         guard let keyNames, let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
-              let foreignKey = index(reader).columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
+            let foreignKey = index(reader).columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
         else { return nil }
         var lookups: [String] = []
         for name in keyNames {
             guard let column = attributeColumn(reader, entity: relationship.destinationEntity, property: name) else { return nil }
-            lookups.append("(SELECT d.\(column.quotedDatabaseIdentifier) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))")
+            lookups.append(
+                "(SELECT d.\(column.quotedDatabaseIdentifier) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))"
+            )
         }
         return lookups
     }
@@ -384,7 +414,8 @@ struct DataComparison {
     private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
         guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
         let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
-        let sql = "SELECT " + selection.expressions.joined(separator: ", ")
+        let sql =
+            "SELECT " + selection.expressions.joined(separator: ", ")
             + " FROM " + table.name.quotedDatabaseIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
         return (sql, [ent])
     }
@@ -397,10 +428,11 @@ struct DataComparison {
         guard !changes.changes.isEmpty else { return }
         var requestsA = ObjectRequests(), requestsB = ObjectRequests()
         var includesA = Set<String>(), includesB = Set<String>()
-        let toManyB = Set((pair.entityB.map { readerB.model.allProperties(of: $0) } ?? []).compactMap { property -> String? in
-            if case .relationship(let r) = property, r.isToMany { return r.name }
-            return nil
-        })
+        let toManyB = Set(
+            (pair.entityB.map { readerB.model.allProperties(of: $0) } ?? []).compactMap { property -> String? in
+                if case .relationship(let r) = property, r.isToMany { return r.name }
+                return nil
+            })
         var namesA: [String: String] = [:]
         if let nameA = pair.entityA, let nameB = pair.entityB, readerA.model.entity(named: nameA) != nil {
             namesA = ModelDiff.sourceProperties(of: nameB, source: nameA, old: readerA.model, new: readerB.model).mapValues(\.name)
@@ -419,13 +451,15 @@ struct DataComparison {
         // To-many relationships (B's names) whose members are compared by their destination's key.
         var memberKeys: [String: (a: [String], b: [String])] = [:]
         if let nameA = pair.entityA, let nameB = pair.entityB, readerA.model.entity(named: nameA) != nil {
-            let relationshipsA = Dictionary(readerA.model.allProperties(of: nameA).compactMap { property -> (String, RelationshipDescription)? in
-                if case .relationship(let r) = property { return (r.name, r) }
-                return nil
-            }, uniquingKeysWith: { first, _ in first })
+            let relationshipsA = Dictionary(
+                readerA.model.allProperties(of: nameA).compactMap { property -> (String, RelationshipDescription)? in
+                    if case .relationship(let r) = property { return (r.name, r) }
+                    return nil
+                }, uniquingKeysWith: { first, _ in first })
             for property in readerB.model.allProperties(of: nameB) {
                 guard case .relationship(let b) = property, b.isToMany, let a = relationshipsA[namesA[b.name] ?? b.name],
-                      let columns = memberKeyColumns(a: a, b: b) else { continue }
+                    let columns = memberKeyColumns(a: a, b: b)
+                else { continue }
                 memberKeys[b.name] = columns
             }
         }

@@ -20,8 +20,9 @@ package enum DiffText {
             if model.sameVersion && model.changes.isEmpty {
                 lines.append("Model: same model version" + identifiers(model.identifiersB))
             } else {
-                lines.append("Model: \(plural(model.changes.count, "change")) from A's model" + identifiers(model.identifiersA)
-                             + " to B's" + identifiers(model.identifiersB) + ":")
+                lines.append(
+                    "Model: \(plural(model.changes.count, "change")) from A's model" + identifiers(model.identifiersA)
+                        + " to B's" + identifiers(model.identifiersB) + ":")
                 for change in model.changes {
                     let target = [change.entity, change.property].compactMap { $0 }.joined(separator: ".")
                     lines.append("  \(change.kind.rawValue) \(target): \(change.detail)" + (change.inferable ? "" : " [not inferable]"))
@@ -55,8 +56,10 @@ package enum DiffText {
                 lines.append("Data: \(plural(data.count, "entity", "entities")) " + (data.count == 1 ? "differs:" : "differ:"))
                 var table = TextTable([("Entity", .left), ("Deleted", .right), ("Inserted", .right), ("Updated", .right)])
                 for entity in data {
-                    table.add([entity.entity + (entity.renamedFrom.map { " (was \($0))" } ?? ""),
-                               grouped(entity.deleted), grouped(entity.inserted), grouped(entity.updated)])
+                    table.add([
+                        entity.entity + (entity.renamedFrom.map { " (was \($0))" } ?? ""),
+                        grouped(entity.deleted), grouped(entity.inserted), grouped(entity.updated),
+                    ])
                 }
                 lines.append(table.render(indent: 2, header: true))
                 for entity in data {
@@ -82,20 +85,24 @@ package enum DiffText {
         var lines = ["\(entity.entity)\(key): " + counts.joined(separator: ", ")]
         var describer = DescriptionRenderer()
         for change in entity.changes {
-            let keyText = change.keyValues.map { values in
-                " [" + zip(entity.key ?? [], values).map { "\($0) = \($1)" }.joined(separator: ", ") + "]"
-            } ?? ""
+            let keyText =
+                change.keyValues.map { values in
+                    " [" + zip(entity.key ?? [], values).map { "\($0) = \($1)" }.joined(separator: ", ") + "]"
+                } ?? ""
             switch change.type {
             case .delete, .insert:
                 let verb = change.type == .insert ? "inserted" : "deleted"
                 let id = change.type == .insert ? change.new : change.old
                 lines.append("  \(verb) \(id?.uri ?? "?")\(keyText)")
                 if let object = change.object {
-                    lines.append("    " + describer.render(object).trimmingCharacters(in: .newlines)
-                        .replacingOccurrences(of: "\n", with: "\n    "))
+                    lines.append(
+                        "    "
+                            + describer.render(object).trimmingCharacters(in: .newlines)
+                            .replacingOccurrences(of: "\n", with: "\n    "))
                 }
             case .update:
-                let ids = change.old?.uri == change.new?.uri || change.old?.pk == change.new?.pk && change.old?.entity == change.new?.entity
+                let ids =
+                    change.old?.uri == change.new?.uri || change.old?.pk == change.new?.pk && change.old?.entity == change.new?.entity
                     ? (change.new?.uri ?? "?") : "\(change.old?.uri ?? "?") → \(change.new?.uri ?? "?")"
                 lines.append("  updated \(ids)\(keyText)")
                 for property in change.properties {
@@ -146,12 +153,16 @@ package enum DiffJSON {
             "\"metadata\":" + (try report.metadata.map { "[" + (try $0.map(encoded).joined(separator: ",")) + "]" } ?? "null"),
         ]
         let values = JSONValues()
-        fields.append("\"data\":" + (report.data.map { entities in
-            "[" + entities.map { entity in
-                "{" + (entityFields(entity) + ["\"changes\":[" + entity.changes.map { object($0, values: values) }.joined(separator: ",") + "]"])
-                    .joined(separator: ",") + "}"
-            }.joined(separator: ",") + "]"
-        } ?? "null"))
+        fields.append(
+            "\"data\":"
+                + (report.data.map { entities in
+                    "["
+                        + entities.map { entity in
+                            "{"
+                                + (entityFields(entity) + ["\"changes\":[" + entity.changes.map { object($0, values: values) }.joined(separator: ",") + "]"])
+                                .joined(separator: ",") + "}"
+                        }.joined(separator: ",") + "]"
+                } ?? "null"))
         return "{" + fields.joined(separator: ",") + "}\n"
     }
 
@@ -178,11 +189,13 @@ package enum DiffJSON {
     }
 
     private static func entityFields(_ entity: EntityChanges) -> [String] {
-        ["\"entity\":" + JSONValues.string(entity.entity),
-         "\"renamedFrom\":" + (entity.renamedFrom.map(JSONValues.string) ?? "null"),
-         "\"key\":" + (entity.key.map(strings) ?? "null"),
-         "\"deleted\":\(entity.deleted)", "\"inserted\":\(entity.inserted)", "\"updated\":\(entity.updated)",
-         "\"truncated\":\(entity.isTruncated)"]
+        [
+            "\"entity\":" + JSONValues.string(entity.entity),
+            "\"renamedFrom\":" + (entity.renamedFrom.map(JSONValues.string) ?? "null"),
+            "\"key\":" + (entity.key.map(strings) ?? "null"),
+            "\"deleted\":\(entity.deleted)", "\"inserted\":\(entity.inserted)", "\"updated\":\(entity.updated)",
+            "\"truncated\":\(entity.isTruncated)",
+        ]
     }
 
     private static func object(_ change: ObjectChange, values: JSONValues) -> String {

@@ -23,8 +23,9 @@ struct MemberQuery {
     init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberKeyColumns: [String]) {
         let mapping = reader.mapping
         guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedDatabaseIdentifier,
-              let ownerEnt = mapping.entityNumber(of: entity),
-              let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedDatabaseIdentifier else { return nil }
+            let ownerEnt = mapping.entityNumber(of: entity),
+            let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedDatabaseIdentifier
+        else { return nil }
         // The destination's key columns, aliased k0, k1, … in the members' subquery.
         func keys(_ table: String) -> String {
             memberKeyColumns.enumerated().map { ", \(table)\($1.quotedDatabaseIdentifier) AS k\($0)" }.joined()
@@ -32,7 +33,8 @@ struct MemberQuery {
         let members: String
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
             let destination = "j." + join.destinationColumn.quotedDatabaseIdentifier
-            members = "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, t.Z_ENT AS ent, \(destination) AS pk, "
+            members =
+                "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, t.Z_ENT AS ent, \(destination) AS pk, "
                 + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position" + keys("t.")
                 + " FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destinationTable) t ON t.Z_PK = \(destination)"
         } else if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
@@ -48,7 +50,8 @@ struct MemberQuery {
         }
         let ownerOrder = (keyColumns.map { "o." + $0.quotedDatabaseIdentifier } + ["o.Z_PK"]).joined(separator: ", ")
         let memberKeys = memberKeyColumns.indices.map { "m.k\($0)" }
-        sql = "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")
+        sql =
+            "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")
             + " FROM (\(members)) m JOIN \(ownerTable) o ON o.Z_PK = m.owner"
             + " WHERE o.Z_ENT = ? ORDER BY " + ([ownerOrder, "m.position"] + memberKeys + ["m.pk"]).joined(separator: ", ")
         arguments = [ownerEnt]

@@ -14,8 +14,11 @@ struct MetadataFacts {
             ("NSStoreUUID", metadata.storeUUID),
             ("NSPersistenceFrameworkVersion", metadata.frameworkVersion.map(String.init)),
             ("NSPersistenceMaximumFrameworkVersion", metadata.maximumFrameworkVersion.map(String.init)),
-            ("NSStoreModelVersionIdentifiers", metadata.plist?["NSStoreModelVersionIdentifiers"] == nil
-                ? nil : "(" + metadata.versionIdentifiers.joined(separator: ", ") + ")"),
+            (
+                "NSStoreModelVersionIdentifiers",
+                metadata.plist?["NSStoreModelVersionIdentifiers"] == nil
+                    ? nil : "(" + metadata.versionIdentifiers.joined(separator: ", ") + ")"
+            ),
             ("NSStoreModelVersionHashesVersion", metadata.hashesVersion.map(String.init)),
             ("NSStoreModelVersionHashesDigest", metadata.hashesDigest),
             ("NSStoreModelVersionChecksumKey", metadata.checksum),

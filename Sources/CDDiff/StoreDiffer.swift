@@ -15,8 +15,10 @@ import Foundation
 package enum StoreDiffer {
     /// Compares `pathA` with `pathB`. `modelPath` gives the model for stores without a model
     /// cache: each store is read with the version of it whose entity hashes match the store.
-    package static func compare(_ pathA: String, _ pathB: String, modelPath: String? = nil,
-                                options: DiffOptions, trace: SQLTrace? = nil) throws -> StoreDiffReport {
+    package static func compare(
+        _ pathA: String, _ pathB: String, modelPath: String? = nil,
+        options: DiffOptions, trace: SQLTrace? = nil
+    ) throws -> StoreDiffReport {
         let sessionA = try StoreSession(storePath: pathA, modelPath: modelPath, trace: trace)
         let sessionB = try StoreSession(storePath: pathB, modelPath: modelPath, trace: trace)
         let (snapshotA, snapshotB) = (sessionA.snapshot, sessionB.snapshot)
@@ -29,15 +31,17 @@ package enum StoreDiffer {
         var report = StoreDiffReport(storeA: pathA, storeB: pathB)
         if options.parts.contains(.model) {
             let hashesA = VersionHashes.entityHashes(of: readerA.model), hashesB = VersionHashes.entityHashes(of: readerB.model)
-            report.model = ModelComparison(sameVersion: hashesA == hashesB, identifiersA: readerA.model.versionIdentifiers,
-                                           identifiersB: readerB.model.versionIdentifiers,
-                                           changes: ModelDiff.changes(from: readerA.model, to: readerB.model))
+            report.model = ModelComparison(
+                sameVersion: hashesA == hashesB, identifiersA: readerA.model.versionIdentifiers,
+                identifiersB: readerB.model.versionIdentifiers,
+                changes: ModelDiff.changes(from: readerA.model, to: readerB.model))
         }
         if options.parts.contains(.schema) {
             let (schemaA, factsA) = try facts(snapshotA)
             let (schemaB, factsB) = try facts(snapshotB)
-            report.schema = SchemaChanges.compare(.init(schema: schemaA, mapping: readerA.mapping),
-                                                  .init(schema: schemaB, mapping: readerB.mapping))
+            report.schema = SchemaChanges.compare(
+                .init(schema: schemaA, mapping: readerA.mapping),
+                .init(schema: schemaB, mapping: readerB.mapping))
             report.metadata = MetadataFacts.changes(factsA, factsB)
         }
         if options.parts.contains(.data) {
@@ -49,9 +53,12 @@ package enum StoreDiffer {
     private static func facts(_ snapshot: StoreSnapshot) throws -> (StoreSchema, MetadataFacts) {
         let path = snapshot.files.main.path
         return try snapshot.read { db in
-            (try StoreSchema.read(db),
-             MetadataFacts(metadata: try StoreMetadata.read(db, path: path), hasHistory: try HistoryReader.hasHistory(db),
-                           cache: try ModelCache.read(db, path: path)))
+            (
+                try StoreSchema.read(db),
+                MetadataFacts(
+                    metadata: try StoreMetadata.read(db, path: path), hasHistory: try HistoryReader.hasHistory(db),
+                    cache: try ModelCache.read(db, path: path))
+            )
         }
     }
 }

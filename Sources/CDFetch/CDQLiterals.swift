@@ -35,16 +35,19 @@ extension CDQChainParser {
         case .constant("Time"), .constant("NSDate"):
             return .constant(.date(try parseDate()))
         case .symbol(let name):
-            throw error("a symbol names a key, not a value; write the value as a string, not :"
-                        + PredicateError.quoted(name), at: token.start)
+            throw error(
+                "a symbol names a key, not a value; write the value as a string, not :"
+                    + PredicateError.quoted(name), at: token.start)
         case .identifier(let name):
-            throw error("\(name) is a Ruby variable or method, which cannot be evaluated; write the value itself "
-                        + "(a date as Time.parse('2024-05-31'))", at: token.start)
+            throw error(
+                "\(name) is a Ruby variable or method, which cannot be evaluated; write the value itself "
+                    + "(a date as Time.parse('2024-05-31'))", at: token.start)
         case .constant(let name):
             throw error("the constant \(name) cannot be evaluated; write the value itself", at: token.start)
         default:
-            throw expectation("a value: a string, a number, true, false, nil "
-                              + "or a date such as Time.parse('2024-05-31')")
+            throw expectation(
+                "a value: a string, a number, true, false, nil "
+                    + "or a date such as Time.parse('2024-05-31')")
         }
     }
 
@@ -86,8 +89,9 @@ extension CDQChainParser {
                 throw expectation("a date string such as '2024-05-31' or '2024-05-31T12:00:00Z'")
             }
             guard let date = CoreDataDate(iso8601: string.value)?.date else {
-                throw error("\(PredicateError.quoted(string.value)) is not an ISO-8601 date such as 2024-05-31 "
-                            + "or 2024-05-31T12:00:00Z", at: stringToken.start)
+                throw error(
+                    "\(PredicateError.quoted(string.value)) is not an ISO-8601 date such as 2024-05-31 "
+                        + "or 2024-05-31T12:00:00Z", at: stringToken.start)
             }
             advance()
             try expectPunctuation(")", "\")\" to close Time.\(method)(")
@@ -108,9 +112,10 @@ extension CDQChainParser {
         case ("Time", "local"), ("Time", "mktime"), ("Time", "new"):
             return try parseDateComponents(in: TimeZone.current, method: method)
         default:
-            throw error("unknown date method \(className).\(method); expected Time.now, Time.parse('2024-05-31'), "
-                        + "Time.at(seconds), Time.utc(year, month, day, …) or Time.local(year, month, day, …)",
-                        at: methodToken.start)
+            throw error(
+                "unknown date method \(className).\(method); expected Time.now, Time.parse('2024-05-31'), "
+                    + "Time.at(seconds), Time.utc(year, month, day, …) or Time.local(year, month, day, …)",
+                at: methodToken.start)
         }
     }
 
@@ -125,8 +130,9 @@ extension CDQChainParser {
             guard case .integer(let value) = current.kind else { throw expectation("the \(names[values.count])") }
             guard let number = Int(exactly: value), ranges[values.count].contains(number) else {
                 let range = ranges[values.count]
-                throw error("the \(names[values.count]) must be \(range.lowerBound)…\(range.upperBound)",
-                            at: token.start)
+                throw error(
+                    "the \(names[values.count]) must be \(range.lowerBound)…\(range.upperBound)",
+                    at: token.start)
             }
             values.append(number)
             advance()
@@ -137,8 +143,9 @@ extension CDQChainParser {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let padded = values + [1, 1, 0, 0, 0].suffix(names.count - values.count)
-        let components = DateComponents(year: padded[0], month: padded[1], day: padded[2],
-                                        hour: padded[3], minute: padded[4], second: padded[5])
+        let components = DateComponents(
+            year: padded[0], month: padded[1], day: padded[2],
+            hour: padded[3], minute: padded[4], second: padded[5])
         guard let date = calendar.date(from: components) else {
             throw error("Time.\(method)(…) is not a date", at: current.start)
         }
@@ -157,9 +164,10 @@ extension CDQChainParser {
                 bits |= value
             case .constant(let name):
                 guard let value = Self.optionConstants[name] else {
-                    throw error("unknown comparison option \(name); expected NSCaseInsensitivePredicateOption, "
-                                + "NSDiacriticInsensitivePredicateOption or NSNormalizedPredicateOption",
-                                at: token.start)
+                    throw error(
+                        "unknown comparison option \(name); expected NSCaseInsensitivePredicateOption, "
+                            + "NSDiacriticInsensitivePredicateOption or NSNormalizedPredicateOption",
+                        at: token.start)
                 }
                 bits |= value
             default:
@@ -171,8 +179,9 @@ extension CDQChainParser {
         }
         let known = Self.optionBits.reduce(Int64(0)) { $0 | $1.0 }
         guard bits & ~known == 0 else {
-            throw error("unknown comparison option bits \(bits & ~known); the options are 1 (case-insensitive), "
-                        + "2 (diacritic-insensitive), 4 (normalized) and 8 (locale-sensitive)", at: start)
+            throw error(
+                "unknown comparison option bits \(bits & ~known); the options are 1 (case-insensitive), "
+                    + "2 (diacritic-insensitive), 4 (normalized) and 8 (locale-sensitive)", at: start)
         }
         var options: ComparisonOptions = []
         for (bit, option) in Self.optionBits where bits & bit != 0 { options.insert(option) }

@@ -232,18 +232,24 @@ struct CDQChainParser {
         return request(entity, state, .objects)
     }
 
-    func request(_ entity: String, _ state: CDQQueryState, _ result: FetchResultKind,
-                 takesLast: Bool = false) -> FetchRequest {
-        FetchRequest(entity: entity, predicate: state.predicate, sortDescriptors: state.sortDescriptors,
-                     limit: state.limit, offset: state.offset, result: result, takesLast: takesLast)
+    func request(
+        _ entity: String, _ state: CDQQueryState, _ result: FetchResultKind,
+        takesLast: Bool = false
+    ) -> FetchRequest {
+        FetchRequest(
+            entity: entity, predicate: state.predicate, sortDescriptors: state.sortDescriptors,
+            limit: state.limit, offset: state.offset, result: result, takesLast: takesLast)
     }
 
     /// A terminal runs the query in CDQ, so nothing may follow it.
-    func finish(_ entity: String, _ state: CDQQueryState, _ result: FetchResultKind, terminal: String,
-                takesLast: Bool = false) throws(PredicateError) -> FetchRequest {
+    func finish(
+        _ entity: String, _ state: CDQQueryState, _ result: FetchResultKind, terminal: String,
+        takesLast: Bool = false
+    ) throws(PredicateError) -> FetchRequest {
         guard atEnd else {
-            throw error("nothing can follow \(terminal), which runs the query; found \(describe(current))",
-                        at: current.start)
+            throw error(
+                "nothing can follow \(terminal), which runs the query; found \(describe(current))",
+                at: current.start)
         }
         return request(entity, state, result, takesLast: takesLast)
     }
@@ -268,8 +274,9 @@ struct CDQChainParser {
             case .constant(let name): entity = name
             case .symbol(let name):
                 let attribute = PredicateError.quoted(name)
-                throw error("cdq(:…) starts a condition on the attribute \(attribute), not a query; "
-                            + "name the entity with a string or a class: cdq('Entity') or Entity", at: argument.start)
+                throw error(
+                    "cdq(:…) starts a condition on the attribute \(attribute), not a query; "
+                        + "name the entity with a string or a class: cdq('Entity') or Entity", at: argument.start)
             default:
                 throw expectation("an entity name such as 'Author' or Author")
             }
@@ -280,14 +287,17 @@ struct CDQChainParser {
         case .end:
             throw error("the query is empty; expected an entity name such as Author or cdq('Author')", at: start.start)
         default:
-            throw error("expected an entity name such as Author or cdq('Author'), found \(describe(start))",
-                        at: start.start)
+            throw error(
+                "expected an entity name such as Author or cdq('Author'), found \(describe(start))",
+                at: start.start)
         }
     }
 
     /// The methods that return another query. Returns false when `method` is not one of them.
-    mutating func parseQueryMethod(_ method: String, at methodToken: CDQToken,
-                                   into state: inout CDQQueryState) throws(PredicateError) -> Bool {
+    mutating func parseQueryMethod(
+        _ method: String, at methodToken: CDQToken,
+        into state: inout CDQQueryState
+    ) throws(PredicateError) -> Bool {
         switch method {
         case "where", "and":
             try parseCondition(.and, method: method, at: methodToken, into: &state)
@@ -312,8 +322,10 @@ struct CDQChainParser {
     }
 
     /// `.first`, `.count`, `.sum(:x)`, … (`motion/cdq/targeted_query.rb`).
-    mutating func parseTerminal(_ method: String, at methodToken: CDQToken, entity: String,
-                                state: inout CDQQueryState) throws(PredicateError) -> FetchRequest {
+    mutating func parseTerminal(
+        _ method: String, at methodToken: CDQToken, entity: String,
+        state: inout CDQQueryState
+    ) throws(PredicateError) -> FetchRequest {
         let terminal = "." + method
         switch method {
         case "first":
@@ -322,8 +334,9 @@ struct CDQChainParser {
             return try finish(entity, state, .objects, terminal: terminal)
         case "last":
             if state.limit != nil || state.offset != nil {
-                throw error(".last counts back from the end of the whole result, so it cannot follow "
-                            + ".limit, .offset or [ ]", at: methodToken.start)
+                throw error(
+                    ".last counts back from the end of the whole result, so it cannot follow "
+                        + ".limit, .offset or [ ]", at: methodToken.start)
             }
             state.limit = try parseOptionalCount(of: method) ?? 1
             return try finish(entity, state, .objects, terminal: terminal, takesLast: true)
@@ -345,15 +358,18 @@ struct CDQChainParser {
         case _ where CDQParser.writingMethods.contains(method):
             throw error(".\(method) changes data; cdstore only reads stores", at: methodToken.start)
         case "scope":
-            throw error(".scope defines a named scope, which lives in app code; write the scope's conditions "
-                        + "into the chain instead", at: methodToken.start)
+            throw error(
+                ".scope defines a named scope, which lives in app code; write the scope's conditions "
+                    + "into the chain instead", at: methodToken.start)
         case _ where CDQParser.blockMethods.contains(method):
-            throw error(".\(method) takes a Ruby block, which cannot be evaluated; cdstore prints the objects "
-                        + "themselves (end the chain with .array or nothing)", at: methodToken.start)
+            throw error(
+                ".\(method) takes a Ruby block, which cannot be evaluated; cdstore prints the objects "
+                    + "themselves (end the chain with .array or nothing)", at: methodToken.start)
         default:
-            throw error("unknown query method .\(method); expected where, and, or, sort_by, limit, offset, all, "
-                        + "first, last, count, sum, average, min, max, calculate, array or to_a "
-                        + "(named scopes live in app code and cannot be used here)", at: methodToken.start)
+            throw error(
+                "unknown query method .\(method); expected where, and, or, sort_by, limit, offset, all, "
+                    + "first, last, count, sum, average, min, max, calculate, array or to_a "
+                    + "(named scopes live in app code and cannot be used here)", at: methodToken.start)
         }
     }
 
@@ -415,9 +431,10 @@ struct CDQChainParser {
             throw expectation("a function such as :sum, :average, :min, :max or :count")
         }
         guard let function = AggregateFunction(rawValue: name) else {
-            throw error("unknown function \(PredicateError.quoted(name)); "
-                        + "expected :sum, :average, :min, :max or :count",
-                        at: functionToken.start)
+            throw error(
+                "unknown function \(PredicateError.quoted(name)); "
+                    + "expected :sum, :average, :min, :max or :count",
+                at: functionToken.start)
         }
         advance()
         try expectPunctuation(",", "\",\" and the attribute to calculate over")
@@ -465,8 +482,9 @@ struct CDQChainParser {
         let lowercased = order.lowercased()
         if lowercased.hasPrefix("desc") { return false }
         if lowercased.hasPrefix("asc") { return true }
-        throw error("unknown sort order \(PredicateError.quoted(order)); expected :ascending or :descending",
-                    at: token.start)
+        throw error(
+            "unknown sort order \(PredicateError.quoted(order)); expected :ascending or :descending",
+            at: token.start)
     }
 
     mutating func parseSortOptions(into descriptor: inout SortDescriptor) throws(PredicateError) {
@@ -494,8 +512,9 @@ struct CDQChainParser {
                 }
                 advance()
             default:
-                throw error("unknown sort option \(PredicateError.quoted(option)); "
-                            + "expected order: or case_insensitive:", at: keyToken.start)
+                throw error(
+                    "unknown sort option \(PredicateError.quoted(option)); "
+                        + "expected order: or case_insensitive:", at: keyToken.start)
             }
             guard isPunctuation(",") else { return }
             advance()
@@ -525,15 +544,18 @@ struct CDQChainParser {
     }
 
     /// What follows `.where`, `.and` or `.or`: its argument, if any, and the comparison after a key.
-    mutating func parseCondition(_ combination: CDQCombination, method: String, at methodToken: CDQToken,
-                                 into state: inout CDQQueryState) throws(PredicateError) {
+    mutating func parseCondition(
+        _ combination: CDQCombination, method: String, at methodToken: CDQToken,
+        into state: inout CDQQueryState
+    ) throws(PredicateError) {
         guard isPunctuation("("), tokens[index + 1].kind != .punctuation(")") else {
             if isPunctuation("(") { advance(); advance() }
             guard let key = state.savedKey else {
-                throw error(".\(method) without an argument repeats the key of the comparison just before it, "
-                            + "and there is none here (as in CDQ, a hash, a format string, a cdq(…) group, "
-                            + ".sort_by, .limit and .offset leave no key); write .\(method)(:key)",
-                            at: methodToken.start)
+                throw error(
+                    ".\(method) without an argument repeats the key of the comparison just before it, "
+                        + "and there is none here (as in CDQ, a hash, a format string, a cdq(…) group, "
+                        + ".sort_by, .limit and .offset leave no key); write .\(method)(:key)",
+                    at: methodToken.start)
             }
             combine(try parseComparison(on: key), combination, key: key, into: &state)
             return
@@ -564,14 +586,17 @@ struct CDQChainParser {
             state.sortDescriptors += nested.sortDescriptors
             state.savedKey = nil
         default:
-            throw expectation("a key such as :name, a hash such as name: 'x', a format string "
-                              + "or cdq(:key) with a comparison")
+            throw expectation(
+                "a key such as :name, a hash such as name: 'x', a format string "
+                    + "or cdq(:key) with a comparison")
         }
     }
 
     /// Adds a comparison made on `key` and remembers the key, as CDQ's `make_scope` does.
-    func combine(_ comparison: Predicate, _ combination: CDQCombination, key: CDQKey,
-                 into state: inout CDQQueryState) {
+    func combine(
+        _ comparison: Predicate, _ combination: CDQCombination, key: CDQKey,
+        into state: inout CDQQueryState
+    ) {
         state.combine(comparison, with: combination)
         state.savedKey = key
     }
@@ -594,9 +619,10 @@ struct CDQChainParser {
             return .comparison(Comparison(key.expression, .between, .aggregate([low, high])))
         }
         guard let op = CDQParser.comparisonMethods[method] else {
-            throw error("unknown comparison .\(method) on :\(key.name); expected eq, ne, lt, le, gt, ge, contains, "
-                        + "matches, in, begins_with, ends_with or between (or an alias such as equal, "
-                        + "not_equal, less_than, greater_than_or_equal, include)", at: methodToken.start)
+            throw error(
+                "unknown comparison .\(method) on :\(key.name); expected eq, ne, lt, le, gt, ge, contains, "
+                    + "matches, in, begins_with, ends_with or between (or an alias such as equal, "
+                    + "not_equal, less_than, greater_than_or_equal, include)", at: methodToken.start)
         }
         try expectPunctuation("(", "\"(\" and a value")
         let value = try parseValue(allowingArray: op == .in)
@@ -652,8 +678,10 @@ struct CDQChainParser {
             return try PredicateParser.parse(format.value, typedArguments: arguments)
         } catch {
             var message = "in the format string: " + error.message
-            if error.message.hasPrefix("too many arguments"), format.value.contains("'%@'")
-                || format.value.contains("\"%@\"") {
+            if error.message.hasPrefix("too many arguments"),
+                format.value.contains("'%@'")
+                    || format.value.contains("\"%@\"")
+            {
                 message += " (a quoted '%@' is a string, not a placeholder: write %@ without quotes)"
             }
             throw self.error(message, at: format.sourceOffset(ofCharacter: error.offset))
@@ -680,8 +708,9 @@ struct CDQChainParser {
             guard let method = identifier else { throw expectation("a method name such as and, or or sort_by") }
             advance()
             guard try parseQueryMethod(method, at: methodToken, into: &state) else {
-                throw error(".\(method) cannot be used inside a condition; expected and, or, where, sort_by, "
-                            + "limit or offset", at: methodToken.start)
+                throw error(
+                    ".\(method) cannot be used inside a condition; expected and, or, where, sort_by, "
+                        + "limit or offset", at: methodToken.start)
             }
         }
         return state

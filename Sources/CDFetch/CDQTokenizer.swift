@@ -98,8 +98,9 @@ struct CDQTokenizer: CursorTokenizer {
             return token(.punctuation(String(c)))
         }
         if c == "-" || c == "+" || c == "*" || c == "/" {
-            throw error("arithmetic such as \(PredicateError.quoted(String(c))) cannot be evaluated; write the value",
-                        at: start)
+            throw error(
+                "arithmetic such as \(PredicateError.quoted(String(c))) cannot be evaluated; write the value",
+                at: start)
         }
         throw error("unexpected \(PredicateError.quoted(String(c))) in a CDQ query", at: start)
     }
@@ -127,16 +128,19 @@ struct CDQTokenizer: CursorTokenizer {
             while let c = peek(), c.isASCII && c.isHexDigit || c == "_" { position += 1 }
             let digits = String(characters[digitsStart..<position]).replacingOccurrences(of: "_", with: "")
             guard let value = Int64(sign + digits, radix: radix) else {
-                throw error("\(PredicateError.quoted(String(characters[start..<position]))) is not an integer "
-                            + "that fits 64 bits", at: start)
+                throw error(
+                    "\(PredicateError.quoted(String(characters[start..<position]))) is not an integer "
+                        + "that fits 64 bits", at: start)
             }
             return .integer(value)
         }
         var isFloat = false
         func digits(_ position: inout Int, _ characters: [Character]) {
-            while position < characters.count, Self.isDigit(characters[position])
+            while position < characters.count,
+                Self.isDigit(characters[position])
                     || (characters[position] == "_" && position + 1 < characters.count
-                        && Self.isDigit(characters[position + 1])) {
+                        && Self.isDigit(characters[position + 1]))
+            {
                 position += 1
             }
         }
@@ -177,8 +181,9 @@ struct CDQTokenizer: CursorTokenizer {
         var buffer = RubyStringBuffer()
         while true {
             guard let c = peek() else {
-                throw error("unterminated string: no closing \(quote) for the one at character \(quoteStart)",
-                            at: characters.count)
+                throw error(
+                    "unterminated string: no closing \(quote) for the one at character \(quoteStart)",
+                    at: characters.count)
             }
             let offset = position
             position += 1

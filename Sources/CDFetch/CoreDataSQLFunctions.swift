@@ -85,8 +85,10 @@ package enum CoreDataSQLFunctions {
     /// The pattern's ``StringMatcher`` is kept as SQLite's auxiliary data of argument 1, which
     /// SQLite keeps for as long as that argument stays the same (a bound `?` or a literal: every
     /// row of a statement) and drops when it changes.
-    private static func match(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>, flags: Int,
-                              kind: StringMatcher.Operator) {
+    private static func match(
+        _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>, flags: Int,
+        kind: StringMatcher.Operator
+    ) {
         let value = arguments[0], pattern = arguments[1]
         guard sqlite3_value_type(value) != SQLITE_NULL, sqlite3_value_type(pattern) != SQLITE_NULL else {
             return sqlite3_result_null(context)

@@ -15,8 +15,10 @@ package struct FetchRequest: Sendable, Equatable {
     /// Like CDQ, cdstore counts first and turns this into an offset.
     package var takesLast: Bool
 
-    package init(entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
-                limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false) {
+    package init(
+        entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+        limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

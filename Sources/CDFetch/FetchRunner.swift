@@ -94,14 +94,18 @@ package final class FetchRunner {
     /// Objects of `request`, streamed through the snapshot's ``ObjectReader`` so values,
     /// relationships and `includes` behave exactly as in `dump`. `describe` renders an object
     /// for the level-3 trace.
-    package func objects(_ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
-                        describe: (@Sendable (StoredObject) -> String)? = nil,
-                        section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void) throws {
+    package func objects(
+        _ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
+        describe: (@Sendable (StoredObject) -> String)? = nil,
+        section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void
+    ) throws {
         let statement = try self.statement(for: request)
         guard statement.kind == .objects else { throw FetchError.notForObjects }
-        let query = ObjectQuery(entity: request.entity, includes: includes, countsToMany: countsToMany,
-                                statement: ObjectStatement(sql: statement.sql, arguments: statement.arguments,
-                                                           columns: statement.columns, describe: describe))
+        let query = ObjectQuery(
+            entity: request.entity, includes: includes, countsToMany: countsToMany,
+            statement: ObjectStatement(
+                sql: statement.sql, arguments: statement.arguments,
+                columns: statement.columns, describe: describe))
         try reader.read(query, section: section, object: object)
     }
 
@@ -131,8 +135,10 @@ extension FetchRunner {
     /// functions registered: `columns` gets the result's column names, then `row` each row.
     /// A statement that would write is refused before it runs. It needs no model, so it works on
     /// a store whose model cache cannot be read.
-    package static func raw(_ sql: String, arguments: [String] = [], on snapshot: StoreSnapshot, columns: ([String]) throws -> Void,
-                           row: ([ObjectValue]) throws -> Void) throws {
+    package static func raw(
+        _ sql: String, arguments: [String] = [], on snapshot: StoreSnapshot, columns: ([String]) throws -> Void,
+        row: ([ObjectValue]) throws -> Void
+    ) throws {
         snapshot.database.inDatabase { db in CoreDataSQLFunctions.register(in: db) }
         try snapshot.read { db in
             let statement: Statement

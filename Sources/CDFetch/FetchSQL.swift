@@ -68,17 +68,20 @@ package struct FetchSQL: Sendable {
         case .count:
             let from = " FROM \(tableName)" + (conditions.isEmpty ? "" : " t0") + builder.joinClause
             let counted = builder.joins.isEmpty ? "COUNT(*)" : "COUNT(DISTINCT t0.Z_PK)"
-            return FetchStatement(kind: .count, entity: request.entity, sql: "SELECT \(counted)\(from)\(whereClause)",
-                                  arguments: builder.arguments, columns: [], valueColumns: [("count", nil)])
+            return FetchStatement(
+                kind: .count, entity: request.entity, sql: "SELECT \(counted)\(from)\(whereClause)",
+                arguments: builder.arguments, columns: [], valueColumns: [("count", nil)])
         case .objects:
             let order = try builder.orderBy(request.sortDescriptors, scope: root)
             let hierarchy = table.entities.count > 1
             let columns = objectColumns(of: request.entity, in: table)
             let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0 }
-            let sql = "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
+            let sql =
+                "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
                 + " FROM \(tableName) t0" + builder.joinClause + whereClause + order + Self.limitClause(request)
-            return FetchStatement(kind: .objects, entity: request.entity, sql: sql, arguments: builder.arguments,
-                                  columns: [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns, valueColumns: [])
+            return FetchStatement(
+                kind: .objects, entity: request.entity, sql: sql, arguments: builder.arguments,
+                columns: [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns, valueColumns: [])
         case .distinct(let keyPaths):
             guard !keyPaths.isEmpty else { throw FetchSQLError("distinct values need at least one attribute") }
             var selected: [String] = []
@@ -89,20 +92,25 @@ package struct FetchSQL: Sendable {
                 valueColumns.append((keyPath, attribute?.type))
             }
             let order = try builder.orderBy(request.sortDescriptors, scope: root)
-            let sql = "SELECT DISTINCT " + selected.joined(separator: ", ") + " FROM \(tableName) t0" + builder.joinClause
+            let sql =
+                "SELECT DISTINCT " + selected.joined(separator: ", ") + " FROM \(tableName) t0" + builder.joinClause
                 + whereClause + order + Self.limitClause(request)
-            return FetchStatement(kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
-                                  columns: [], valueColumns: valueColumns)
+            return FetchStatement(
+                kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
+                columns: [], valueColumns: valueColumns)
         case .aggregate(let function, let keyPath):
             if function == .count, let member = try builder.toManyCountColumn(keyPath, scope: root) {
-                return FetchStatement(kind: .values, entity: request.entity,
-                                      sql: "SELECT COUNT( \(member)) FROM \(tableName) t0" + builder.joinClause + whereClause,
-                                      arguments: builder.arguments, columns: [], valueColumns: [("count(\(keyPath))", .integer64)])
+                return FetchStatement(
+                    kind: .values, entity: request.entity,
+                    sql: "SELECT COUNT( \(member)) FROM \(tableName) t0" + builder.joinClause + whereClause,
+                    arguments: builder.arguments, columns: [], valueColumns: [("count(\(keyPath))", .integer64)])
             }
             let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "\(function.rawValue):")
             // SQLite would sum text as 0.0; Core Data refuses sum and average of a non-number.
             if function == .sum || function == .average, let attribute, !Self.summable.contains(attribute.type) {
-                throw FetchSQLError("\(function.rawValue):\(keyPath): \(keyPath) is a \(attribute.type) attribute; \(function.rawValue) takes a number (min and max also take dates and strings)")
+                throw FetchSQLError(
+                    "\(function.rawValue):\(keyPath): \(keyPath) is a \(attribute.type) attribute; \(function.rawValue) takes a number (min and max also take dates and strings)"
+                )
             }
             let sqlFunction: String
             var type = attribute?.type
@@ -118,8 +126,9 @@ package struct FetchSQL: Sendable {
                 type = .integer64
             }
             let sql = "SELECT \(sqlFunction)( \(reference)) FROM \(tableName) t0" + builder.joinClause + whereClause
-            return FetchStatement(kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
-                                  columns: [], valueColumns: [("\(function.rawValue)(\(keyPath))", type)])
+            return FetchStatement(
+                kind: .values, entity: request.entity, sql: sql, arguments: builder.arguments,
+                columns: [], valueColumns: [("\(function.rawValue)(\(keyPath))", type)])
         }
     }
 

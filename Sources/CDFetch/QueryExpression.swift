@@ -38,13 +38,17 @@ package enum QueryExpression {
     /// Parses either syntax. `arguments` fill the placeholders of the keyword form's predicate; a
     /// CDQ chain writes its values inline, so arguments with a chain are an error. `now` is the
     /// value of a chain's `Time.now`.
-    package static func parse(_ text: String, arguments: [String] = [],
-                             now: Date = Date()) throws(CDPredicate.PredicateError) -> FetchRequest {
+    package static func parse(
+        _ text: String, arguments: [String] = [],
+        now: Date = Date()
+    ) throws(CDPredicate.PredicateError) -> FetchRequest {
         switch syntax(of: text) {
         case .cdq:
             guard arguments.isEmpty else {
-                throw PredicateError(text: text, offset: 0, message: "a CDQ query writes its values inline, as in "
-                                     + ".where(\"name LIKE %@\", '*kesp*'); it takes no separate arguments")
+                throw PredicateError(
+                    text: text, offset: 0,
+                    message: "a CDQ query writes its values inline, as in "
+                        + ".where(\"name LIKE %@\", '*kesp*'); it takes no separate arguments")
             }
             return try CDQParser.parse(text, now: now)
         case .keywords:
@@ -54,7 +58,8 @@ package enum QueryExpression {
 
     /// Parses `Entity [where PREDICATE] [sort by …] [limit N] [offset N]`.
     package static func parseKeywordForm(_ text: String, arguments: [String] = []) throws(CDPredicate.PredicateError)
-        -> FetchRequest {
+        -> FetchRequest
+    {
         var parser = KeywordFormParser(text: text, tokens: try PredicateTokenizer.tokenize(text))
         return try parser.parse(arguments: arguments)
     }
@@ -80,7 +85,8 @@ private struct KeywordFormParser: PredicateTokenWalker {
     }
 
     func describe(_ token: PredicateToken) -> String {
-        token.kind == .end ? "the end of the query"
+        token.kind == .end
+            ? "the end of the query"
             : PredicateError.quoted(String(characters[token.start..<token.end]))
     }
 
@@ -116,13 +122,16 @@ private struct KeywordFormParser: PredicateTokenWalker {
             let whereToken = advance()
             request.predicate = try parsePredicate(after: whereToken, arguments: arguments)
         } else if !arguments.isEmpty {
-            throw error("\(arguments.count) argument(s) given but the query has no predicate to use them",
-                        at: characters.count)
+            throw error(
+                "\(arguments.count) argument(s) given but the query has no predicate to use them",
+                at: characters.count)
         }
         var seen: Set<String> = []
         while current.kind != .end {
             guard let clause = keyword(at: index), ["sort", "limit", "offset"].contains(clause) else {
-                let what = request.predicate == nil && seen.isEmpty ? "WHERE, SORT BY, LIMIT or OFFSET"
+                let what =
+                    request.predicate == nil && seen.isEmpty
+                    ? "WHERE, SORT BY, LIMIT or OFFSET"
                     : "SORT BY, LIMIT, OFFSET or the end of the query"
                 throw expectation(what + " after \(describe(tokens[index - 1]))")
             }
@@ -143,7 +152,8 @@ private struct KeywordFormParser: PredicateTokenWalker {
 
     /// The predicate runs from after WHERE to the first clause outside parentheses and braces.
     mutating func parsePredicate(after whereToken: PredicateToken, arguments: [String]) throws(PredicateError)
-        -> Predicate {
+        -> Predicate
+    {
         let start = current.start
         var nesting = 0
         while current.kind != .end && !(nesting == 0 && clauseStarts(at: index)) {
@@ -165,7 +175,8 @@ private struct KeywordFormParser: PredicateTokenWalker {
             let offset = start + error.offset
             var message = error.message
             if let position = tokens.firstIndex(where: { $0.start == offset }),
-               ["sort", "limit", "offset"].contains(keyword(at: position)) {
+                ["sort", "limit", "offset"].contains(keyword(at: position))
+            {
                 message += " (LIMIT and OFFSET take a number; SORT is followed by BY)"
             }
             throw self.error(message, at: offset)

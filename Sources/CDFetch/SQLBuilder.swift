@@ -94,15 +94,17 @@ final class SQLBuilder {
                 throw FetchSQLError("a collection operator (@\(Self.operatorName(components[index]))) must follow a to-many relationship")
             }
             guard let property = model.allProperties(of: scope.entity).first(where: { $0.name == name }) else {
-                throw FetchSQLError("\(scope.entity) has no property \"\(name)\"; properties: "
-                    + model.allProperties(of: scope.entity).map(\.name).sorted().joined(separator: ", "))
+                throw FetchSQLError(
+                    "\(scope.entity) has no property \"\(name)\"; properties: "
+                        + model.allProperties(of: scope.entity).map(\.name).sorted().joined(separator: ", "))
             }
             let isLast = index == components.count - 1
             switch property {
             case .attribute(let attribute):
                 guard isLast else { throw FetchSQLError("\(scope.entity).\(name) is an attribute; nothing can follow it in a key path") }
                 guard !attribute.common.isTransient,
-                      let column = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .attribute }) else {
+                    let column = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .attribute })
+                else {
                     throw FetchSQLError("\(scope.entity).\(name) is transient: it is not stored, so a fetch cannot test it")
                 }
                 return .attribute("\(scope.alias).\(column.name)", attribute)
@@ -135,8 +137,10 @@ final class SQLBuilder {
             return Scope(alias: joins[index].alias, entity: relationship.destinationEntity)
         }
         let alias = newAlias()
-        joins.append(Join(table: try tableName(of: relationship.destinationEntity), alias: alias,
-                          on: "\(scope.alias).\(key) = \(alias).Z_PK", isOuter: false))
+        joins.append(
+            Join(
+                table: try tableName(of: relationship.destinationEntity), alias: alias,
+                on: "\(scope.alias).\(key) = \(alias).Z_PK", isOuter: false))
         toOneJoins[cacheKey] = joins.count - 1
         if outer { markOuter(joins.count - 1) }
         return Scope(alias: alias, entity: relationship.destinationEntity)
@@ -173,9 +177,10 @@ final class SQLBuilder {
         let destination = relationship.destinationEntity
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: owner.entity) {
             let linkAlias = newAlias()
-            var path = MemberPath(from: [(join.table, linkAlias, nil)],
-                                  correlation: "\(owner.alias).Z_PK = \(linkAlias).\(join.sourceColumn)",
-                                  members: nil, countColumn: "\(linkAlias).\(join.destinationColumn)")
+            var path = MemberPath(
+                from: [(join.table, linkAlias, nil)],
+                correlation: "\(owner.alias).Z_PK = \(linkAlias).\(join.sourceColumn)",
+                members: nil, countColumn: "\(linkAlias).\(join.destinationColumn)")
             if needsMembers {
                 let memberAlias = newAlias()
                 path.from.append((try tableName(of: destination), memberAlias, "\(linkAlias).\(join.destinationColumn) = \(memberAlias).Z_PK"))
@@ -187,14 +192,16 @@ final class SQLBuilder {
         if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: owner.entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
             keyColumn = hidden.name
         } else if let inverse = relationship.inverseName,
-                  let key = mapping.columns(forProperty: inverse, ofEntity: destination).first(where: { $0.role == .toOneKey }) {
+            let key = mapping.columns(forProperty: inverse, ofEntity: destination).first(where: { $0.role == .toOneKey })
+        {
             keyColumn = key.name
         } else {
             throw FetchSQLError("\(owner.entity).\(relationship.name): the store has no column or join table for this relationship")
         }
         let alias = newAlias()
-        return MemberPath(from: [(try tableName(of: destination), alias, nil)], correlation: "\(owner.alias).Z_PK = \(alias).\(keyColumn)",
-                          members: Scope(alias: alias, entity: destination), countColumn: "\(alias).Z_PK")
+        return MemberPath(
+            from: [(try tableName(of: destination), alias, nil)], correlation: "\(owner.alias).Z_PK = \(alias).\(keyColumn)",
+            members: Scope(alias: alias, entity: destination), countColumn: "\(alias).Z_PK")
     }
 
     /// Runs `body` with a fresh join list, for a subquery's own `FROM`; returns its joins and
@@ -292,9 +299,11 @@ final class SQLBuilder {
         }
         // `%@ IN tags` is `ANY tags == %@`, and `'x' IN tags.name` is `ANY tags.name == 'x'`.
         if comparison.op == .in, comparison.quantifier == .direct, case .constant = comparison.left,
-           let (rightScope, components) = keyPathStart(comparison.right, scope: scope) {
+            let (rightScope, components) = keyPathStart(comparison.right, scope: scope)
+        {
             guard case .toMany(_, _, let rest) = try resolve(components, from: rightScope, outer: true),
-                  rest.first.map(Self.isCollectionOperator) != true else {
+                rest.first.map(Self.isCollectionOperator) != true
+            else {
                 throw FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")
             }
             comparison = Comparison(comparison.right, .equal, comparison.left, options: comparison.options, quantifier: .any)
@@ -305,10 +314,12 @@ final class SQLBuilder {
         // A to-many key path is quantified: explicitly, or implicitly as ANY when a key follows
         // the relationship (`tags.name == "x"`), as Core Data reads it.
         if let (leftScope, leftComponents) = keyPathStart(comparison.left, scope: scope),
-           case .toMany(let owner, let relationship, let rest) = try resolve(leftComponents, from: leftScope, outer: outer),
-           rest.first.map(Self.isCollectionOperator) != true, comparison.quantifier != .direct || !rest.isEmpty {
-            return try quantified(comparison, scope: scope, owner: owner, relationship: relationship, rest: rest,
-                                  positive: positive, outer: outer)
+            case .toMany(let owner, let relationship, let rest) = try resolve(leftComponents, from: leftScope, outer: outer),
+            rest.first.map(Self.isCollectionOperator) != true, comparison.quantifier != .direct || !rest.isEmpty
+        {
+            return try quantified(
+                comparison, scope: scope, owner: owner, relationship: relationship, rest: rest,
+                positive: positive, outer: outer)
         }
         guard comparison.quantifier == .direct else {
             throw FetchSQLError("\(comparison.quantifier.rawValue) needs a key path through a to-many relationship on its left")
@@ -347,8 +358,10 @@ final class SQLBuilder {
     /// under NOT or NONE an object matches when SOME member row fails the comparison — Core
     /// Data's answer, not NSPredicate's "no member matches" (man page, QUIRKS). ALL counts the
     /// members that fail it. The right side is read from the fetched object (`scope`).
-    private func quantified(_ comparison: Comparison, scope: Scope, owner: Scope, relationship: RelationshipDescription,
-                            rest: [KeyPathComponent], positive: Bool, outer: Bool) throws(FetchSQLError) -> String {
+    private func quantified(
+        _ comparison: Comparison, scope: Scope, owner: Scope, relationship: RelationshipDescription,
+        rest: [KeyPathComponent], positive: Bool, outer: Bool
+    ) throws(FetchSQLError) -> String {
         let right = try operand(comparison.right, scope: scope, outer: outer)
         switch comparison.quantifier {
         case .direct, .any, .none:
@@ -363,8 +376,9 @@ final class SQLBuilder {
         case .all:
             let path = try memberPath(of: relationship, owner: owner, needsMembers: !rest.isEmpty)
             let (test, extra, _) = try collectingJoins { () throws(FetchSQLError) -> String in
-                try term(try memberOperand(path, relationship: relationship, rest: rest, outer: true), comparison.op, right,
-                         options: comparison.options)
+                try term(
+                    try memberOperand(path, relationship: relationship, rest: rest, outer: true), comparison.op, right,
+                    options: comparison.options)
             }
             return subquery(path, select: "COUNT(\(path.countColumn))", condition: " NOT ( " + test + ")", extraJoins: extra) + " = 0"
         }
@@ -373,8 +387,10 @@ final class SQLBuilder {
     /// The member-side operand of a quantified comparison: the member itself (its key, typed as
     /// the destination entity, for `== <object>` and `!= nil`) or what `rest` names from the
     /// member rows.
-    private func memberOperand(_ path: MemberPath, relationship: RelationshipDescription, rest: [KeyPathComponent],
-                               outer: Bool) throws(FetchSQLError) -> Operand {
+    private func memberOperand(
+        _ path: MemberPath, relationship: RelationshipDescription, rest: [KeyPathComponent],
+        outer: Bool
+    ) throws(FetchSQLError) -> Operand {
         guard let members = path.members, !rest.isEmpty else {
             return .sql(" " + path.countColumn, attribute: nil, toOneDestination: relationship.destinationEntity)
         }
@@ -457,8 +473,10 @@ final class SQLBuilder {
         return .sql(sql, attribute: op == .avg || op == .sum ? nil : attribute, toOneDestination: nil)
     }
 
-    private func subqueryCount(collection: Expression, variable: String, predicate: Predicate, scope: Scope,
-                               outer: Bool) throws(FetchSQLError) -> Operand {
+    private func subqueryCount(
+        collection: Expression, variable: String, predicate: Predicate, scope: Scope,
+        outer: Bool
+    ) throws(FetchSQLError) -> Operand {
         let components: [KeyPathComponent]
         let base: Scope
         switch collection {
@@ -545,14 +563,20 @@ final class SQLBuilder {
     /// the key alone names one row of the entity's table, sub-entities included.
     func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) throws(FetchSQLError) -> String {
         if let attribute, attribute.type == .date, case .string(let text) = value, CoreDataDate(iso8601: text) == nil {
-            throw FetchSQLError("\(PredicateError.quoted(text)) is not a date, and \(attribute.name) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)")
+            throw FetchSQLError(
+                "\(PredicateError.quoted(text)) is not a date, and \(attribute.name) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)"
+            )
         }
         if let destination, case .string(let text) = value {
             guard let object = ObjectURI(text) else {
-                throw FetchSQLError("\(PredicateError.quoted(text)) is not an object ID: compare with the ID of an object of entity \(destination) (x-coredata://<store UUID>/\(destination)/p<N>) or with nil")
+                throw FetchSQLError(
+                    "\(PredicateError.quoted(text)) is not an object ID: compare with the ID of an object of entity \(destination) (x-coredata://<store UUID>/\(destination)/p<N>) or with nil"
+                )
             }
             guard model.lineage(of: object.entity).contains(where: { $0.name == destination }) else {
-                throw FetchSQLError("\(text) is an object of entity \(object.entity), but the comparison takes entity \(destination) (or a sub-entity of it), so it could never match")
+                throw FetchSQLError(
+                    "\(text) is an object of entity \(object.entity), but the comparison takes entity \(destination) (or a sub-entity of it), so it could never match"
+                )
             }
             return bind(object.primaryKey.databaseValue)
         }
@@ -600,7 +624,8 @@ final class SQLBuilder {
     func toManyCountColumn(_ keyPath: String, scope: Scope) throws(FetchSQLError) -> String? {
         let components = keyPath.split(separator: ".").map { KeyPathComponent.key(String($0)) }
         guard !components.isEmpty, case .toMany(let owner, let relationship, let rest) = try resolve(components, from: scope),
-              rest.isEmpty else { return nil }
+            rest.isEmpty
+        else { return nil }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
         for part in path.from {
             joins.append(Join(table: part.table, alias: part.alias, on: part.on ?? path.correlation, isOuter: true))

@@ -94,8 +94,10 @@ package struct StoreLocation: Sendable, Codable, Equatable {
     package var bundleID: String?
     package var container: ContainerKind?
 
-    package init(device: String? = nil, runtime: String? = nil, deviceUDID: String? = nil, bundleID: String? = nil,
-                container: ContainerKind? = nil) {
+    package init(
+        device: String? = nil, runtime: String? = nil, deviceUDID: String? = nil, bundleID: String? = nil,
+        container: ContainerKind? = nil
+    ) {
         self.device = device
         self.runtime = runtime
         self.deviceUDID = deviceUDID
@@ -130,8 +132,9 @@ enum StoreProbe {
         } catch {
             return nil
         }
-        var store = FoundStore(path: path, size: 0, modified: 0, frameworkVersion: nil, versionIdentifiers: [],
-                               entityCount: 0, storeUUID: nil, hasHistory: false, location: location, problem: nil)
+        var store = FoundStore(
+            path: path, size: 0, modified: 0, frameworkVersion: nil, versionIdentifiers: [],
+            entityCount: 0, storeUUID: nil, hasHistory: false, location: location, problem: nil)
         for suffix in ["", "-wal", "-shm", "-journal"] {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path + suffix) else { continue }
             store.size += (attributes[.size] as? NSNumber)?.intValue ?? 0
@@ -151,7 +154,8 @@ enum StoreProbe {
                     store.storeUUID = values[index].text
                 }
                 if let index = metadataColumns.firstIndex(of: "Z_PLIST"), index < values.count, let blob = values[index].blob,
-                   let plist = try? PropertyList.decode(blob) {
+                    let plist = try? PropertyList.decode(blob)
+                {
                     store.frameworkVersion = plist["NSPersistenceFrameworkVersion"]?.intValue
                     store.versionIdentifiers = plist["NSStoreModelVersionIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 }

@@ -68,11 +68,13 @@ final class LocationResolver: @unchecked Sendable {
         }
         // Old simulators: "iPhone Simulator/<version>/Applications/<UUID>".
         if parentName == "Applications", grandparentName.first?.isNumber == true,
-           ((parent as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent.hasSuffix("iPhone Simulator") {
+            ((parent as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent.hasSuffix("iPhone Simulator")
+        {
             location.runtime = location.runtime ?? "iOS " + grandparentName
             if location.bundleID == nil,
-               let app = (try? manager.contentsOfDirectory(atPath: folder))?.sorted().first(where: { $0.hasSuffix(".app") }),
-               let identifier = Self.readPlist(folder + "/" + app + "/Info.plist")?["CFBundleIdentifier"]?.stringValue {
+                let app = (try? manager.contentsOfDirectory(atPath: folder))?.sorted().first(where: { $0.hasSuffix(".app") }),
+                let identifier = Self.readPlist(folder + "/" + app + "/Info.plist")?["CFBundleIdentifier"]?.stringValue
+            {
                 location.bundleID = identifier
                 location.container = .app
             }

@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One column value as a SQLite record stores it.
@@ -74,7 +74,8 @@ final class SQLiteFileReader {
         walPages = scan?.pages ?? [:]
         if !mainIsSQLite {
             guard let scan, let first = scan.pages[1], let data = walData,
-                  Array(data[first..<first + 16]) == Self.magic else {
+                Array(data[first..<first + 16]) == Self.magic
+            else {
                 close(main)
                 return nil
             }
@@ -112,7 +113,8 @@ final class SQLiteFileReader {
         var result: [String: (rootPage: Int, sql: String)] = [:]
         try scanTable(rootPage: 1) { _, values in
             guard values.count >= 5, values[0].text == "table", let name = values[1].text,
-                  let root = values[3].integer else { return true }
+                let root = values[3].integer
+            else { return true }
             result[name] = (Int(root), values[4].text ?? "")
             return true
         }

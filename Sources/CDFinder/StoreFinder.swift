@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a scan found: the stores, and the folders it could not enter.
@@ -44,24 +44,26 @@ package enum StoreFinder {
     /// apps and app groups keep their data; elsewhere the current directory.
     package static func defaultRoots(home: String = NSHomeDirectory()) -> [String] {
         #if os(macOS)
-        let library = home + "/Library"
-        return [
-            library + "/Developer/CoreSimulator/Devices",
-            library + "/Application Support/iPhone Simulator",
-            library + "/Containers",
-            library + "/Group Containers",
-            library + "/Application Support",
-        ].filter { FileManager.default.fileExists(atPath: $0) }
+            let library = home + "/Library"
+            return [
+                library + "/Developer/CoreSimulator/Devices",
+                library + "/Application Support/iPhone Simulator",
+                library + "/Containers",
+                library + "/Group Containers",
+                library + "/Application Support",
+            ].filter { FileManager.default.fileExists(atPath: $0) }
         #else
-        return [FileManager.default.currentDirectoryPath]
+            return [FileManager.default.currentDirectoryPath]
         #endif
     }
 
     /// Scans `roots` (folders or single files). `app` keeps the stores whose container belongs
     /// to that bundle ID (or to its app group `group.<id>`). `progress` is called from time to
     /// time during the walk and the probing.
-    package static func find(roots: [String], app: String? = nil, sort: FindSort = .modified,
-                            progress: (@Sendable (FindProgress) -> Void)? = nil) -> FindReport {
+    package static func find(
+        roots: [String], app: String? = nil, sort: FindSort = .modified,
+        progress: (@Sendable (FindProgress) -> Void)? = nil
+    ) -> FindReport {
         var walk = Walk(progress: progress)
         var seenRoots = Set<String>()
         for root in roots {
@@ -100,8 +102,9 @@ package enum StoreFinder {
         case .size: stores.sort { ($0.size, $1.path) > ($1.size, $0.path) }
         case .path: stores.sort { $0.path < $1.path }
         }
-        return FindReport(stores: stores, unreadableFolders: walk.unreadable, firstUnreadableFolder: walk.firstUnreadable,
-                          scannedFolders: walk.folders, scannedFiles: candidates.count)
+        return FindReport(
+            stores: stores, unreadableFolders: walk.unreadable, firstUnreadableFolder: walk.firstUnreadable,
+            scannedFolders: walk.folders, scannedFiles: candidates.count)
     }
 
     /// The folder walk: files to probe, and counts.

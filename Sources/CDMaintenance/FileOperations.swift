@@ -1,9 +1,9 @@
 import CDStore
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file-system calls `reset` and `clean` make on the user's files.

@@ -169,7 +169,8 @@ package struct JSONScanner {
 
     private mutating func hex4() throws -> UInt32 {
         guard position + 4 <= bytes.count,
-              let code = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16) else {
+            let code = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
+        else {
             throw error("invalid \\u escape")
         }
         position += 4
@@ -258,8 +259,10 @@ package struct ImportInput: Sendable {
 
     /// Calls `body` with each object of the array whose `[` the scanner has just read, through
     /// its `]`, numbering them from 1 for error messages.
-    private static func forEachElement(_ scanner: inout JSONScanner, entity: String?,
-                                       _ body: (ImportObject) throws -> Void) throws {
+    private static func forEachElement(
+        _ scanner: inout JSONScanner, entity: String?,
+        _ body: (ImportObject) throws -> Void
+    ) throws {
         guard !scanner.consume(UInt8(ascii: "]")) else { return }
         var index = 0
         repeat {

@@ -18,8 +18,9 @@ enum ImportValues {
         case .integer16, .integer32, .integer64:
             guard case .number(let text) = json else { throw expected("an integer", json) }
             guard let value = integer(text) else {
-                throw Mismatch(message: "\(text) is not an integer in range for \(type) "
-                               + "(\(ValueEncoder.integerRange(type).lowerBound)…\(ValueEncoder.integerRange(type).upperBound))")
+                throw Mismatch(
+                    message: "\(text) is not an integer in range for \(type) "
+                        + "(\(ValueEncoder.integerRange(type).lowerBound)…\(ValueEncoder.integerRange(type).upperBound))")
             }
             return .integer(value)
         case .decimal, .double, .float:

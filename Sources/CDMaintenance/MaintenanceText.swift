@@ -60,13 +60,21 @@ package enum MaintenanceText {
         lines.append(step("WAL checkpoint", checkpoint(report.checkpoint, dryRun: would)))
         lines.append(step("orphaned external data", externalData(report.externalData, dryRun: would)))
         if let history = report.history {
-            lines.append(step("history", "before \(history.before): " + (history.present
-                ? "\(would ? "would delete" : "deleted") \(plural(history.transactions, "transaction")) and \(plural(history.changes, "change"))"
-                : "none (the store has no history tables)")))
+            lines.append(
+                step(
+                    "history",
+                    "before \(history.before): "
+                        + (history.present
+                            ? "\(would ? "would delete" : "deleted") \(plural(history.transactions, "transaction")) and \(plural(history.changes, "change"))"
+                            : "none (the store has no history tables)")))
         }
         if let repairs = report.primaryKeys {
-            lines.append(step("primary keys", repairs.isEmpty ? "every Z_MAX is at or above its largest Z_PK"
-                : "\(would ? "would raise" : "raised") \(plural(repairs.count, "Z_MAX", "Z_MAX values"))"))
+            lines.append(
+                step(
+                    "primary keys",
+                    repairs.isEmpty
+                        ? "every Z_MAX is at or above its largest Z_PK"
+                        : "\(would ? "would raise" : "raised") \(plural(repairs.count, "Z_MAX", "Z_MAX values"))"))
             for repair in repairs {
                 lines.append("    \(repair.entity) (\(repair.table)): \(grouped(repair.oldMax)) → \(grouped(repair.newMax))")
             }
@@ -101,7 +109,8 @@ package enum MaintenanceText {
         if let skipped = data.skipped { return "skipped: \(skipped)" }
         guard !data.orphans.isEmpty else { return "none" }
         let names = data.orphans.prefix(5).joined(separator: ", ") + (data.orphans.count > 5 ? ", …" : "")
-        return dryRun ? "would remove \(plural(data.orphans.count, "file")) (\(names))"
+        return dryRun
+            ? "would remove \(plural(data.orphans.count, "file")) (\(names))"
             : "removed \(plural(data.removed, "file")) (\(names))"
     }
 }

@@ -11,8 +11,10 @@ package enum NewStoreMetadata {
     ///
     /// `additionalEntries` are kept after the framework's keys (a recreated store keeps the
     /// hashes of framework-owned models, `_NSStoreAncillaryModelVersionHashesMetadataKey`).
-    package static func plist(for model: ManagedObjectModel, features: FrameworkFeatures,
-                             additionalEntries: [(key: String, value: PropertyListValue)] = []) -> PropertyListValue {
+    package static func plist(
+        for model: ManagedObjectModel, features: FrameworkFeatures,
+        additionalEntries: [(key: String, value: PropertyListValue)] = []
+    ) -> PropertyListValue {
         let hashes = VersionHashes.entityHashes(of: model)
         var entries: [(key: String, value: PropertyListValue)] = [
             ("NSPersistenceFrameworkVersion", .integer(Int64(features.version))),

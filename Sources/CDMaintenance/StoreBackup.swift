@@ -10,8 +10,10 @@ import Foundation
 /// for byte, the hidden `.<name>_SUPPORT` folder included.
 package enum StoreBackup {
     /// Copies `parts` of `files`; on failure the partial folder is removed and nothing else changed.
-    package static func make(of parts: [StorePart], store files: StoreFiles, at date: Date,
-                            using operations: FileOperations) throws -> URL {
+    package static func make(
+        of parts: [StorePart], store files: StoreFiles, at date: Date,
+        using operations: FileOperations
+    ) throws -> URL {
         let folder = try createFolder(for: files, at: date, using: operations)
         do {
             for part in parts {

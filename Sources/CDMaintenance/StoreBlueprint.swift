@@ -20,8 +20,9 @@ package struct StoreBlueprint: Sendable {
     /// observed (store-format.md §4), no persistent history.
     package static func fresh(model: ManagedObjectModel, frameworkVersion: Int = FrameworkFeatures.defaultVersion) -> StoreBlueprint {
         let features = FrameworkFeatures(version: frameworkVersion)
-        return StoreBlueprint(model: model, mapping: StoreMapping.predict(model: model, options: features.mappingOptions),
-                              features: features, reservedEntities: [], additionalMetadata: [])
+        return StoreBlueprint(
+            model: model, mapping: StoreMapping.predict(model: model, options: features.mappingOptions),
+            features: features, reservedEntities: [], additionalMetadata: [])
     }
 
     /// A store for `model` that replaces the store open in `snapshot`: the old store's entity
@@ -44,14 +45,16 @@ package struct StoreBlueprint: Sendable {
         // the model cache follows the new one.
         mapping.tables.removeAll { $0.name == "Z_MODELCACHE" }
         if features.writesModelCache,
-           let cache = StoreMapping.predict(model: model, options: features.mappingOptions).table(named: "Z_MODELCACHE"),
-           let metadataTable = mapping.tables.firstIndex(where: { $0.name == "Z_METADATA" }) {
+            let cache = StoreMapping.predict(model: model, options: features.mappingOptions).table(named: "Z_MODELCACHE"),
+            let metadataTable = mapping.tables.firstIndex(where: { $0.name == "Z_METADATA" })
+        {
             mapping.tables.insert(cache, at: metadataTable + 1)
         }
         let ancillary = metadata.otherEntries.filter { $0.key == "_NSStoreAncillaryModelVersionHashesMetadataKey" }
         let hasHistory = mapping.tables.contains { $0.kind == .history }
-        return StoreBlueprint(model: model, mapping: mapping, features: features,
-                              reservedEntities: hasHistory ? registry.entities.filter { $0.reservedRange != nil } : [],
-                              additionalMetadata: hasHistory ? ancillary : [])
+        return StoreBlueprint(
+            model: model, mapping: mapping, features: features,
+            reservedEntities: hasHistory ? registry.entities.filter { $0.reservedRange != nil } : [],
+            additionalMetadata: hasHistory ? ancillary : [])
     }
 }

@@ -26,8 +26,10 @@ package enum StoreCleaner {
         /// The model that says which attributes store data externally; default: the store's cache.
         package var model: ManagedObjectModel?
 
-        package init(vacuum: Bool = false, historyBefore: Date? = nil, repairPrimaryKeys: Bool = false,
-                    dryRun: Bool = false, backup: Bool = true, force: Bool = false, model: ManagedObjectModel? = nil) {
+        package init(
+            vacuum: Bool = false, historyBefore: Date? = nil, repairPrimaryKeys: Bool = false,
+            dryRun: Bool = false, backup: Bool = true, force: Bool = false, model: ManagedObjectModel? = nil
+        ) {
             self.model = model
             self.vacuum = vacuum
             self.historyBefore = historyBefore
@@ -40,19 +42,23 @@ package enum StoreCleaner {
 
     /// Cleans the store at `path`. `date` names the backup folder; `trace` logs the SQL run on
     /// the private copy and on the store.
-    package static func run(path: String, options: Options, trace: SQLTrace? = nil, date: Date = Date(),
-                           using operations: FileOperations = SystemFileOperations()) throws -> CleanReport {
+    package static func run(
+        path: String, options: Options, trace: SQLTrace? = nil, date: Date = Date(),
+        using operations: FileOperations = SystemFileOperations()
+    ) throws -> CleanReport {
         let snapshot = try StoreSnapshot(path: path, trace: trace)
         let files = snapshot.files
         let externalData = externalDataOrphans(snapshot, model: options.model)
         let measured = try snapshot.read { db in try DatabaseChanges.measure(db, options: options) }
         var report = CleanReport(
             store: files.main.path, dryRun: options.dryRun, backup: nil,
-            checkpoint: .init(walMode: snapshot.header.isWALMode, walBytesBefore: StoreFiles.size(of: files.wal),
-                              framesToCheckpoint: StoreFiles.size(of: files.wal) == nil ? nil : (WALSummary.read(files.wal)?.committedFrames ?? 0),
-                              walBytesAfter: nil),
-            externalData: .init(folder: files.externalDataFolder.path, orphans: externalData.orphans, removed: 0,
-                                skipped: externalData.skipped),
+            checkpoint: .init(
+                walMode: snapshot.header.isWALMode, walBytesBefore: StoreFiles.size(of: files.wal),
+                framesToCheckpoint: StoreFiles.size(of: files.wal) == nil ? nil : (WALSummary.read(files.wal)?.committedFrames ?? 0),
+                walBytesAfter: nil),
+            externalData: .init(
+                folder: files.externalDataFolder.path, orphans: externalData.orphans, removed: 0,
+                skipped: externalData.skipped),
             history: measured.history, primaryKeys: measured.primaryKeys,
             vacuum: options.vacuum, bytesBefore: StorePart.totalBytes(StorePart.existing(of: files)), bytesAfter: nil)
         guard !options.dryRun else { return report }
@@ -180,16 +186,19 @@ struct DatabaseChanges {
     }
 
     /// Transactions with a timestamp before `before`, and the changes that belong to them.
-    private static func history(_ db: Database, before: Date, registry: EntityRegistry, tables: Set<String>,
-                                apply: Bool) throws -> CleanReport.History {
+    private static func history(
+        _ db: Database, before: Date, registry: EntityRegistry, tables: Set<String>,
+        apply: Bool
+    ) throws -> CleanReport.History {
         var result = CleanReport.History(before: CleanReport.History.format(before), present: false, transactions: 0, changes: 0)
         guard let definitions = StoreMapping.historyTables(registeredIn: registry),
-              let transaction = definitions.first(where: { $0.entities == ["TRANSACTION"] }),
-              let change = definitions.first(where: { $0.entities == ["CHANGE"] }),
-              let timestamp = transaction.columns.first(where: { $0.property == "timestamp" }),
-              let transactionKey = transaction.primaryKey.first,
-              let changeTransaction = change.columns.first(where: { $0.property == "transactionID" }),
-              tables.contains(transaction.name), tables.contains(change.name) else { return result }
+            let transaction = definitions.first(where: { $0.entities == ["TRANSACTION"] }),
+            let change = definitions.first(where: { $0.entities == ["CHANGE"] }),
+            let timestamp = transaction.columns.first(where: { $0.property == "timestamp" }),
+            let transactionKey = transaction.primaryKey.first,
+            let changeTransaction = change.columns.first(where: { $0.property == "transactionID" }),
+            tables.contains(transaction.name), tables.contains(change.name)
+        else { return result }
         result.present = true
         let transactionTable = transaction.name.quotedDatabaseIdentifier
         let old = "SELECT \(transactionKey.quotedDatabaseIdentifier) FROM \(transactionTable) WHERE \(timestamp.name.quotedDatabaseIdentifier) < ?"
@@ -208,17 +217,21 @@ struct DatabaseChanges {
     }
 
     /// Root entities whose `Z_MAX` is below the largest `Z_PK` of their table; raised, never lowered.
-    private static func primaryKeys(_ db: Database, registry: EntityRegistry, tables: Set<String>,
-                                    apply: Bool) throws -> [CleanReport.PrimaryKeyRepair] {
+    private static func primaryKeys(
+        _ db: Database, registry: EntityRegistry, tables: Set<String>,
+        apply: Bool
+    ) throws -> [CleanReport.PrimaryKeyRepair] {
         var repairs: [CleanReport.PrimaryKeyRepair] = []
         for root in registry.roots {
             let table = registry.tableName(for: root)
             guard tables.contains(table),
-                  let largest = try Int.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.quotedDatabaseIdentifier)"),
-                  largest > root.max else { continue }
+                let largest = try Int.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.quotedDatabaseIdentifier)"),
+                largest > root.max
+            else { continue }
             if apply {
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
-                               arguments: [largest, root.ent, largest])
+                try db.execute(
+                    sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
+                    arguments: [largest, root.ent, largest])
             }
             repairs.append(CleanReport.PrimaryKeyRepair(entity: root.name, table: table, oldMax: root.max, newMax: largest))
         }

@@ -27,8 +27,10 @@ extension StoreCreator {
     /// place only when the import succeeded, validation found nothing and `dryRun` is false.
     /// In every other case, errors included, the temporary store is deleted: a half-filled or
     /// invalid store never appears under the user's name.
-    package static func create(_ blueprint: StoreBlueprint, at path: String, importing input: ImportInput,
-                              dryRun: Bool = false, uuid: UUID = UUID()) throws -> ImportOutcome {
+    package static func create(
+        _ blueprint: StoreBlueprint, at path: String, importing input: ImportInput,
+        dryRun: Bool = false, uuid: UUID = UUID()
+    ) throws -> ImportOutcome {
         let prepared = try prepare(blueprint, for: path, uuid: uuid)
         do {
             let imported = try StoreImporter.importObjects(input, into: prepared.temporaryURL, blueprint: blueprint)
@@ -42,8 +44,9 @@ extension StoreCreator {
             } else {
                 prepared.discard()
             }
-            return ImportOutcome(store: store, imported: imported, objects: imported.reduce(0) { $0 + $1.objects },
-                                 validation: validation, dryRun: dryRun, installed: install)
+            return ImportOutcome(
+                store: store, imported: imported, objects: imported.reduce(0) { $0 + $1.objects },
+                validation: validation, dryRun: dryRun, installed: install)
         } catch {
             prepared.discard()
             throw error

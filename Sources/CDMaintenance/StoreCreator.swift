@@ -73,8 +73,10 @@ package enum StoreCreator {
 
     /// Writes the store of `blueprint` under a hidden temporary name in `path`'s directory.
     /// `replacing` allows `path` to exist (a reset moves it aside before installing).
-    package static func prepare(_ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID(),
-                               replacing: Bool = false) throws -> PreparedStore {
+    package static func prepare(
+        _ blueprint: StoreBlueprint, for path: String, uuid: UUID = UUID(),
+        replacing: Bool = false
+    ) throws -> PreparedStore {
         let destination = URL(fileURLWithPath: path).standardizedFileURL
         let directory = destination.deletingLastPathComponent()
         guard replacing || !FileManager.default.fileExists(atPath: destination.path) else {
@@ -100,10 +102,12 @@ package enum StoreCreator {
     }
 
     private static func write(_ blueprint: StoreBlueprint, to url: URL, uuid: UUID) throws -> CreatedStore {
-        let metadata = NewStoreMetadata.plist(for: blueprint.model, features: blueprint.features,
-                                              additionalEntries: blueprint.additionalMetadata)
+        let metadata = NewStoreMetadata.plist(
+            for: blueprint.model, features: blueprint.features,
+            additionalEntries: blueprint.additionalMetadata)
         let plist = try BinaryPropertyListWriter.data(for: metadata)
-        let cache = blueprint.features.writesModelCache
+        let cache =
+            blueprint.features.writesModelCache
             ? try RawDeflate.deflate(try ArchivedModelWriter.archive(blueprint.model)) : nil
         let rows = primaryKeyRows(blueprint)
         let statements = blueprint.mapping.createStatements(indexesAfterEachTable: blueprint.features.createsIndexesAfterEachTable)
@@ -117,11 +121,13 @@ package enum StoreCreator {
                     try db.execute(sql: statement)
                 }
                 for row in rows {
-                    try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
-                                   arguments: [row.ent, row.name, row.superEnt])
+                    try db.execute(
+                        sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                        arguments: [row.ent, row.name, row.superEnt])
                 }
-                try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                               arguments: [uuid.uuidString, plist])
+                try db.execute(
+                    sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                    arguments: [uuid.uuidString, plist])
                 if let cache {
                     try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
                 }
@@ -129,11 +135,12 @@ package enum StoreCreator {
             }
         }
         try database.close()
-        return CreatedStore(path: url.path, storeUUID: uuid.uuidString, frameworkVersion: blueprint.features.version,
-                            versionIdentifiers: blueprint.model.versionIdentifiers, entities: rows.count,
-                            tables: blueprint.mapping.tables.count,
-                            indexes: blueprint.mapping.tables.reduce(0) { $0 + $1.indexes.count },
-                            modelCacheBytes: cache?.count, bytes: StoreFiles.size(of: url) ?? 0)
+        return CreatedStore(
+            path: url.path, storeUUID: uuid.uuidString, frameworkVersion: blueprint.features.version,
+            versionIdentifiers: blueprint.model.versionIdentifiers, entities: rows.count,
+            tables: blueprint.mapping.tables.count,
+            indexes: blueprint.mapping.tables.reduce(0) { $0 + $1.indexes.count },
+            modelCacheBytes: cache?.count, bytes: StoreFiles.size(of: url) ?? 0)
     }
 
     /// One row per model entity (abstract ones included, `Z_SUPER` the direct parent) and per
@@ -141,8 +148,9 @@ package enum StoreCreator {
     static func primaryKeyRows(_ blueprint: StoreBlueprint) -> [RegisteredEntity] {
         let numbers = Dictionary(blueprint.mapping.entities.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
         let modelRows = blueprint.mapping.entities.map { entity in
-            RegisteredEntity(ent: entity.number, name: entity.name,
-                             superEnt: entity.parent.flatMap { numbers[$0] } ?? 0, max: 0)
+            RegisteredEntity(
+                ent: entity.number, name: entity.name,
+                superEnt: entity.parent.flatMap { numbers[$0] } ?? 0, max: 0)
         }
         return (modelRows + blueprint.reservedEntities).sorted { $0.ent < $1.ent }
     }

@@ -164,17 +164,20 @@ package struct StoreImporter {
                     properties[relationship.name] = .notStored("not stored")
                     continue
                 }
-                properties[relationship.name] = .toOne(relationship, keySlot: slot(key),
-                                                       companionSlot: stored.first { $0.role == .toOneEntityType }.map(slot))
+                properties[relationship.name] = .toOne(
+                    relationship, keySlot: slot(key),
+                    companionSlot: stored.first { $0.role == .toOneEntityType }.map(slot))
             case .fetched(let fetched):
                 properties[fetched.common.name] = .notStored("a fetched property")
             }
         }
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-        let sql = "INSERT INTO \(quoted(mapped.table)) (\(names.map(quoted).joined(separator: ", "))) VALUES ("
+        let sql =
+            "INSERT INTO \(quoted(mapped.table)) (\(names.map(quoted).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-        let plan = EntityPlan(name: entity.name, ent: mapped.number, root: model.rootEntity(of: entity.name)?.name ?? entity.name,
-                              table: mapped.table, insertSQL: sql, slotCount: columns.count, properties: properties)
+        let plan = EntityPlan(
+            name: entity.name, ent: mapped.number, root: model.rootEntity(of: entity.name)?.name ?? entity.name,
+            table: mapped.table, insertSQL: sql, slotCount: columns.count, properties: properties)
         plans[entity.name] = plan
         return plan
     }
@@ -272,9 +275,11 @@ package struct StoreImporter {
                     }
                 case .toOne(let relationship, _, _)?:
                     guard let inverse = inverse(of: relationship), !inverse.isToMany, case .string(let id) = json,
-                          let target = try destination(json, of: relationship, object: object, key: key) else { continue }
-                    try setKey(of: inverse, declaredBy: relationship.destinationEntity, in: target, to: ref, db: db,
-                               conflict: .namedByAnother(object: object.label, key: key, id: id, inverse: inverse.name))
+                        let target = try destination(json, of: relationship, object: object, key: key)
+                    else { continue }
+                    try setKey(
+                        of: inverse, declaredBy: relationship.destinationEntity, in: target, to: ref, db: db,
+                        conflict: .namedByAnother(object: object.label, key: key, id: id, inverse: inverse.name))
                 default:
                     continue
                 }
@@ -283,16 +288,21 @@ package struct StoreImporter {
     }
 
     /// Stores that `member` belongs to `owner`'s to-many `relationship`.
-    private func link(_ owner: ObjectRef, to member: ObjectRef, position: Int, through relationship: RelationshipDescription,
-                      of entity: String, db: Database, object: ImportObject, memberID: String) throws {
-        let conflict = ImportError.namedByAnother(object: object.label, key: relationship.name, id: memberID, inverse: relationship.inverseName ?? relationship.name)
+    private func link(
+        _ owner: ObjectRef, to member: ObjectRef, position: Int, through relationship: RelationshipDescription,
+        of entity: String, db: Database, object: ImportObject, memberID: String
+    ) throws {
+        let conflict = ImportError.namedByAnother(
+            object: object.label, key: relationship.name, id: memberID, inverse: relationship.inverseName ?? relationship.name)
         let order = Self.firstOrderValue + Int64(position) * Self.orderStep
         guard let inverse = inverse(of: relationship) else {
             // The hidden key `Z<n><REL>` in the destination table (§7.6).
             guard let column = mapping.column(forProperty: relationship.name, ofEntity: entity),
-                  let table = mapping.table(forEntity: relationship.destinationEntity) else { return }
-            try update(table.name, set: [(column.name, owner.pk.databaseValue)], guardColumn: column.name, owner: owner.pk,
-                       row: member.pk, db: db, conflict: conflict)
+                let table = mapping.table(forEntity: relationship.destinationEntity)
+            else { return }
+            try update(
+                table.name, set: [(column.name, owner.pk.databaseValue)], guardColumn: column.name, owner: owner.pk,
+                row: member.pk, db: db, conflict: conflict)
             return
         }
         if inverse.isToMany {
@@ -305,7 +315,8 @@ package struct StoreImporter {
                 values.append(order.databaseValue)
                 onConflict = "DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
             }
-            let sql = "INSERT INTO \(quoted(join.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES ("
+            let sql =
+                "INSERT INTO \(quoted(join.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") ON CONFLICT ("
                 + "\(quoted(join.sourceColumn)), \(quoted(join.destinationColumn))) \(onConflict)"
             try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
@@ -325,8 +336,10 @@ package struct StoreImporter {
     }
 
     /// The to-one `inverse` of `target` (declared by `entity` or an ancestor) now points at `owner`.
-    private func setKey(of inverse: RelationshipDescription, declaredBy entity: String, in target: ObjectRef, to owner: ObjectRef,
-                        db: Database, conflict: ImportError) throws {
+    private func setKey(
+        of inverse: RelationshipDescription, declaredBy entity: String, in target: ObjectRef, to owner: ObjectRef,
+        db: Database, conflict: ImportError
+    ) throws {
         guard let table = mapping.table(forEntity: entity) else { return }
         let stored = mapping.columns(forProperty: inverse.name, ofEntity: entity)
         guard let key = stored.first(where: { $0.role == .toOneKey }) else { return }
@@ -339,9 +352,12 @@ package struct StoreImporter {
 
     /// Sets `assignments` in row `row` unless `guardColumn` already holds a key other than `owner`:
     /// the two sides of a relationship must agree.
-    private func update(_ table: String, set assignments: [(String, DatabaseValue)], guardColumn: String, owner: Int64, row: Int64,
-                        db: Database, conflict: ImportError) throws {
-        let sql = "UPDATE \(quoted(table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
+    private func update(
+        _ table: String, set assignments: [(String, DatabaseValue)], guardColumn: String, owner: Int64, row: Int64,
+        db: Database, conflict: ImportError
+    ) throws {
+        let sql =
+            "UPDATE \(quoted(table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
             + " WHERE Z_PK = ? AND (\(quoted(guardColumn)) IS NULL OR \(quoted(guardColumn)) = ?)"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(assignments.map(\.1) + [row.databaseValue, owner.databaseValue]))
         guard db.changesCount == 1 else { throw conflict }
@@ -357,19 +373,25 @@ package struct StoreImporter {
                 switch plan.properties[key] {
                 case .toMany(let relationship)?:
                     guard let ids = try members(json, object: object, key: key),
-                          let (table, column) = ownerColumn(of: relationship, entity: plan.name) else { continue }
-                    let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(quoted(table)) WHERE \(quoted(column)) = ?"),
-                                                  arguments: [ref.pk]) ?? 0
+                        let (table, column) = ownerColumn(of: relationship, entity: plan.name)
+                    else { continue }
+                    let stored =
+                        try Int.fetchOne(
+                            db.cachedStatement(sql: "SELECT COUNT(*) FROM \(quoted(table)) WHERE \(quoted(column)) = ?"),
+                            arguments: [ref.pk]) ?? 0
                     if stored != ids.count {
-                        throw ImportError.inverseCountMismatch(object: object.label, key: key, listed: ids.count, stored: stored,
-                                                               inverse: relationship.inverseName ?? key)
+                        throw ImportError.inverseCountMismatch(
+                            object: object.label, key: key, listed: ids.count, stored: stored,
+                            inverse: relationship.inverseName ?? key)
                     }
                 case .toOne(let relationship, _, _)? where json == .null && relationship.inverseName != nil:
                     guard let key = mapping.column(forProperty: relationship.name, ofEntity: plan.name) else { continue }
-                    let current = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT \(quoted(key.name)) FROM \(quoted(plan.table)) WHERE Z_PK = ?"),
-                                                             arguments: [ref.pk])
+                    let current = try DatabaseValue.fetchOne(
+                        db.cachedStatement(sql: "SELECT \(quoted(key.name)) FROM \(quoted(plan.table)) WHERE Z_PK = ?"),
+                        arguments: [ref.pk])
                     if let current, !current.isNull {
-                        throw ImportError.nullButNamed(object: object.label, key: relationship.name, ownerPK: "\(current)", inverse: relationship.inverseName ?? "")
+                        throw ImportError.nullButNamed(
+                            object: object.label, key: relationship.name, ownerPK: "\(current)", inverse: relationship.inverseName ?? "")
                     }
                 default:
                     continue
@@ -383,14 +405,16 @@ package struct StoreImporter {
     private func ownerColumn(of relationship: RelationshipDescription, entity: String) -> (table: String, column: String)? {
         guard let inverse = inverse(of: relationship) else {
             guard let column = mapping.column(forProperty: relationship.name, ofEntity: entity),
-                  let table = mapping.table(forEntity: relationship.destinationEntity) else { return nil }
+                let table = mapping.table(forEntity: relationship.destinationEntity)
+            else { return nil }
             return (table.name, column.name)
         }
         if inverse.isToMany {
             return mapping.joinTable(forRelationship: relationship.name, ofEntity: entity).map { ($0.table, $0.sourceColumn) }
         }
         guard let key = mapping.column(forProperty: inverse.name, ofEntity: relationship.destinationEntity),
-              let table = mapping.table(forEntity: relationship.destinationEntity) else { return nil }
+            let table = mapping.table(forEntity: relationship.destinationEntity)
+        else { return nil }
         return (table.name, key.name)
     }
 
@@ -403,13 +427,16 @@ package struct StoreImporter {
             switch table.kind {
             case .entity:
                 for order in table.columns where order.role == .toOneOrder {
-                    guard let key = table.columns.first(where: { $0.role == .toOneKey && $0.entity == order.entity && $0.property == order.property }) else { continue }
+                    guard let key = table.columns.first(where: { $0.role == .toOneKey && $0.entity == order.entity && $0.property == order.property }) else {
+                        continue
+                    }
                     try db.execute(sql: positionsSQL(table: table.name, order: order.name, group: key.name, rank: "Z_PK"))
                 }
             case .manyToMany:
                 for order in table.columns where order.role == .joinOrder {
                     guard let members = table.columns.first(where: { $0.role == .joinKey && $0.entity == order.entity && $0.property == order.property }),
-                          let owners = table.columns.first(where: { $0.role == .joinKey && $0.name != members.name }) else { continue }
+                        let owners = table.columns.first(where: { $0.role == .joinKey && $0.name != members.name })
+                    else { continue }
                     try db.execute(sql: positionsSQL(table: table.name, order: order.name, group: owners.name, rank: members.name))
                 }
             default:

@@ -1,9 +1,9 @@
 import CDStore
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Tells whether another process holds a store open, without changing a byte of it.

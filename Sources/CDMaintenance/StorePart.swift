@@ -22,8 +22,10 @@ package struct StorePart: Sendable, Codable, Equatable {
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: files.supportFolder.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            parts.append(StorePart(role: "support", url: files.supportFolder, isDirectory: true,
-                                   bytes: folderBytes(files.supportFolder)))
+            parts.append(
+                StorePart(
+                    role: "support", url: files.supportFolder, isDirectory: true,
+                    bytes: folderBytes(files.supportFolder)))
         }
         return parts
     }

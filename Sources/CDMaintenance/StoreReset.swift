@@ -63,11 +63,14 @@ package enum StoreReset {
     }
 
     /// Runs a whole reset: check, back up, stage, delete. `date` names the backup folder.
-    package static func run(path: String, options: Options, date: Date = Date(),
-                           using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
+    package static func run(
+        path: String, options: Options, date: Date = Date(),
+        using operations: FileOperations = SystemFileOperations()
+    ) throws -> ResetReport {
         let plan = try prepare(path: path)
-        var report = ResetReport(store: plan.files.main.path, dryRun: options.dryRun,
-                                 parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
+        var report = ResetReport(
+            store: plan.files.main.path, dryRun: options.dryRun,
+            parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
         guard !options.dryRun else { return report }
         try checkRemovable(plan, force: options.force, using: operations)
         if options.backup {
@@ -85,9 +88,11 @@ package enum StoreReset {
     /// The new store is written completely under a temporary name first; only then is the old
     /// one backed up and moved aside, the new one moved into place, and the old one deleted. Any
     /// failure before the new store is in place restores the old store.
-    package static func recreate(path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
-                                options: Options, date: Date = Date(), uuid: UUID = UUID(),
-                                using operations: FileOperations = SystemFileOperations()) throws -> ResetReport {
+    package static func recreate(
+        path: String, model: ManagedObjectModel?, frameworkVersion: Int? = nil,
+        options: Options, date: Date = Date(), uuid: UUID = UUID(),
+        using operations: FileOperations = SystemFileOperations()
+    ) throws -> ResetReport {
         let snapshot = try StoreSnapshot(path: path)
         let plan = plan(for: snapshot)
         let chosenModel: ManagedObjectModel
@@ -101,8 +106,9 @@ package enum StoreReset {
             chosenModel = cache.model
         }
         let blueprint = try StoreBlueprint.replacing(snapshot, model: chosenModel, frameworkVersion: frameworkVersion)
-        var report = ResetReport(store: plan.files.main.path, dryRun: options.dryRun,
-                                 parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
+        var report = ResetReport(
+            store: plan.files.main.path, dryRun: options.dryRun,
+            parts: plan.parts.map(ResetReport.Part.init), backup: nil, removed: false)
         if !options.dryRun {
             try checkRemovable(plan, force: options.force, using: operations)
         }

@@ -123,7 +123,8 @@ public enum ArchivedModelReader {
             return .relationship(relationship(object))
         case "NSFetchedPropertyDescription":
             let request = object.object("NSFetchRequest")
-            var template = request.map { fetchRequest($0, name: object.string("NSPropertyName") ?? "") }
+            var template =
+                request.map { fetchRequest($0, name: object.string("NSPropertyName") ?? "") }
                 ?? FetchRequestTemplate(name: object.string("NSPropertyName") ?? "", entityName: "")
             if template.entityName.isEmpty { template.entityName = object.string("_NSFetchRequestEntityName") ?? "" }
             return .fetched(FetchedPropertyDescription(common: common(object), fetchRequest: template))
@@ -132,8 +133,10 @@ public enum ArchivedModelReader {
             var base = common(object)
             base.isTransient = true
             let type = AttributeType(rawValue: object.int("NSExpressionType") ?? 0)
-            return .attribute(AttributeDescription(common: base, type: type,
-                                                   derivationExpression: nil))
+            return .attribute(
+                AttributeDescription(
+                    common: base, type: type,
+                    derivationExpression: nil))
         default:
             return nil
         }
@@ -171,7 +174,8 @@ public enum ArchivedModelReader {
     }
 
     private static func relationship(_ object: ArchivedObject) -> RelationshipDescription {
-        let destination = object.object("NSDestinationEntity")?.string("NSEntityName")
+        let destination =
+            object.object("NSDestinationEntity")?.string("NSEntityName")
             ?? object.string("_NSDestinationEntityName") ?? ""
         let inverse = object.object("NSInverseRelationship")
         var relationship = RelationshipDescription(common: common(object), destinationEntity: destination)
@@ -191,27 +195,32 @@ public enum ArchivedModelReader {
         template.predicate = ArchivedPredicateFormatter.predicate(object.object("NSPredicate"))
         template.fetchLimit = object.int("NSFetchLimit") ?? 0
         template.sortDescriptors = object.elements("NSSortDescriptors").map { sort in
-            SortDescriptor(key: sort.string("NSKey") ?? "", ascending: sort.bool("NSAscending") ?? true,
-                           selector: sort.string("NSSelector"))
+            SortDescriptor(
+                key: sort.string("NSKey") ?? "", ascending: sort.bool("NSAscending") ?? true,
+                selector: sort.string("NSSelector"))
         }
         return template
     }
 
     private static func fetchIndex(_ object: ArchivedObject) -> FetchIndex {
         let elements = object.elements("NSIndexElements").map { element -> FetchIndexElement in
-            let property = element.string("NSPropertyName")
+            let property =
+                element.string("NSPropertyName")
                 ?? element.object("NSIndexedProperty")?.string("NSPropertyName") ?? ""
             let kind = element.int("NSFetchIndexElementType") == 1 ? "RTree" : "Binary"
             // An expression element indexes an `NSExpressionDescription` (e.g. `SELF`, which the
             // SQL store turns into Z_PK), not a property of the entity.
             let indexed = element.object("NSIndexedProperty")
-            let expression = indexed?.className == "NSExpressionDescription"
+            let expression =
+                indexed?.className == "NSExpressionDescription"
                 ? ArchivedPredicateFormatter.expression(indexed?.object("NSExpression")) : nil
-            return FetchIndexElement(property: property, ascending: element.bool("NSAscending") ?? true,
-                                     type: kind, expression: expression)
+            return FetchIndexElement(
+                property: property, ascending: element.bool("NSAscending") ?? true,
+                type: kind, expression: expression)
         }
-        return FetchIndex(name: object.string("NSIndexName") ?? "", elements: elements,
-                          partialIndexPredicate: ArchivedPredicateFormatter.predicate(object.object("NSPartialIndexPredicate")))
+        return FetchIndex(
+            name: object.string("NSIndexName") ?? "", elements: elements,
+            partialIndexPredicate: ArchivedPredicateFormatter.predicate(object.object("NSPartialIndexPredicate")))
     }
 
     /// Short text for a decoded Foundation value (defaults, userInfo values).

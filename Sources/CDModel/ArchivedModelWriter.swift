@@ -76,8 +76,9 @@ private struct ModelArchiveBuilder {
         let root = writer.reserve()
         for entity in model.entities {
             entityUIDs[entity.name] = writer.reserve()
-            propertyUIDs[entity.name] = Dictionary(entity.properties.map { ($0.name, writer.reserve()) },
-                                                   uniquingKeysWith: { first, _ in first })
+            propertyUIDs[entity.name] = Dictionary(
+                entity.properties.map { ($0.name, writer.reserve()) },
+                uniquingKeysWith: { first, _ in first })
         }
         for entity in model.entities { try fillEntity(entity, root: root) }
         let entities = knownKeysDictionary(model.entities.map { ($0.name, entityUIDs[$0.name]!) })
@@ -94,8 +95,10 @@ private struct ModelArchiveBuilder {
         ]
         if !model.configurations.isEmpty {
             let configurations = model.configurations.map { configuration in
-                (key: configuration.name,
-                 value: writer.collection(configuration.entities.compactMap { entityUIDs[$0] }, className: "NSMutableSet"))
+                (
+                    key: configuration.name,
+                    value: writer.collection(configuration.entities.compactMap { entityUIDs[$0] }, className: "NSMutableSet")
+                )
             }
             fields.append(("NSConfigurations", writer.dictionary(configurations)))
         }
@@ -106,14 +109,18 @@ private struct ModelArchiveBuilder {
     /// The layout of `NSEntities` in model caches (store-format.md §6).
     mutating func knownKeysDictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
         let keys = writer.collection(entries.map { writer.string($0.0) })
-        let mapping = object("NSKnownKeysMappingStrategy1", [
-            ("length", .integer(Int64(entries.count))), ("keys", keys), ("version", .integer(1)),
-        ])
+        let mapping = object(
+            "NSKnownKeysMappingStrategy1",
+            [
+                ("length", .integer(Int64(entries.count))), ("keys", keys), ("version", .integer(1)),
+            ])
         let values = writer.collection(entries.map(\.1))
-        return object("NSKnownKeysDictionary1", [
-            ("values", values), ("searchMapping", mapping),
-            ("emptyToken", writer.string("__empty_slot_token_4c24_98dc_ac1e_b773__")), ("version", .integer(1)),
-        ])
+        return object(
+            "NSKnownKeysDictionary1",
+            [
+                ("values", values), ("searchMapping", mapping),
+                ("emptyToken", writer.string("__empty_slot_token_4c24_98dc_ac1e_b773__")), ("version", .integer(1)),
+            ])
     }
 
     mutating func fillEntity(_ entity: EntityDescription, root: PropertyListValue) throws {
@@ -157,8 +164,10 @@ private struct ModelArchiveBuilder {
     }
 
     /// Keys every property kind shares, and `_P` (store-format.md §6).
-    mutating func commonFields(_ common: PropertyCommon, entity: EntityDescription, ordered: Bool = false,
-                               hasPredicates: Bool = false) -> [(key: String, value: PropertyListValue)] {
+    mutating func commonFields(
+        _ common: PropertyCommon, entity: EntityDescription, ordered: Bool = false,
+        hasPredicates: Bool = false
+    ) -> [(key: String, value: PropertyListValue)] {
         var bits = 0x1
         if common.isOptional { bits |= 0x2 }
         if common.isReadOnly { bits |= 0x4 }
@@ -196,9 +205,10 @@ private struct ModelArchiveBuilder {
             // Only an inverse the inverse entity declares itself is referenced: Apple points at
             // a sub-entity's own copy of an inherited one, which this writer does not make, so
             // the reader falls back to `_NSInverseRelationshipName` and the destination.
-            let inverse = relationship.inverseName.flatMap {
-                propertyUIDs[relationship.inverseEntity ?? relationship.destinationEntity]?[$0]
-            } ?? KeyedArchiveWriter.null
+            let inverse =
+                relationship.inverseName.flatMap {
+                    propertyUIDs[relationship.inverseEntity ?? relationship.destinationEntity]?[$0]
+                } ?? KeyedArchiveWriter.null
             fields += [
                 ("NSDestinationEntity", destination),
                 ("_NSDestinationEntityName", writer.string(relationship.destinationEntity)),
@@ -312,21 +322,25 @@ private struct ModelArchiveBuilder {
 
     mutating func fetchRequest(_ template: FetchRequestTemplate) throws -> PropertyListValue {
         let sorts = template.sortDescriptors.map { sort in
-            object("NSSortDescriptor", [
-                ("NSKey", writer.string(sort.key)), ("NSAscending", .boolean(sort.ascending)),
-                ("NSSelector", writer.string(sort.selector ?? "compare:")), ("NSReverseNullOrder", .boolean(false)),
-            ])
+            object(
+                "NSSortDescriptor",
+                [
+                    ("NSKey", writer.string(sort.key)), ("NSAscending", .boolean(sort.ascending)),
+                    ("NSSelector", writer.string(sort.selector ?? "compare:")), ("NSReverseNullOrder", .boolean(false)),
+                ])
         }
-        return object("NSFetchRequest", [
-            ("NSEntity", entityUIDs[template.entityName] ?? KeyedArchiveWriter.null),
-            ("NSPredicate", try template.predicate.map { try predicate($0) } ?? KeyedArchiveWriter.null),
-            ("NSSortDescriptors", sorts.isEmpty ? KeyedArchiveWriter.null : writer.collection(sorts)),
-            ("NSFetchLimit", .integer(Int64(template.fetchLimit))),
-            ("NSBatchSize", .integer(0)), ("NSFetchOffset", .integer(0)), ("NSResultType", .integer(0)),
-            ("NSValuesToFetch", KeyedArchiveWriter.null), ("NSValuesToGroupBy", KeyedArchiveWriter.null),
-            ("NSHavingPredicate", KeyedArchiveWriter.null),
-            ("NSRelationshipKeyPathsForPrefetching", KeyedArchiveWriter.null),
-        ])
+        return object(
+            "NSFetchRequest",
+            [
+                ("NSEntity", entityUIDs[template.entityName] ?? KeyedArchiveWriter.null),
+                ("NSPredicate", try template.predicate.map { try predicate($0) } ?? KeyedArchiveWriter.null),
+                ("NSSortDescriptors", sorts.isEmpty ? KeyedArchiveWriter.null : writer.collection(sorts)),
+                ("NSFetchLimit", .integer(Int64(template.fetchLimit))),
+                ("NSBatchSize", .integer(0)), ("NSFetchOffset", .integer(0)), ("NSResultType", .integer(0)),
+                ("NSValuesToFetch", KeyedArchiveWriter.null), ("NSValuesToGroupBy", KeyedArchiveWriter.null),
+                ("NSHavingPredicate", KeyedArchiveWriter.null),
+                ("NSRelationshipKeyPathsForPrefetching", KeyedArchiveWriter.null),
+            ])
     }
 
     /// An element is a property by name, or an `NSExpressionDescription` when it indexes an
@@ -341,22 +355,26 @@ private struct ModelArchiveBuilder {
                 ("NSAscending", .boolean(element.ascending)),
             ]
             if let text = element.expression {
-                let indexed = object("NSExpressionDescription", [
-                    ("_P", .integer(0x1 | 0x2 | 0x4 | 0x10 | 0x20 | 0x40 | 0x80)), ("NSIsOptional", .boolean(true)),
-                    ("NSIsReadOnly", .boolean(true)), ("NSExpressionType", .integer(2000)),
-                    ("NSEntity", KeyedArchiveWriter.null), ("NSPropertyName", writer.string(element.property)),
-                    ("NSRenamingIdentifier", writer.string(element.property)), ("NSExpression", try expression(text)),
-                ])
+                let indexed = object(
+                    "NSExpressionDescription",
+                    [
+                        ("_P", .integer(0x1 | 0x2 | 0x4 | 0x10 | 0x20 | 0x40 | 0x80)), ("NSIsOptional", .boolean(true)),
+                        ("NSIsReadOnly", .boolean(true)), ("NSExpressionType", .integer(2000)),
+                        ("NSEntity", KeyedArchiveWriter.null), ("NSPropertyName", writer.string(element.property)),
+                        ("NSRenamingIdentifier", writer.string(element.property)), ("NSExpression", try expression(text)),
+                    ])
                 fields.append(("NSIndexedProperty", indexed))
             }
             return object("NSFetchIndexElementDescription", fields)
         }
-        writer.fill(uid, className: "NSFetchIndexDescription", classes: Self.classes("NSFetchIndexDescription"), fields: [
-            ("NSIndexName", writer.string(index.name)),
-            ("NSPartialIndexPredicate", try index.partialIndexPredicate.map { try predicate($0) } ?? KeyedArchiveWriter.null),
-            ("NSIndexElements", writer.collection(elements, className: "NSMutableArray")),
-            ("NSEntity", entity),
-        ])
+        writer.fill(
+            uid, className: "NSFetchIndexDescription", classes: Self.classes("NSFetchIndexDescription"),
+            fields: [
+                ("NSIndexName", writer.string(index.name)),
+                ("NSPartialIndexPredicate", try index.partialIndexPredicate.map { try predicate($0) } ?? KeyedArchiveWriter.null),
+                ("NSIndexElements", writer.collection(elements, className: "NSMutableArray")),
+                ("NSEntity", entity),
+            ])
         return uid
     }
 
@@ -401,10 +419,12 @@ private struct ModelArchiveBuilder {
             let type = ArchivedPredicateFormatter.operatorTypes.first { $0.1 == comparison.op }?.0 ?? 4
             let options = ArchivedPredicateFormatter.optionBits.reduce(0) { $0 | (comparison.options.contains($1.1) ? $1.0 : 0) }
             let op = predicateOperator(type: type, options: options, modifier: modifier)
-            return object("NSComparisonPredicate", [
-                ("NSLeftExpression", try archive(comparison.left)), ("NSRightExpression", try archive(comparison.right)),
-                ("NSPredicateOperator", op),
-            ])
+            return object(
+                "NSComparisonPredicate",
+                [
+                    ("NSLeftExpression", try archive(comparison.left)), ("NSRightExpression", try archive(comparison.right)),
+                    ("NSPredicateOperator", op),
+                ])
         case .opaque(let text):
             throw ModelError.cannotArchive(reason: "cannot archive predicate \"\(text)\"")
         }
@@ -438,19 +458,26 @@ private struct ModelArchiveBuilder {
         case .path(let base, let components):
             return try keyPathExpression(operand: base, components)
         case .function(let selector, let arguments):
-            let operand = object("NSConstantValueExpression", [("NSExpressionType", .integer(0)),
-                                                               ("NSConstantValue", writer.string("NSPredicateUtilities"))])
+            let operand = object(
+                "NSConstantValueExpression",
+                [
+                    ("NSExpressionType", .integer(0)),
+                    ("NSConstantValue", writer.string("NSPredicateUtilities")),
+                ])
             let archived = try arguments.map { try archive($0) }
-            return object("NSFunctionExpression", [
-                ("NSOperand", operand), ("NSSelectorName", writer.string(selector)),
-                ("NSExpressionType", .integer(4)), ("NSArguments", writer.collection(archived, className: "NSMutableArray")),
-            ])
+            return object(
+                "NSFunctionExpression",
+                [
+                    ("NSOperand", operand), ("NSSelectorName", writer.string(selector)),
+                    ("NSExpressionType", .integer(4)), ("NSArguments", writer.collection(archived, className: "NSMutableArray")),
+                ])
         case .aggregate(let items):
             let archived = try items.map { try archive($0) }
             return object("NSAggregateExpression", [("NSExpressionType", .integer(14)), ("NSCollection", writer.collection(archived))])
         case .subquery, .cast, .opaque:
-            throw ModelError.cannotArchive(reason: "cannot archive the expression \(expression): only key paths, "
-                                              + "variables, constants, aggregates and functions are written")
+            throw ModelError.cannotArchive(
+                reason: "cannot archive the expression \(expression): only key paths, "
+                    + "variables, constants, aggregates and functions are written")
         }
     }
 
@@ -464,10 +491,12 @@ private struct ModelArchiveBuilder {
         }.joined(separator: ".")
         let specifier = object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", writer.string(path))])
         let archivedOperand = try archive(operand)
-        return object("NSKeyPathExpression", [
-            ("NSOperand", archivedOperand), ("NSSelectorName", writer.string("valueForKey:")),
-            ("NSExpressionType", .integer(3)), ("NSArguments", writer.collection([specifier], className: "NSMutableArray")),
-        ])
+        return object(
+            "NSKeyPathExpression",
+            [
+                ("NSOperand", archivedOperand), ("NSSelectorName", writer.string("valueForKey:")),
+                ("NSExpressionType", .integer(3)), ("NSArguments", writer.collection([specifier], className: "NSMutableArray")),
+            ])
     }
 
     /// Operator classes by type: ordering comparisons, equality, membership, and the string
@@ -475,19 +504,39 @@ private struct ModelArchiveBuilder {
     mutating func predicateOperator(type: Int, options: Int, modifier: Int) -> PropertyListValue {
         switch type {
         case 0...3:
-            return object("NSComparisonPredicateOperator", [("NSModifier", .integer(Int64(modifier))), ("NSVariant", .integer(Int64(type))),
-                                                            ("NSOptions", .integer(Int64(options))), ("NSOperatorType", .integer(Int64(type)))])
+            return object(
+                "NSComparisonPredicateOperator",
+                [
+                    ("NSModifier", .integer(Int64(modifier))), ("NSVariant", .integer(Int64(type))),
+                    ("NSOptions", .integer(Int64(options))), ("NSOperatorType", .integer(Int64(type))),
+                ])
         case 4, 5:
-            return object("NSEqualityPredicateOperator", [("NSModifier", .integer(Int64(modifier))), ("NSNegate", .boolean(type == 5)),
-                                                          ("NSOptions", .integer(Int64(options))), ("NSOperatorType", .integer(Int64(type)))])
+            return object(
+                "NSEqualityPredicateOperator",
+                [
+                    ("NSModifier", .integer(Int64(modifier))), ("NSNegate", .boolean(type == 5)),
+                    ("NSOptions", .integer(Int64(options))), ("NSOperatorType", .integer(Int64(type))),
+                ])
         case 10, 99:
-            return object("NSInPredicateOperator", [("NSModifier", .integer(Int64(modifier))), ("NSFlags", .integer(Int64(options))),
-                                                    ("NSOperatorType", .integer(Int64(type)))])
+            return object(
+                "NSInPredicateOperator",
+                [
+                    ("NSModifier", .integer(Int64(modifier))), ("NSFlags", .integer(Int64(options))),
+                    ("NSOperatorType", .integer(Int64(type))),
+                ])
         default:
-            let className = type == 6 ? "NSMatchingPredicateOperator" : type == 7 ? "NSLikePredicateOperator"
-                : type == 100 ? "NSBetweenPredicateOperator" : "NSSubstringPredicateOperator"
-            return object(className, [("NSModifier", .integer(Int64(modifier))), ("NSOptions", .integer(Int64(options))),
-                                      ("NSOperatorType", .integer(Int64(type)))])
+            let className =
+                type == 6
+                ? "NSMatchingPredicateOperator"
+                : type == 7
+                    ? "NSLikePredicateOperator"
+                    : type == 100 ? "NSBetweenPredicateOperator" : "NSSubstringPredicateOperator"
+            return object(
+                className,
+                [
+                    ("NSModifier", .integer(Int64(modifier))), ("NSOptions", .integer(Int64(options))),
+                    ("NSOperatorType", .integer(Int64(type))),
+                ])
         }
     }
 }

@@ -38,11 +38,12 @@ package enum ArchivedPredicateFormatter {
             let op = object.object("NSPredicateOperator")
             let type = op?.int("NSOperatorType") ?? 4
             let options = comparisonOptions(op?.int("NSOptions") ?? op?.int("NSFlags") ?? 0)
-            let quantifier: ComparisonQuantifier = switch op?.int("NSModifier") ?? 0 {
-            case 1: .all
-            case 2: .any
-            default: .direct
-            }
+            let quantifier: ComparisonQuantifier =
+                switch op?.int("NSModifier") ?? 0 {
+                case 1: .all
+                case 2: .any
+                default: .direct
+                }
             guard let comparisonOperator = comparisonOperator(type) else {
                 let prefix = quantifier == .direct ? "" : quantifier.rawValue + " "
                 return .opaque(prefix + "\(left) <operator \(type)>\(options) \(right)")

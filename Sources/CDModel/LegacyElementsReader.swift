@@ -173,7 +173,8 @@ public enum LegacyElementsReader {
     }
 
     private static func entity(_ object: ArchivedObject, fetchedPropertyRequests: [Int: ArchivedObject]) throws
-        -> (EntityDescription, [FetchRequestTemplate]) {
+        -> (EntityDescription, [FetchRequestTemplate])
+    {
         let name = try self.name(object, of: "an entity")
         let tags = Tags(of: object)
         var entity = EntityDescription(name: name)
@@ -219,7 +220,8 @@ public enum LegacyElementsReader {
     // MARK: - Properties
 
     private static func property(_ object: ArchivedObject, fetchedPropertyRequests: [Int: ArchivedObject]) throws
-        -> PropertyDescription? {
+        -> PropertyDescription?
+    {
         if isA(object, "XDPMAttribute") {
             return .attribute(try attribute(object))
         }
@@ -259,8 +261,9 @@ public enum LegacyElementsReader {
 
     private static func attribute(_ object: ArchivedObject) throws -> AttributeDescription {
         let tags = Tags(of: object)
-        var attribute = AttributeDescription(common: try common(object, tags),
-                                             type: attributeType(tags.value("XD_PAttK_attributeType"), in: object.archive))
+        var attribute = AttributeDescription(
+            common: try common(object, tags),
+            type: attributeType(tags.value("XD_PAttK_attributeType"), in: object.archive))
         attribute.defaultValue = tags.string("XD_PAttK_defaultValueAsString")
         attribute.minValue = tags.string("XD_PAttK_minValueString")
         attribute.maxValue = tags.string("XD_PAttK_maxValueString")
@@ -314,7 +317,8 @@ public enum LegacyElementsReader {
         var result: [Int: ArchivedObject] = [:]
         for index in archive.objects.indices where index > 0 {
             guard case .dictionary = archive.objects[index], let object = archive.object(for: .uid(index)),
-                  object.className == "XDPMFetchRequest", let owner = object.object("_fetchedProperty") else { continue }
+                object.className == "XDPMFetchRequest", let owner = object.object("_fetchedProperty")
+            else { continue }
             result[owner.index] = object
         }
         return result
@@ -324,8 +328,9 @@ public enum LegacyElementsReader {
     /// limit or sort descriptors in the Xcode 3 editor).
     private static func fetchRequest(_ object: ArchivedObject, fallbackEntity: String) -> FetchRequestTemplate {
         let predicate = object.string("_predicateString")
-        return FetchRequestTemplate(name: object.string("_name") ?? "",
-                                    entityName: object.object("_entity")?.string("_name") ?? fallbackEntity,
-                                    predicate: predicate?.isEmpty == false ? predicate : nil)
+        return FetchRequestTemplate(
+            name: object.string("_name") ?? "",
+            entityName: object.object("_entity")?.string("_name") ?? fallbackEntity,
+            predicate: predicate?.isEmpty == false ? predicate : nil)
     }
 }

@@ -15,9 +15,11 @@ public struct ManagedObjectModel: Sendable, Codable, Equatable {
     public var usedWithCloudKit: Bool
 
     /// A model from its parts, e.g. to archive one built in code or to compute its version hashes.
-    public init(entities: [EntityDescription] = [], versionIdentifiers: [String] = [],
-                fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = [],
-                usedWithCloudKit: Bool = false) {
+    public init(
+        entities: [EntityDescription] = [], versionIdentifiers: [String] = [],
+        fetchRequestTemplates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = [],
+        usedWithCloudKit: Bool = false
+    ) {
         self.entities = entities
         self.versionIdentifiers = versionIdentifiers
         self.fetchRequestTemplates = fetchRequestTemplates
@@ -89,11 +91,13 @@ public struct EntityDescription: Sendable, Codable, Equatable {
     public var properties: [PropertyDescription]
 
     /// An entity from its parts; everything but the name defaults to what Xcode omits.
-    public init(name: String, className: String = "NSManagedObject", parentName: String? = nil,
-                isAbstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-                userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [],
-                fetchIndexes: [FetchIndex] = [], compoundIndexes: [[String]] = [],
-                properties: [PropertyDescription] = []) {
+    public init(
+        name: String, className: String = "NSManagedObject", parentName: String? = nil,
+        isAbstract: Bool = false, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:], uniquenessConstraints: [[String]] = [],
+        fetchIndexes: [FetchIndex] = [], compoundIndexes: [[String]] = [],
+        properties: [PropertyDescription] = []
+    ) {
         self.name = name
         self.className = className
         self.parentName = parentName
@@ -147,10 +151,12 @@ public struct PropertyCommon: Sendable, Codable, Equatable {
     public var isStoredInTruthFile: Bool
 
     /// Settings from their parts; defaults match an optional, stored property without extras.
-    public init(name: String, isOptional: Bool = true, isTransient: Bool = false, isReadOnly: Bool = false,
-                renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
-                userInfo: [String: String] = [:], isIndexed: Bool = false,
-                isIndexedBySpotlight: Bool = false, isStoredInTruthFile: Bool = false) {
+    public init(
+        name: String, isOptional: Bool = true, isTransient: Bool = false, isReadOnly: Bool = false,
+        renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:], isIndexed: Bool = false,
+        isIndexedBySpotlight: Bool = false, isStoredInTruthFile: Bool = false
+    ) {
         self.name = name
         self.isOptional = isOptional
         self.isTransient = isTransient
@@ -313,11 +319,13 @@ public struct AttributeDescription: Sendable, Codable, Equatable {
     public var filteringPredicate: String?
 
     /// An attribute from its parts; everything after the type defaults to absent or off.
-    public init(common: PropertyCommon, type: AttributeType, defaultValue: String? = nil,
-                minValue: String? = nil, maxValue: String? = nil, regularExpression: String? = nil,
-                validationRules: [ValidationRule] = [], allowsExternalBinaryDataStorage: Bool = false,
-                preservesValueInHistoryOnDeletion: Bool = false, valueTransformerName: String? = nil,
-                valueClassName: String? = nil, derivationExpression: String? = nil, filteringPredicate: String? = nil) {
+    public init(
+        common: PropertyCommon, type: AttributeType, defaultValue: String? = nil,
+        minValue: String? = nil, maxValue: String? = nil, regularExpression: String? = nil,
+        validationRules: [ValidationRule] = [], allowsExternalBinaryDataStorage: Bool = false,
+        preservesValueInHistoryOnDeletion: Bool = false, valueTransformerName: String? = nil,
+        valueClassName: String? = nil, derivationExpression: String? = nil, filteringPredicate: String? = nil
+    ) {
         self.common = common
         self.type = type
         self.defaultValue = defaultValue
@@ -388,9 +396,11 @@ public struct RelationshipDescription: Sendable, Codable, Equatable {
     public var isOrdered: Bool
 
     /// A relationship from its parts; the defaults describe a to-one without inverse that nullifies.
-    public init(common: PropertyCommon, destinationEntity: String, inverseName: String? = nil,
-                inverseEntity: String? = nil, minCount: Int = 0, maxCount: Int = 1,
-                deleteRule: DeleteRule = .nullify, isOrdered: Bool = false) {
+    public init(
+        common: PropertyCommon, destinationEntity: String, inverseName: String? = nil,
+        inverseEntity: String? = nil, minCount: Int = 0, maxCount: Int = 1,
+        deleteRule: DeleteRule = .nullify, isOrdered: Bool = false
+    ) {
         self.common = common
         self.destinationEntity = destinationEntity
         self.inverseName = inverseName
@@ -435,8 +445,10 @@ public struct FetchRequestTemplate: Sendable, Codable, Equatable {
     public var sortDescriptors: [SortDescriptor]
 
     /// A request from its parts; the defaults fetch every object unsorted.
-    public init(name: String, entityName: String, predicate: String? = nil, fetchLimit: Int = 0,
-                sortDescriptors: [SortDescriptor] = []) {
+    public init(
+        name: String, entityName: String, predicate: String? = nil, fetchLimit: Int = 0,
+        sortDescriptors: [SortDescriptor] = []
+    ) {
         self.name = name
         self.entityName = entityName
         self.predicate = predicate

@@ -29,7 +29,8 @@ package enum ModelDiagram {
                 attributes = ["dir=both"] + attributes + ["arrowtail=\(crowsFoot(inverse))", "taillabel=\(dotID(multiplicity(inverse)))"]
                 label += "<br/>" + dotEndLabel(link.forward.destinationEntity, inverse)
             }
-            lines.append("  \(dotID(link.source)) -> \(dotID(link.forward.destinationEntity)) [\((attributes + ["label=<\(label)>"]).joined(separator: ", "))];")
+            lines.append(
+                "  \(dotID(link.source)) -> \(dotID(link.forward.destinationEntity)) [\((attributes + ["label=<\(label)>"]).joined(separator: ", "))];")
         }
         // Drawn parent → child with the arrow at the parent's end, so that Graphviz ranks the
         // parent above its sub-entities.
@@ -43,8 +44,9 @@ package enum ModelDiagram {
     /// The Mermaid `classDiagram` text of `version`.
     package static func mermaid(_ version: ModelVersion) -> String {
         let graph = ModelGraph(version.model)
-        let ids = MermaidIDs(entityNames: graph.boxes.map(\.name) + graph.links.map(\.forward.destinationEntity)
-            + graph.inheritance.map(\.parent))
+        let ids = MermaidIDs(
+            entityNames: graph.boxes.map(\.name) + graph.links.map(\.forward.destinationEntity)
+                + graph.inheritance.map(\.parent))
         var lines = ["classDiagram"]
         for box in graph.boxes {
             let id = ids.id(box.name)
@@ -132,7 +134,8 @@ package enum ModelDiagram {
     }
 
     private static func dotTable(_ box: ModelGraph.Box) -> String {
-        let title = box.isAbstract
+        let title =
+            box.isAbstract
             ? "<i>\(html(box.name))</i><br/><font point-size=\"9\">abstract</font>"
             : "<b>\(html(box.name))</b>"
         var rows = ["<tr><td bgcolor=\"\(box.isAbstract ? "#eeeeee" : "#dce6f2")\">\(title)</td></tr>"]
@@ -245,7 +248,8 @@ package struct ModelGraph {
     /// drawn alone, so a broken model shows what it holds.
     package init(_ model: ManagedObjectModel) {
         boxes = model.entities.map { entity in
-            Box(name: entity.name, isAbstract: entity.isAbstract,
+            Box(
+                name: entity.name, isAbstract: entity.isAbstract,
                 attributes: entity.attributes.map { ($0.name, ModelDiagram.attributeType($0)) })
         }
         inheritance = model.entities.compactMap { entity in entity.parentName.map { (entity.name, $0) } }
@@ -275,7 +279,8 @@ package struct ModelGraph {
     /// The relationship `relationship` names as its inverse and the entity declaring it: the
     /// inverse entity (or else the destination), or the nearest of its ancestors that declares it.
     private static func inverse(of relationship: RelationshipDescription, in model: ManagedObjectModel)
-        -> (owner: String, relationship: RelationshipDescription)? {
+        -> (owner: String, relationship: RelationshipDescription)?
+    {
         guard let name = relationship.inverseName else { return nil }
         for entity in model.lineage(of: relationship.inverseEntity ?? relationship.destinationEntity) {
             if let candidate = entity.relationships.first(where: { $0.name == name }) { return (entity.name, candidate) }

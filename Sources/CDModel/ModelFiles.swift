@@ -51,8 +51,9 @@ public enum ModelFiles {
     /// `.xccurrentversion` names the current version directory, extension included (§1).
     private static func currentVersionName(_ bundle: URL) -> String? {
         guard let data = try? Data(contentsOf: bundle.appendingPathComponent(".xccurrentversion")),
-              let plist = try? PropertyList.decode(data),
-              let name = plist["_XCCurrentVersionName"]?.stringValue else { return nil }
+            let plist = try? PropertyList.decode(data),
+            let name = plist["_XCCurrentVersionName"]?.stringValue
+        else { return nil }
         return name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
     }
 
@@ -83,7 +84,8 @@ public enum ModelFiles {
         guard !names.isEmpty else { throw ModelError.noVersion(bundle: url.path, kind: "mom") }
         var current: String?
         if let data = try? Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")),
-           let info = try? PropertyList.decode(data) {
+            let info = try? PropertyList.decode(data)
+        {
             current = info["NSManagedObjectModel_CurrentVersionName"]?.stringValue
         }
         return try names.map { name in
@@ -104,7 +106,8 @@ public enum ModelFiles {
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw ModelError.unreadable(path: url.path, reason: "cannot read (\(FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"))")
+            throw ModelError.unreadable(
+                path: url.path, reason: "cannot read (\(FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file"))")
         }
     }
 

@@ -33,19 +33,27 @@ public enum ModelLint {
         let names = Set(model.entities.map(\.name))
         for entity in model.entities {
             if let parent = entity.parentName, !names.contains(parent) {
-                findings.append(LintFinding(rule: "missing-parent", entity: entity.name,
-                                            message: "\(entity.name): parent entity \(parent) is not in the model"))
+                findings.append(
+                    LintFinding(
+                        rule: "missing-parent", entity: entity.name,
+                        message: "\(entity.name): parent entity \(parent) is not in the model"))
             }
             for relationship in entity.relationships {
                 let place = "\(entity.name).\(relationship.name)"
                 guard let destination = model.entity(named: relationship.destinationEntity) else {
-                    findings.append(LintFinding(rule: "missing-destination", entity: entity.name, property: relationship.name,
-                                                message: "\(place): destination entity \(relationship.destinationEntity) is not in the model"))
+                    findings.append(
+                        LintFinding(
+                            rule: "missing-destination", entity: entity.name, property: relationship.name,
+                            message: "\(place): destination entity \(relationship.destinationEntity) is not in the model"))
                     continue
                 }
                 guard let inverseName = relationship.inverseName else {
-                    findings.append(LintFinding(rule: "missing-inverse", entity: entity.name, property: relationship.name,
-                                                message: "\(place) does not have an inverse; this is an advanced setting (no object can be in multiple destinations for a specific relationship)"))
+                    findings.append(
+                        LintFinding(
+                            rule: "missing-inverse", entity: entity.name, property: relationship.name,
+                            message:
+                                "\(place) does not have an inverse; this is an advanced setting (no object can be in multiple destinations for a specific relationship)"
+                        ))
                     continue
                 }
                 let inverse = model.allProperties(of: destination.name).compactMap { property -> RelationshipDescription? in
@@ -53,21 +61,30 @@ public enum ModelLint {
                     return nil
                 }.first
                 guard let inverse else {
-                    findings.append(LintFinding(rule: "missing-inverse-relationship", entity: entity.name, property: relationship.name,
-                                                message: "\(place): the inverse \(destination.name).\(inverseName) does not exist"))
+                    findings.append(
+                        LintFinding(
+                            rule: "missing-inverse-relationship", entity: entity.name, property: relationship.name,
+                            message: "\(place): the inverse \(destination.name).\(inverseName) does not exist"))
                     continue
                 }
-                let reciprocates = inverse.inverseName == relationship.name
+                let reciprocates =
+                    inverse.inverseName == relationship.name
                     && model.lineage(of: entity.name).contains { $0.name == inverse.destinationEntity }
                 if !reciprocates {
-                    findings.append(LintFinding(rule: "inverse-not-reciprocal", entity: entity.name, property: relationship.name,
-                                                message: "\(place): The inverse relationship for \(place) does not reciprocate an inverse relationship"))
+                    findings.append(
+                        LintFinding(
+                            rule: "inverse-not-reciprocal", entity: entity.name, property: relationship.name,
+                            message: "\(place): The inverse relationship for \(place) does not reciprocate an inverse relationship"))
                 }
             }
             for attribute in entity.attributes where attribute.type == .transformable {
                 if attribute.valueTransformerName.map(insecureTransformers.contains) ?? true {
-                    findings.append(LintFinding(rule: "insecure-transformer", entity: entity.name, property: attribute.name,
-                                                message: "Misconfigured Property: \(entity.name).\(attribute.name) is using a nil or insecure value transformer. Please switch to NSSecureUnarchiveFromDataTransformerName or a custom NSValueTransformer subclass of NSSecureUnarchiveFromDataTransformer"))
+                    findings.append(
+                        LintFinding(
+                            rule: "insecure-transformer", entity: entity.name, property: attribute.name,
+                            message:
+                                "Misconfigured Property: \(entity.name).\(attribute.name) is using a nil or insecure value transformer. Please switch to NSSecureUnarchiveFromDataTransformerName or a custom NSValueTransformer subclass of NSSecureUnarchiveFromDataTransformer"
+                        ))
                 }
             }
         }
@@ -85,35 +102,43 @@ public enum ModelLint {
         for entity in model.entities {
             for attribute in entity.attributes where !attribute.common.isTransient && !attribute.isDerived {
                 if !attribute.common.isOptional && attribute.defaultValue == nil {
-                    add("cloudkit-mandatory-attribute", entity.name, attribute.name,
-                        "CloudKit integration requires that all attributes be optional, or have a default value set: \(entity.name).\(attribute.name) is non-optional without a default")
+                    add(
+                        "cloudkit-mandatory-attribute", entity.name, attribute.name,
+                        "CloudKit integration requires that all attributes be optional, or have a default value set: \(entity.name).\(attribute.name) is non-optional without a default"
+                    )
                 }
                 if !cloudKitTypes.contains(attribute.type.rawValue) {
-                    add("cloudkit-attribute-type", entity.name, attribute.name,
+                    add(
+                        "cloudkit-attribute-type", entity.name, attribute.name,
                         "CloudKit integration does not support all attribute types: \(entity.name).\(attribute.name) is \(attribute.type)")
                 }
             }
             for relationship in entity.relationships where !relationship.common.isTransient {
                 let place = "\(entity.name).\(relationship.name)"
                 if !relationship.common.isOptional {
-                    add("cloudkit-mandatory-relationship", entity.name, relationship.name,
+                    add(
+                        "cloudkit-mandatory-relationship", entity.name, relationship.name,
                         "CloudKit integration requires that all relationships be optional: \(place) is not")
                 }
                 if relationship.inverseName == nil {
-                    add("cloudkit-missing-inverse", entity.name, relationship.name,
+                    add(
+                        "cloudkit-missing-inverse", entity.name, relationship.name,
                         "CloudKit integration requires that all relationships have an inverse: \(place) has none")
                 }
                 if relationship.isOrdered {
-                    add("cloudkit-ordered", entity.name, relationship.name,
+                    add(
+                        "cloudkit-ordered", entity.name, relationship.name,
                         "CloudKit integration does not support ordered relationships: \(place) is ordered")
                 }
                 if relationship.deleteRule == .deny {
-                    add("cloudkit-deny-rule", entity.name, relationship.name,
+                    add(
+                        "cloudkit-deny-rule", entity.name, relationship.name,
                         "CloudKit integration does not support the Deny delete rule: \(place)")
                 }
             }
             if !entity.uniquenessConstraints.isEmpty {
-                add("cloudkit-unique-constraint", entity.name, nil,
+                add(
+                    "cloudkit-unique-constraint", entity.name, nil,
                     "CloudKit integration does not support unique constraints: \(entity.name) is constrained")
             }
         }

@@ -37,7 +37,8 @@ package enum ModelText {
             lines.append("  fetch request \(template.name): \(template.entityName)" + (template.predicate.map { " where \($0)" } ?? ""))
         }
         for configuration in model.configurations {
-            lines.append("  configuration \(configuration.name): " + (configuration.entities.isEmpty ? "(empty)" : configuration.entities.joined(separator: ", ")))
+            lines.append(
+                "  configuration \(configuration.name): " + (configuration.entities.isEmpty ? "(empty)" : configuration.entities.joined(separator: ", ")))
         }
         return lines.joined(separator: "\n")
     }

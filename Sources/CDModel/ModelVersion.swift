@@ -37,10 +37,11 @@ package struct ModelHashReport: Sendable, Codable, Equatable {
     package init(versions: [ModelVersion]) {
         self.versions = versions.map { version in
             let hashes = VersionHashes.entityHashes(of: version.model)
-            return Version(name: version.name, current: version.current,
-                           entityHashes: hashes.mapValues(\.hexString),
-                           versionChecksum: VersionHashes.checksum(of: hashes),
-                           versionHashesDigest: VersionHashes.digest(of: hashes))
+            return Version(
+                name: version.name, current: version.current,
+                entityHashes: hashes.mapValues(\.hexString),
+                versionChecksum: VersionHashes.checksum(of: hashes),
+                versionHashesDigest: VersionHashes.digest(of: hashes))
         }
     }
 }

@@ -31,13 +31,15 @@ public enum ModelXMLWriter {
     }
 
     private static func entity(_ entity: EntityDescription) -> String {
-        var out = "    <entity" + attributes([
-            ("name", entity.name),
-            ("representedClassName", entity.className == "NSManagedObject" ? nil : entity.className),
-            ("parentEntity", entity.parentName), ("isAbstract", entity.isAbstract ? "YES" : nil),
-            ("elementID", entity.renamingIdentifier), ("versionHashModifier", entity.versionHashModifier),
-            ("syncable", "YES"),
-        ]) + ">\n"
+        var out =
+            "    <entity"
+            + attributes([
+                ("name", entity.name),
+                ("representedClassName", entity.className == "NSManagedObject" ? nil : entity.className),
+                ("parentEntity", entity.parentName), ("isAbstract", entity.isAbstract ? "YES" : nil),
+                ("elementID", entity.renamingIdentifier), ("versionHashModifier", entity.versionHashModifier),
+                ("syncable", "YES"),
+            ]) + ">\n"
         for property in entity.properties {
             switch property {
             case .attribute(let a): out += attribute(a)
@@ -72,8 +74,12 @@ public enum ModelXMLWriter {
         for index in entity.fetchIndexes {
             out += "        <fetchIndex" + attributes([("name", index.name)]) + ">\n"
             for element in index.elements {
-                out += "            <fetchIndexElement" + attributes([("property", element.property), ("type", element.type),
-                                                                     ("order", element.ascending ? "ascending" : "descending")]) + "/>\n"
+                out +=
+                    "            <fetchIndexElement"
+                    + attributes([
+                        ("property", element.property), ("type", element.type),
+                        ("order", element.ascending ? "ascending" : "descending"),
+                    ]) + "/>\n"
             }
             out += "        </fetchIndex>\n"
         }
@@ -86,9 +92,11 @@ public enum ModelXMLWriter {
     }
 
     private static func trailingAttributes(_ common: PropertyCommon) -> [(String, String?)] {
-        [("indexed", common.isIndexed ? "YES" : nil), ("spotlightIndexingEnabled", common.isIndexedBySpotlight ? "YES" : nil),
-         ("storedInTruthFile", common.isStoredInTruthFile ? "YES" : nil), ("elementID", common.renamingIdentifier),
-         ("versionHashModifier", common.versionHashModifier), ("syncable", "YES")]
+        [
+            ("indexed", common.isIndexed ? "YES" : nil), ("spotlightIndexingEnabled", common.isIndexedBySpotlight ? "YES" : nil),
+            ("storedInTruthFile", common.isStoredInTruthFile ? "YES" : nil), ("elementID", common.renamingIdentifier),
+            ("versionHashModifier", common.versionHashModifier), ("syncable", "YES"),
+        ]
     }
 
     private static func attribute(_ a: AttributeDescription) -> String {
@@ -133,10 +141,11 @@ public enum ModelXMLWriter {
     }
 
     private static func fetchRequest(_ template: FetchRequestTemplate) -> String {
-        "<fetchRequest" + attributes([
-            ("name", template.name), ("entity", template.entityName), ("predicateString", template.predicate),
-            ("fetchLimit", template.fetchLimit > 0 ? String(template.fetchLimit) : nil),
-        ]) + "/>"
+        "<fetchRequest"
+            + attributes([
+                ("name", template.name), ("entity", template.entityName), ("predicateString", template.predicate),
+                ("fetchLimit", template.fetchLimit > 0 ? String(template.fetchLimit) : nil),
+            ]) + "/>"
     }
 
     private static func userInfo(_ info: [String: String], indent: Int) -> String {

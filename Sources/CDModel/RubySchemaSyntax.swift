@@ -171,7 +171,8 @@ struct RubySchemaParser {
     /// Calls up to the token that closes the enclosing block (`end`, `}`), or to the end of file
     /// at the top level. The closing token is left for the caller.
     private mutating func statements(until closer: (kind: RubyTokenKind, opener: RubyToken)?, depth: Int)
-        throws(RubySyntaxError) -> [RubyCall] {
+        throws(RubySyntaxError) -> [RubyCall]
+    {
         var calls: [RubyCall] = []
         while true {
             skipNewlines()
@@ -401,7 +402,8 @@ struct RubyLexer {
     private func lineIs(_ word: String, prefixOnly: Bool = false) -> Bool {
         let expected = Array(word.unicodeScalars)
         guard offset + expected.count <= scalars.count,
-              Array(scalars[offset..<offset + expected.count]) == expected else { return false }
+            Array(scalars[offset..<offset + expected.count]) == expected
+        else { return false }
         let next = offset + expected.count
         guard next < scalars.count else { return true }
         if prefixOnly { return scalars[next] == " " || scalars[next] == "\t" || scalars[next] == "\n" || scalars[next] == "\r" }
@@ -595,7 +597,8 @@ struct RubyLexer {
                 digits(Self.isDigit)
             }
             if let marker = peek(), marker == "e" || marker == "E",
-               let next = peek(1), Self.isDigit(next) || ((next == "-" || next == "+") && peek(2).map(Self.isDigit) == true) {
+                let next = peek(1), Self.isDigit(next) || ((next == "-" || next == "+") && peek(2).map(Self.isDigit) == true)
+            {
                 isFloat = true
                 text += "e"
                 _ = take()

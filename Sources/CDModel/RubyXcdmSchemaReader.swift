@@ -36,8 +36,9 @@ public enum RubyXcdmSchemaReader {
             let schema = try loadSchema(try read(file), fileName: file.path, xcodeVersion: xcodeVersion)
             // ruby-xcdm would silently write both into one directory; refusing is clearer.
             if let other = loaded.first(where: { $0.version.name == schema.version.name }) {
-                throw ModelError.schema(file: file.path, line: schema.position.line, column: schema.position.column,
-                                        reason: "schema version \"\(schema.version.name)\" is also declared by \(other.file.lastPathComponent)")
+                throw ModelError.schema(
+                    file: file.path, line: schema.position.line, column: schema.position.column,
+                    reason: "schema version \"\(schema.version.name)\" is also declared by \(other.file.lastPathComponent)")
             }
             loaded.append((schema.version, file))
         }
@@ -71,7 +72,8 @@ public enum RubyXcdmSchemaReader {
     }
 
     private static func loadSchema(_ text: String, fileName: String, xcodeVersion: String?) throws
-        -> (version: ModelVersion, position: RubySourcePosition) {
+        -> (version: ModelVersion, position: RubySourcePosition)
+    {
         do {
             let program = try RubySchemaParser.parse(text)
             let schema = try RubyXcdmSchema(program: program, xcodeVersion: xcodeVersion)
@@ -79,8 +81,9 @@ public enum RubyXcdmSchemaReader {
             return (ModelVersion(name: schema.version, current: true, model: model), schema.position)
         } catch let error as RubySyntaxError {
             // One line: a message may quote source text that spans lines.
-            throw ModelError.schema(file: fileName, line: error.position.line, column: error.position.column,
-                                    reason: error.message.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
+            throw ModelError.schema(
+                file: fileName, line: error.position.line, column: error.position.column,
+                reason: error.message.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
         } catch let error as ModelError {
             throw error.inFile(fileName)
         }
@@ -99,19 +102,22 @@ struct RubyXcdmSchema {
 
     init(program: RubyProgram, xcodeVersion: String?) throws(RubySyntaxError) {
         guard let call = program.calls.first else {
-            throw RubySyntaxError(position: program.endPosition,
-                                  message: "expected `schema \"version\" do … end`, found the end of the file")
+            throw RubySyntaxError(
+                position: program.endPosition,
+                message: "expected `schema \"version\" do … end`, found the end of the file")
         }
         guard call.name == "schema" else {
             throw RubySyntaxError(position: call.position, message: "unknown method `\(call.name)`; a schema file holds one `schema \"version\" do … end`")
         }
         if let second = program.calls.dropFirst().first {
-            throw RubySyntaxError(position: second.position,
-                                  message: "a schema file holds one `schema` block (one version per file), found `\(second.name)` after it")
+            throw RubySyntaxError(
+                position: second.position,
+                message: "a schema file holds one `schema` block (one version per file), found `\(second.name)` after it")
         }
         let arguments = try Arguments(call, usage: "schema \"version\" do … end", required: 1)
         guard case .string(let version) = arguments.positional[0].value else {
-            throw RubySyntaxError(position: arguments.positional[0].position, message: "`schema` expects a version string, found \(arguments.positional[0].value.summary)")
+            throw RubySyntaxError(
+                position: arguments.positional[0].position, message: "`schema` expects a version string, found \(arguments.positional[0].value.summary)")
         }
         let statements = try arguments.block()
         // Whether relationship helpers use the Xcode 4.x counts (see ``RubyXcdmSchemaReader``).
@@ -156,7 +162,8 @@ struct RubyXcdmSchema {
     private static func entity(_ call: RubyCall, usesXcode4Style: Bool) throws(RubySyntaxError) -> XMLTree {
         let arguments = try Arguments(call, usage: "entity \"Name\", options do … end", required: 1)
         guard case .string(let name) = arguments.positional[0].value else {
-            throw RubySyntaxError(position: arguments.positional[0].position, message: "`entity` expects a name string, found \(arguments.positional[0].value.summary)")
+            throw RubySyntaxError(
+                position: arguments.positional[0].position, message: "`entity` expects a name string, found \(arguments.positional[0].value.summary)")
         }
         let statements = try arguments.block()
         var options = arguments.options
@@ -167,8 +174,10 @@ struct RubyXcdmSchema {
         if let abstract = options.remove("abstract"), abstract.isTruthy {
             options.set(.string("isAbstract"), try normalized(abstract, at: call.position))
         }
-        let header = RubyOptions([("name", .string(name)), ("syncable", .string("YES")),
-                                  ("representedClassName", className), ("codeGenerationType", .string("class"))])
+        let header = RubyOptions([
+            ("name", .string(name)), ("syncable", .string("YES")),
+            ("representedClassName", className), ("codeGenerationType", .string("class")),
+        ])
         var attributes: [XMLTree] = []
         var relationships: [XMLTree] = []
         var userInfo: [XMLTree] = []
@@ -182,17 +191,22 @@ struct RubyXcdmSchema {
                 attributes.append(XMLTree(name: "attribute", attributes: try raw.soleHash().merged(over: propertyDefaults).xmlAttributes(), children: []))
             case "raw_relationship":
                 let raw = try Arguments(statement, usage: "raw_relationship(name: \"…\", destinationEntity: \"…\")", required: 0, takesBlock: false)
-                relationships.append(XMLTree(name: "relationship", attributes: try raw.soleHash().merged(over: relationshipDefaults).xmlAttributes(), children: []))
+                relationships.append(
+                    XMLTree(name: "relationship", attributes: try raw.soleHash().merged(over: relationshipDefaults).xmlAttributes(), children: []))
             case "user_info_entry":
                 let entry = try Arguments(statement, usage: "user_info_entry 'key', 'value'", required: 2, allowsOptions: false, takesBlock: false)
                 let pair = RubyOptions([("key", entry.positional[0].value), ("value", entry.positional[1].value)])
-                userInfo.append(XMLTree(name: "userInfo", attributes: [:], children: [
-                    XMLTree(name: "entry", attributes: try pair.xmlAttributes(at: statement.position), children: []),
-                ]))
+                userInfo.append(
+                    XMLTree(
+                        name: "userInfo", attributes: [:],
+                        children: [
+                            XMLTree(name: "entry", attributes: try pair.xmlAttributes(at: statement.position), children: [])
+                        ]))
             case "relationship":
                 helperDefaults = []
             case "belongs_to":
-                helperDefaults = usesXcode4Style
+                helperDefaults =
+                    usesXcode4Style
                     ? [("maxCount", .integer("1")), ("minCount", .integer("1")), ("plural_inverse", .boolean(true))]
                     : [("maxCount", .integer("1")), ("plural_inverse", .boolean(true))]
             case "has_one":
@@ -200,16 +214,19 @@ struct RubyXcdmSchema {
             case "has_many":
                 helperDefaults = usesXcode4Style ? [("maxCount", .integer("-1")), ("minCount", .integer("1"))] : [("toMany", .boolean(true))]
             default:
-                throw RubySyntaxError(position: statement.position, message: "unknown method `\(statement.name)` in an `entity` block; expected a type method "
-                    + "(integer16, integer32, integer64, decimal, double, float, string, boolean, datetime, binary, transformable), "
-                    + "raw_property, user_info_entry, relationship, raw_relationship, belongs_to, has_one or has_many")
+                throw RubySyntaxError(
+                    position: statement.position,
+                    message: "unknown method `\(statement.name)` in an `entity` block; expected a type method "
+                        + "(integer16, integer32, integer64, decimal, double, float, string, boolean, datetime, binary, transformable), "
+                        + "raw_property, user_info_entry, relationship, raw_relationship, belongs_to, has_one or has_many")
             }
             if let helperDefaults {
                 relationships.append(try relationship(statement, in: name, defaults: helperDefaults))
             }
         }
-        return XMLTree(name: "entity", attributes: try options.merged(over: header.entries).xmlAttributes(at: call.position),
-                       children: attributes + relationships + userInfo)
+        return XMLTree(
+            name: "entity", attributes: try options.merged(over: header.entries).xmlAttributes(at: call.position),
+            children: attributes + relationships + userInfo)
     }
 
     /// A type method: `string :name, options`. Integer types default to `0` and floating-point
@@ -235,7 +252,8 @@ struct RubyXcdmSchema {
     /// both ends are given; otherwise the destination is `name.classify` and the inverse is the
     /// entity's name underscored, pluralised when `plural_inverse` is set (§7, ``RubyInflector``).
     private static func relationship(_ call: RubyCall, in entityName: String, defaults: [(String, RubyValue)])
-        throws(RubySyntaxError) -> XMLTree {
+        throws(RubySyntaxError) -> XMLTree
+    {
         let arguments = try Arguments(call, usage: "\(call.name) :name, options", required: 1, takesBlock: false)
         let name = try propertyName(arguments, method: call.name)
         var options = arguments.options.merged(over: defaults)
@@ -325,8 +343,9 @@ private struct Arguments {
     /// The one hash argument of `raw_property` and `raw_relationship`.
     func soleHash() throws(RubySyntaxError) -> RubyOptions {
         guard call.arguments.count == 1, case .hash(let entries) = call.arguments[0].value else {
-            throw RubySyntaxError(position: call.arguments.first?.position ?? call.position,
-                                  message: "`\(call.name)` expects one hash; expected `\(usage)`")
+            throw RubySyntaxError(
+                position: call.arguments.first?.position ?? call.position,
+                message: "`\(call.name)` expects one hash; expected `\(usage)`")
         }
         return RubyOptions(entries: entries)
     }
@@ -399,7 +418,9 @@ struct RubyOptions {
                 throw RubySyntaxError(position: position, message: "expected a symbol or string key, found a hash")
             }
             if let earlier = keys.updateValue(entry.key, forKey: key), earlier != entry.key {
-                throw RubySyntaxError(position: position, message: "`\(key)` is given as both \(earlier.summary) and \(entry.key.summary); ruby-xcdm would write the XML attribute twice")
+                throw RubySyntaxError(
+                    position: position,
+                    message: "`\(key)` is given as both \(earlier.summary) and \(entry.key.summary); ruby-xcdm would write the XML attribute twice")
             }
             if entry.value == .nil {
                 attributes[key] = nil

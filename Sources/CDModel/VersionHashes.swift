@@ -39,14 +39,17 @@ public enum VersionHashes {
         hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private static func hash(of name: String, in model: ManagedObjectModel,
-                             cache: inout [String: Data], visiting: Set<String>) -> Data? {
+    private static func hash(
+        of name: String, in model: ManagedObjectModel,
+        cache: inout [String: Data], visiting: Set<String>
+    ) -> Data? {
         if let known = cache[name] { return known }
         guard let entity = model.entity(named: name), !visiting.contains(name) else { return nil }
         var input = Data(entity.name.utf8)
         input.append(entity.isAbstract ? 1 : 0)
         if let parent = entity.parentName,
-           let parentHash = hash(of: parent, in: model, cache: &cache, visiting: visiting.union([name])) {
+            let parentHash = hash(of: parent, in: model, cache: &cache, visiting: visiting.union([name]))
+        {
             input.append(parentHash)
         }
         for (property, declaringEntity) in hashedProperties(of: name, in: model) {
@@ -66,7 +69,8 @@ public enum VersionHashes {
     /// P(E): own and inherited properties (own wins), without transient and fetched ones,
     /// sorted by name bytes. Each comes with the entity that declares it.
     private static func hashedProperties(of name: String, in model: ManagedObjectModel)
-        -> [(PropertyDescription, String)] {
+        -> [(PropertyDescription, String)]
+    {
         var chosen: [String: (PropertyDescription, String)] = [:]
         for entity in model.lineage(of: name) {
             for property in entity.properties where chosen[property.name] == nil {

@@ -1,7 +1,7 @@
 import CDBase
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Reads the `contents` XML of an `.xcdatamodel` (reference/model-format.md §2) into the one
@@ -27,8 +27,9 @@ public enum XMLModelReader {
         model.entities = root.children("entity").map(entity)
         model.fetchRequestTemplates = root.children("fetchRequest").map(fetchRequest)
         model.configurations = root.children("configuration").map { configuration in
-            ModelConfiguration(name: configuration.attributes["name"] ?? "",
-                               entities: configuration.children("memberEntity").compactMap { $0.attributes["name"] })
+            ModelConfiguration(
+                name: configuration.attributes["name"] ?? "",
+                entities: configuration.children("memberEntity").compactMap { $0.attributes["name"] })
         }
         return model
     }
@@ -47,11 +48,14 @@ public enum XMLModelReader {
         entity.compoundIndexes = node.children("compoundIndexes").flatMap { $0.children("compoundIndex") }
             .map { $0.children("index").compactMap { $0.attributes["value"] } }
         entity.fetchIndexes = node.children("fetchIndex").map { index in
-            FetchIndex(name: index.attributes["name"] ?? "", elements: index.children("fetchIndexElement").map { element in
-                FetchIndexElement(property: element.attributes["property"] ?? element.attributes["expression"] ?? "",
-                                  ascending: element.attributes["order"] != "descending",
-                                  type: element.attributes["type"]?.lowercased() == "rtree" ? "RTree" : "Binary")
-            })
+            FetchIndex(
+                name: index.attributes["name"] ?? "",
+                elements: index.children("fetchIndexElement").map { element in
+                    FetchIndexElement(
+                        property: element.attributes["property"] ?? element.attributes["expression"] ?? "",
+                        ascending: element.attributes["order"] != "descending",
+                        type: element.attributes["type"]?.lowercased() == "rtree" ? "RTree" : "Binary")
+                })
         }
         var properties: [PropertyDescription] = []
         for child in node.children {
@@ -59,7 +63,8 @@ public enum XMLModelReader {
             case "attribute": properties.append(.attribute(attribute(child)))
             case "relationship": properties.append(.relationship(relationship(child)))
             case "fetchedProperty":
-                let request = child.children("fetchRequest").first.map(fetchRequest)
+                let request =
+                    child.children("fetchRequest").first.map(fetchRequest)
                     ?? FetchRequestTemplate(name: child.attributes["name"] ?? "", entityName: "")
                 properties.append(.fetched(FetchedPropertyDescription(common: common(child), fetchRequest: request)))
             default: break
@@ -99,9 +104,10 @@ public enum XMLModelReader {
 
     private static func attribute(_ node: XMLTree) -> AttributeDescription {
         let typeName = node.attributes["attributeType"]
-        let type = typeName.map { name in
-            AttributeType.xmlNames.first { $0.0 == name }?.1 ?? .undefined
-        } ?? .undefined
+        let type =
+            typeName.map { name in
+                AttributeType.xmlNames.first { $0.0 == name }?.1 ?? .undefined
+            } ?? .undefined
         var attribute = AttributeDescription(common: common(node), type: type)
         if type == .date, let interval = node.attributes["defaultDateTimeInterval"] {
             attribute.defaultValue = interval
@@ -125,8 +131,9 @@ public enum XMLModelReader {
     /// Counts are kept exactly as written; missing ones default as `momc` compiles them (§2.4).
     private static func relationship(_ node: XMLTree) -> RelationshipDescription {
         let toMany = node.flag("toMany")
-        var relationship = RelationshipDescription(common: common(node),
-                                                   destinationEntity: node.attributes["destinationEntity"] ?? "")
+        var relationship = RelationshipDescription(
+            common: common(node),
+            destinationEntity: node.attributes["destinationEntity"] ?? "")
         relationship.inverseName = node.attributes["inverseName"]
         relationship.inverseEntity = node.attributes["inverseEntity"]
         relationship.maxCount = node.attributes["maxCount"].flatMap { Int($0) } ?? (toMany ? 0 : 1)
@@ -199,8 +206,10 @@ struct XMLTree {
         var stack: [XMLTree] = []
         var root: XMLTree?
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             stack.append(XMLTree(name: elementName, attributes: attributes, children: []))
         }
 

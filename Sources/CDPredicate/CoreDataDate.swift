@@ -47,7 +47,8 @@ private struct ISO8601Reader {
         var yearDigits = 0
         while index + yearDigits < bytes.count, isDigit(bytes[index + yearDigits]) { yearDigits += 1 }
         guard (4...12).contains(yearDigits), let unsignedYear = number(yearDigits), take("-"),
-              let month = number(2), take("-"), let day = number(2) else { return nil }
+            let month = number(2), take("-"), let day = number(2)
+        else { return nil }
         let year = negativeYear ? -unsignedYear : unsignedYear
         guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day) else { return nil }
         var secondOfDay = 0
@@ -55,7 +56,8 @@ private struct ISO8601Reader {
         var offset = 0
         if index < bytes.count {
             guard take("T") || take(" "), let hour = number(2), take(":"), let minute = number(2), take(":"),
-                  let second = number(2), hour < 24, minute < 60, second < 61 else { return nil }
+                let second = number(2), hour < 24, minute < 60, second < 61
+            else { return nil }
             secondOfDay = hour * 3600 + minute * 60 + second
             if take(".") {
                 let start = index

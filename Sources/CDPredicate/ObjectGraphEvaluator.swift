@@ -29,8 +29,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     /// Whether `object` is in the result of fetching with `predicate`.
-    package func matches<Object: GraphObject>(_ predicate: Predicate, _ object: Object,
-                                              mode: EvaluationMode) throws(NotEvaluable) -> Bool {
+    package func matches<Object: GraphObject>(
+        _ predicate: Predicate, _ object: Object,
+        mode: EvaluationMode
+    ) throws(NotEvaluable) -> Bool {
         let scope = Scope<Object>(root: object, rootEntity: fetchedEntity, variables: [:], insideSubquery: false)
         switch mode {
         case .nsPredicate: return try holds(predicate, scope)
@@ -109,7 +111,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
         var position = 0
         scalarSteps: while position < components.count {
             guard case .key(let key) = components[position], case .object(let object, _) = node,
-                  let property = object.property(named: key) else { break }
+                let property = object.property(named: key)
+            else { break }
             switch property {
             case .attribute(let value): node = .value(value)
             case .toOne(let target, let destination):
@@ -165,7 +168,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
 
     /// The node an expression's key path starts from, and the key path.
     private func start<Object>(of expression: Expression, _ scope: Scope<Object>)
-        throws(NotEvaluable) -> (Node<Object>, [KeyPathComponent])? {
+        throws(NotEvaluable) -> (Node<Object>, [KeyPathComponent])?
+    {
         switch expression {
         case .evaluatedObject, .keyPath:
             guard !scope.insideSubquery else {
@@ -188,7 +192,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     /// Evaluates one side. `dimension` is whether a to-many key path here is a join dimension
     /// (it is not inside ALL's subquery, where members are listed as they are).
     private func side<Object>(_ expression: Expression, _ scope: Scope<Object>, mode: EvaluationMode)
-        throws(NotEvaluable) -> Side {
+        throws(NotEvaluable) -> Side
+    {
         switch expression {
         case .constant(let value):
             return .scalar(.value(Self.graphValue(value)))
@@ -222,8 +227,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     /// `rel.@count`, `rel.@sum.x`, … (S5): one value per object, from all of the members.
-    private func aggregate<Object>(_ components: [KeyPathComponent], at position: Int, from start: Node<Object>,
-                                   mode: EvaluationMode) throws(NotEvaluable) -> Scalar {
+    private func aggregate<Object>(
+        _ components: [KeyPathComponent], at position: Int, from start: Node<Object>,
+        mode: EvaluationMode
+    ) throws(NotEvaluable) -> Scalar {
         guard case .collectionOperator(let op) = components[position] else { throw NotEvaluable("no collection operator") }
         guard let members = try collectionMembers(Array(components[..<position]), from: start) else { return .value(.null) }
         let rest = Array(components[(position + 1)...])
@@ -247,7 +254,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     /// The members of a key path whose last step, and only that one, is a to-many relationship;
     /// nil when a nil to-one before it makes the collection NULL (S2).
     private func collectionMembers<Object>(_ components: [KeyPathComponent], from start: Node<Object>)
-        throws(NotEvaluable) -> [(Object, declared: String)]? {
+        throws(NotEvaluable) -> [(Object, declared: String)]?
+    {
         guard case .key(let last)? = components.last else {
             throw NotEvaluable("a collection that is not a to-many relationship")
         }
@@ -274,8 +282,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     /// SQLite's `total`, `avg`, `min`, `max` over the non-NULL values (S5), or Foundation's
     /// collection operators: `@sum` and `@avg` count nil as 0, `@avg` of nothing is 0, `@min` and
     /// `@max` skip nils and are nil for nothing.
-    private static func aggregate(_ op: CollectionOperator, _ values: [GraphValue], nilCount: Int,
-                                  mode: EvaluationMode) throws(NotEvaluable) -> GraphValue {
+    private static func aggregate(
+        _ op: CollectionOperator, _ values: [GraphValue], nilCount: Int,
+        mode: EvaluationMode
+    ) throws(NotEvaluable) -> GraphValue {
         func number(_ value: GraphValue) throws(NotEvaluable) -> Double {
             switch value {
             case .integer(let i): return Double(i)
@@ -314,10 +324,13 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
 
     /// `SUBQUERY(collection, $v, predicate).@count` (S5): the distinct members for which the
     /// predicate, rooted at the subquery, holds.
-    private func subqueryCount<Object>(_ collection: Expression, _ variable: String, _ predicate: Predicate,
-                                       _ scope: Scope<Object>, mode: EvaluationMode) throws(NotEvaluable) -> Scalar {
+    private func subqueryCount<Object>(
+        _ collection: Expression, _ variable: String, _ predicate: Predicate,
+        _ scope: Scope<Object>, mode: EvaluationMode
+    ) throws(NotEvaluable) -> Scalar {
         guard let resolved = try start(of: collection, scope),
-              !resolved.1.contains(where: { if case .collectionOperator = $0 { return true } else { return false } }) else {
+            !resolved.1.contains(where: { if case .collectionOperator = $0 { return true } else { return false } })
+        else {
             throw NotEvaluable("a SUBQUERY collection that is not a key path")
         }
         let (start, components) = resolved
@@ -369,7 +382,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     private func comparisonTruths<Object>(_ comparison: Comparison, _ scope: Scope<Object>, inner: Bool)
-        throws(NotEvaluable) -> Truths {
+        throws(NotEvaluable) -> Truths
+    {
         let (quantifier, left, op, right) = try normalized(comparison, scope, mode: .coreDataSQL)
         switch (quantifier, left) {
         case (.direct, .scalar(let value)):
@@ -460,7 +474,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     /// The comparison with its key path on the left: a constant on the left is moved right
     /// (flipping `<` and friends), and `value IN rel` becomes `ANY rel == value`.
     private func normalized<Object>(_ comparison: Comparison, _ scope: Scope<Object>, mode: EvaluationMode)
-        throws(NotEvaluable) -> (ComparisonQuantifier, Side, ComparisonOperator, Side) {
+        throws(NotEvaluable) -> (ComparisonQuantifier, Side, ComparisonOperator, Side)
+    {
         var left = try side(comparison.left, scope, mode: mode)
         var right = try side(comparison.right, scope, mode: mode)
         var op = comparison.op
@@ -481,7 +496,8 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
             swap(&left, &right)
             quantifier = .any
         } else if case .scalar(let constant) = left, case .scalar = right,
-                  case .constant = comparison.left, !Self.isConstant(comparison.right) {
+            case .constant = comparison.left, !Self.isConstant(comparison.right)
+        {
             switch op {
             case .equal, .notEqual: break
             case .less: op = .greater
@@ -505,8 +521,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     /// One comparison of a value with the right side, in three-valued logic (S1, S6–S8).
-    private func compare(_ left: Scalar, _ op: ComparisonOperator, _ right: Side,
-                         options: ComparisonOptions) throws(NotEvaluable) -> Truth {
+    private func compare(
+        _ left: Scalar, _ op: ComparisonOperator, _ right: Side,
+        options: ComparisonOptions
+    ) throws(NotEvaluable) -> Truth {
         switch (op, right) {
         case (.in, .list(let items)):
             guard options.isEmpty else { throw NotEvaluable("IN with options") }
@@ -528,8 +546,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
         }
     }
 
-    private func compare(_ left: Scalar, _ op: ComparisonOperator, _ right: Scalar,
-                         options: ComparisonOptions) throws(NotEvaluable) -> Truth {
+    private func compare(
+        _ left: Scalar, _ op: ComparisonOperator, _ right: Scalar,
+        options: ComparisonOptions
+    ) throws(NotEvaluable) -> Truth {
         if case .value(.null) = right {
             // S1: `== nil` and `!= nil` are IS NULL and IS NOT NULL; anything else with NULL is UNKNOWN.
             switch op {
@@ -553,8 +573,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     /// S6: an object (or a missing one) with an object ID's URI.
-    private func compareObject(primaryKey: Int64?, declared: String, _ op: ComparisonOperator, _ right: Scalar,
-                               options: ComparisonOptions) throws(NotEvaluable) -> Truth {
+    private func compareObject(
+        primaryKey: Int64?, declared: String, _ op: ComparisonOperator, _ right: Scalar,
+        options: ComparisonOptions
+    ) throws(NotEvaluable) -> Truth {
         guard options.isEmpty else { throw NotEvaluable("an object comparison with options") }
         let target: (entity: String, primaryKey: Int64)
         switch right {
@@ -598,8 +620,10 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
     }
 
     /// Two non-NULL values (S7, S8).
-    private static func compareValues(_ value: GraphValue, _ op: ComparisonOperator, _ constant: GraphValue,
-                                      options: ComparisonOptions) throws(NotEvaluable) -> Truth {
+    private static func compareValues(
+        _ value: GraphValue, _ op: ComparisonOperator, _ constant: GraphValue,
+        options: ComparisonOptions
+    ) throws(NotEvaluable) -> Truth {
         try checkComparable(op, .value(constant), options: options)
         func truth(_ flag: Bool) -> Truth { flag ? .true : .false }
         switch (value, constant) {
@@ -607,7 +631,9 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
             let flags = StringMatching.flags(options)
             switch op {
             case .equal, .notEqual:
-                let equal = options.isEmpty ? Array(text.utf8) == Array(pattern.utf8)
+                let equal =
+                    options.isEmpty
+                    ? Array(text.utf8) == Array(pattern.utf8)
                     : StringMatching.stringSearch(text, pattern, flags: flags, operation: .equal)
                 return truth(equal == (op == .equal))
             case .beginsWith: return truth(StringMatching.stringSearch(text, pattern, flags: flags, operation: .beginsWith))
@@ -681,7 +707,7 @@ package struct ObjectGraphEvaluator<Schema: GraphSchema> {
         case (.integer(let x), .double(let y)), (.integer(let x), .date(let y)): return compareMixed(x, y)
         case (.double(let x), .integer(let y)), (.date(let x), .integer(let y)): return -compareMixed(y, x)
         case (.double(let x), .double(let y)), (.double(let x), .date(let y)),
-             (.date(let x), .double(let y)), (.date(let x), .date(let y)):
+            (.date(let x), .double(let y)), (.date(let x), .date(let y)):
             guard !x.isNaN, !y.isNaN else { throw NotEvaluable("NaN") }
             return x == y ? 0 : (x < y ? -1 : 1)
         default: return nil

@@ -13,8 +13,10 @@ extension ObjectGraphEvaluator {
         return found
     }
 
-    private func collectQuirks(_ predicate: Predicate, negated: Bool, outer: Bool, variables: [String: String],
-                               into found: inout Set<PredicateQuirk>) {
+    private func collectQuirks(
+        _ predicate: Predicate, negated: Bool, outer: Bool, variables: [String: String],
+        into found: inout Set<PredicateQuirk>
+    ) {
         switch predicate {
         case .constant, .opaque:
             return
@@ -49,8 +51,10 @@ extension ObjectGraphEvaluator {
 
     /// Whether an expression is a to-many key path (outside aggregates), noting aggregates'
     /// quirks and those inside SUBQUERYs on the way.
-    private func shape(of expression: Expression, variables: [String: String],
-                       into found: inout Set<PredicateQuirk>) -> Bool {
+    private func shape(
+        of expression: Expression, variables: [String: String],
+        into found: inout Set<PredicateQuirk>
+    ) -> Bool {
         var entity: String?
         var components: [KeyPathComponent] = []
         switch expression {

@@ -35,8 +35,10 @@ public struct Comparison: Sendable, Equatable {
     public var right: Expression
 
     /// A comparison of `left` and `right`, with no options and no quantifier unless given.
-    public init(_ left: Expression, _ op: ComparisonOperator, _ right: Expression,
-                options: ComparisonOptions = [], quantifier: ComparisonQuantifier = .direct) {
+    public init(
+        _ left: Expression, _ op: ComparisonOperator, _ right: Expression,
+        options: ComparisonOptions = [], quantifier: ComparisonQuantifier = .direct
+    ) {
         self.quantifier = quantifier
         self.left = left
         self.op = op

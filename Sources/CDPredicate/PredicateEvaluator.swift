@@ -29,7 +29,8 @@ package enum PredicateEvaluator {
             return results.contains(nil) ? nil : results.contains { $0 == true }
         case .comparison(let comparison):
             guard comparison.quantifier == .direct, let left = operand(comparison.left, value),
-                  let right = operand(comparison.right, value) else { return nil }
+                let right = operand(comparison.right, value)
+            else { return nil }
             return compare(left, comparison.op, right, options: comparison.options)
         case .opaque:
             return nil
@@ -95,7 +96,8 @@ package enum PredicateEvaluator {
             return results.contains(nil) ? nil : results.contains { $0 == true }
         case (_, .between, .list(let bounds)) where bounds.count == 2:
             guard let low = compare(left, .greaterOrEqual, bounds[0], options: options),
-                  let high = compare(left, .lessOrEqual, bounds[1], options: options) else { return nil }
+                let high = compare(left, .lessOrEqual, bounds[1], options: options)
+            else { return nil }
             return low && high
         default:
             return nil

@@ -97,7 +97,8 @@ extension Value: CustomStringConvertible {
         for character in string {
             let scalars = character.unicodeScalars
             let mergesWithNeighbours = ("a" + String(character)).count != 2 || (String(character) + "a").count != 2
-            let escapeAll = mergesWithNeighbours
+            let escapeAll =
+                mergesWithNeighbours
                 || (scalars.count > 1 && scalars.contains { $0 == "\"" || $0 == "\\" || isInvisible($0) })
             for scalar in scalars {
                 switch scalar {

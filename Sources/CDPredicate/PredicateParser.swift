@@ -74,7 +74,8 @@ public enum PredicateParser {
         if let integer = Int64(argument) { return .integer(integer) }
         let numberCharacters = Set("0123456789+-.eE")
         if argument.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true,
-           argument.allSatisfy(numberCharacters.contains), let double = Double(argument), double.isFinite {
+            argument.allSatisfy(numberCharacters.contains), let double = Double(argument), double.isFinite
+        {
             return .double(double)
         }
         return .string(argument)
@@ -154,8 +155,9 @@ private struct Parser: PredicateTokenWalker {
     mutating func enterNesting() throws(PredicateError) {
         depth += 1
         if depth > PredicateParser.maximumNesting {
-            throw error("the predicate is nested more than \(PredicateParser.maximumNesting) levels deep",
-                        at: current.start)
+            throw error(
+                "the predicate is nested more than \(PredicateParser.maximumNesting) levels deep",
+                at: current.start)
         }
     }
 
@@ -167,8 +169,9 @@ private struct Parser: PredicateTokenWalker {
         if isSymbol(")") { throw error("unbalanced \")\": there is no matching \"(\"", at: current.start) }
         if current.kind != .end { throw expectation("AND, OR or the end of the predicate") }
         if nextArgument < arguments.count {
-            throw error("too many arguments: the format uses \(nextArgument) but \(arguments.count) were given",
-                        at: characters.count)
+            throw error(
+                "too many arguments: the format uses \(nextArgument) but \(arguments.count) were given",
+                at: characters.count)
         }
         return predicate
     }
@@ -326,11 +329,13 @@ private struct Parser: PredicateTokenWalker {
         case "FUNCTION":
             throw error("FUNCTION(…) expressions are not supported", at: token.start)
         case "FIRST", "LAST", "SIZE":
-            throw error("index expressions (\(word.uppercased())) are not supported; write #\(word) for a key named \(word)",
-                        at: token.start)
+            throw error(
+                "index expressions (\(word.uppercased())) are not supported; write #\(word) for a key named \(word)",
+                at: token.start)
         case let upper where PredicateParser.reservedWords.contains(upper):
-            throw error("expected a value or key path, found the keyword \(upper); write #\(word) for a key named \(word)",
-                        at: token.start)
+            throw error(
+                "expected a value or key path, found the keyword \(upper); write #\(word) for a key named \(word)",
+                at: token.start)
         default:
             advance()
             if isSymbol("(") {
@@ -355,8 +360,9 @@ private struct Parser: PredicateTokenWalker {
                 components.append(.key(word))
             case .collectionOperator(let name):
                 guard let op = CollectionOperator(rawValue: name) else {
-                    throw error("unknown collection operator @\(name); expected @count, @sum, @avg, @min or @max",
-                                at: current.start)
+                    throw error(
+                        "unknown collection operator @\(name); expected @count, @sum, @avg, @min or @max",
+                        at: current.start)
                 }
                 components.append(.collectionOperator(op))
             default:
@@ -450,8 +456,9 @@ private struct Parser: PredicateTokenWalker {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .constant(.string(let string)):
             guard let date = CoreDataDate(iso8601: string) else {
-                throw error(PredicateError.quoted(string)
-                            + " is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z", at: valueStart)
+                throw error(
+                    PredicateError.quoted(string)
+                        + " is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z", at: valueStart)
             }
             return .constant(.date(date.date))
         case .constant(.date):
@@ -465,8 +472,9 @@ private struct Parser: PredicateTokenWalker {
 
     mutating func substitute(_ spec: String, at token: PredicateToken) throws(PredicateError) -> Expression {
         guard nextArgument < arguments.count else {
-            throw error("too few arguments: %\(spec) needs argument \(nextArgument + 1) but \(arguments.count) were given",
-                        at: token.start)
+            throw error(
+                "too few arguments: %\(spec) needs argument \(nextArgument + 1) but \(arguments.count) were given",
+                at: token.start)
         }
         let argument: String
         switch arguments[nextArgument] {
@@ -483,22 +491,26 @@ private struct Parser: PredicateTokenWalker {
             return try parsePath(on: .keyPath(try keyPath(fromArgument: argument, at: token)))
         case "f", "lf":
             guard let value = Double(argument), value.isFinite else {
-                throw error("argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))",
-                            at: token.start)
+                throw error(
+                    "argument \(nextArgument) for %\(spec) is not a number: \(PredicateError.quoted(argument))",
+                    at: token.start)
             }
             return .constant(.double(value))
         default:
             guard let value = Int64(argument) else {
-                throw error("argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))",
-                            at: token.start)
+                throw error(
+                    "argument \(nextArgument) for %\(spec) is not an integer: \(PredicateError.quoted(argument))",
+                    at: token.start)
             }
             return .constant(.integer(value))
         }
     }
 
     /// `substitute` for an argument that already has a type; `nextArgument` counts it already.
-    mutating func substitute(_ spec: String, typed expression: Expression,
-                             at token: PredicateToken) throws(PredicateError) -> Expression {
+    mutating func substitute(
+        _ spec: String, typed expression: Expression,
+        at token: PredicateToken
+    ) throws(PredicateError) -> Expression {
         func mismatch(_ wanted: String) -> PredicateError {
             error("argument \(nextArgument) for %\(spec) must be \(wanted), found \(expression)", at: token.start)
         }

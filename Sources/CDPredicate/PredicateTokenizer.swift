@@ -35,9 +35,11 @@ package struct PredicateTokenizer: CursorTokenizer {
     package static func isEnd(_ token: PredicateToken) -> Bool { token.kind == .end }
 
     /// Two-character symbols first, so `<=` is not read as `<` then `=`.
-    private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**",
-                                  "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".",
-                                  "+", "-", "*", "/"]
+    private static let symbols = [
+        "==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**",
+        "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".",
+        "+", "-", "*", "/",
+    ]
 
     package mutating func next() throws(PredicateError) -> PredicateToken {
         cursor.skipWhitespace()
@@ -72,8 +74,9 @@ package struct PredicateTokenizer: CursorTokenizer {
         if c == "$" || c == "@" {
             position += 1
             guard let next = peek(), Self.isWordStart(next) else {
-                throw error(c == "$" ? "expected a variable name after \"$\"" : "expected a collection operator after \"@\"",
-                            at: position)
+                throw error(
+                    c == "$" ? "expected a variable name after \"$\"" : "expected a collection operator after \"@\"",
+                    at: position)
             }
             let name = word()
             return token(c == "$" ? .variable(name) : .collectionOperator(name))
@@ -105,9 +108,10 @@ package struct PredicateTokenizer: CursorTokenizer {
             position += spec.count
             return spec
         }
-        throw error("unknown substitution \(PredicateError.quoted("%" + (peek().map(String.init) ?? "")))"
-                    + "; expected %@, %K, %d, %i, %ld or %f",
-                    at: start)
+        throw error(
+            "unknown substitution \(PredicateError.quoted("%" + (peek().map(String.init) ?? "")))"
+                + "; expected %@, %K, %d, %i, %ld or %f",
+            at: start)
     }
 
     private static let radixes: [Character: Int] = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2]
@@ -126,7 +130,8 @@ package struct PredicateTokenizer: CursorTokenizer {
             guard !digits.isEmpty, let magnitude = UInt64(digits, radix: radix) else {
                 throw error("malformed number \"\(String(characters[start..<position]))\"", at: start)
             }
-            let value: Int64? = negative
+            let value: Int64? =
+                negative
                 ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
                 : Int64(exactly: magnitude)
             guard let value else {

@@ -34,7 +34,8 @@ package enum RubyStringEscape {
         func digits(from start: Int, upTo count: Int, radix: Int) -> String {
             var digits = ""
             while digits.count < count, let scalar = unit(start + digits.count), scalar.isASCII,
-                  Int(String(scalar), radix: radix) != nil {
+                Int(String(scalar), radix: radix) != nil
+            {
                 digits.unicodeScalars.append(scalar)
             }
             return digits
@@ -98,8 +99,10 @@ package enum RubyStringEscape {
                 length += 1
             }
             guard !hex.isEmpty, hex.count <= 6 else {
-                throw Failure(message: unit(length) == nil ? "unterminated Unicode escape: no closing }"
-                                  : "invalid Unicode escape: expected hex digits in \\u{…}")
+                throw Failure(
+                    message: unit(length) == nil
+                        ? "unterminated Unicode escape: no closing }"
+                        : "invalid Unicode escape: expected hex digits in \\u{…}")
             }
             text.unicodeScalars.append(try scalar(hex))
             codePoints += 1

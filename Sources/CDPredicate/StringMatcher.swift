@@ -37,7 +37,8 @@ package final class StringMatcher: Sendable {
         asciiPattern = bytes.withUnsafeBytes(Self.isPlainASCII) ? bytes : nil
         if kind == .like {
             likeTokens = StringMatching.likeTokens(foldedPattern, escape: "\\", anyRun: "*", anyOne: "?")
-            asciiLikeTokens = asciiPattern.map { StringMatching.likeTokens($0, escape: UInt8(ascii: "\\"), anyRun: UInt8(ascii: "*"), anyOne: UInt8(ascii: "?")) } ?? []
+            asciiLikeTokens =
+                asciiPattern.map { StringMatching.likeTokens($0, escape: UInt8(ascii: "\\"), anyRun: UInt8(ascii: "*"), anyOne: UInt8(ascii: "?")) } ?? []
         } else {
             likeTokens = []
             asciiLikeTokens = []
@@ -61,11 +62,13 @@ package final class StringMatcher: Sendable {
         guard let asciiPattern, Self.isPlainASCII(UnsafeRawBufferPointer(value)) else { return nil }
         switch kind {
         case .like:
-            return caseInsensitive ? StringMatching.likeMatches(LowercasedASCII(base: value), asciiLikeTokens)
+            return caseInsensitive
+                ? StringMatching.likeMatches(LowercasedASCII(base: value), asciiLikeTokens)
                 : StringMatching.likeMatches(value, asciiLikeTokens)
         case .search(let operation):
             return asciiPattern.withUnsafeBufferPointer { needle in
-                caseInsensitive ? Self.search(value, for: needle, operation: operation, caseInsensitive: true, fold: LowercasedASCII.fold)
+                caseInsensitive
+                    ? Self.search(value, for: needle, operation: operation, caseInsensitive: true, fold: LowercasedASCII.fold)
                     : Self.search(value, for: needle, operation: operation, caseInsensitive: false) { $0 }
             }
         }
@@ -73,8 +76,10 @@ package final class StringMatcher: Sendable {
 
     /// A search on bytes, each value byte read through `fold` (the needle is folded already).
     @inline(__always)
-    private static func search(_ text: UnsafeBufferPointer<UInt8>, for needle: UnsafeBufferPointer<UInt8>,
-                               operation: StringMatching.SearchOperation, caseInsensitive: Bool, fold: (UInt8) -> UInt8) -> Bool {
+    private static func search(
+        _ text: UnsafeBufferPointer<UInt8>, for needle: UnsafeBufferPointer<UInt8>,
+        operation: StringMatching.SearchOperation, caseInsensitive: Bool, fold: (UInt8) -> UInt8
+    ) -> Bool {
         let length = text.count, count = needle.count
         guard count > 0 else { return operation != .equal || length == 0 }
         guard length >= count, let text = text.baseAddress, let needle = needle.baseAddress else { return false }
@@ -102,8 +107,10 @@ package final class StringMatcher: Sendable {
     /// The first offset from `start` through `last` whose byte, with `caseBit` set, is `target`;
     /// eight bytes at a time.
     @inline(__always)
-    private static func firstOffset(of target: UInt8, orWith caseBit: UInt8, in text: UnsafePointer<UInt8>, from start: Int,
-                                    through last: Int) -> Int? {
+    private static func firstOffset(
+        of target: UInt8, orWith caseBit: UInt8, in text: UnsafePointer<UInt8>, from start: Int,
+        through last: Int
+    ) -> Int? {
         guard last - start >= 7 else {
             return start <= last ? (start...last).first { text[$0] | caseBit == target } : nil
         }

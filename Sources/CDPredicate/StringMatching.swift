@@ -86,8 +86,10 @@ package enum StringMatching {
 
     /// A folded `LIKE` pattern as tokens: `escape` makes the next unit literal (a trailing one is
     /// itself literal), `anyRun` is `*`, `anyOne` is `?`.
-    static func likeTokens<Pattern: Sequence>(_ pattern: Pattern, escape: Pattern.Element, anyRun: Pattern.Element,
-                                              anyOne: Pattern.Element) -> [LikeToken<Pattern.Element>] {
+    static func likeTokens<Pattern: Sequence>(
+        _ pattern: Pattern, escape: Pattern.Element, anyRun: Pattern.Element,
+        anyOne: Pattern.Element
+    ) -> [LikeToken<Pattern.Element>] {
         var tokens: [LikeToken<Pattern.Element>] = []
         var escaping = false
         for unit in pattern {
@@ -152,8 +154,9 @@ package enum StringMatching {
             if let cached = compiled[key] { return cached }
             do {
                 // MATCHES tests the whole value: anchor the pattern at both ends of the input.
-                let expression = try NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z",
-                                                         options: flags & 0x1 != 0 ? [.caseInsensitive] : [])
+                let expression = try NSRegularExpression(
+                    pattern: "\\A(?:" + pattern + ")\\z",
+                    options: flags & 0x1 != 0 ? [.caseInsensitive] : [])
                 compiled[key] = expression
                 return expression
             } catch {

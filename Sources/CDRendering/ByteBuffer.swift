@@ -201,7 +201,8 @@ package struct ByteBuffer: @unchecked Sendable {
         var index = 0
         while index < utf8.count {
             if utf8.count - index >= 8, let base = utf8.baseAddress,
-               !Self.needsJSONEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                !Self.needsJSONEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
                 index += 8
                 continue
             }

@@ -207,11 +207,12 @@ package struct JSONValues: Sendable {
         case .url(let u): return string(u)
         case .array(let items), .set(let items): return "[" + items.map(archived).joined(separator: ",") + "]"
         case .dictionary(let pairs):
-            return "{" + pairs.map { pair -> String in
-                let key: String
-                if case .string(let s) = pair.key { key = s } else { key = pair.key.text }
-                return string(key) + ":" + archived(pair.value)
-            }.joined(separator: ",") + "}"
+            return "{"
+                + pairs.map { pair -> String in
+                    let key: String
+                    if case .string(let s) = pair.key { key = s } else { key = pair.key.text }
+                    return string(key) + ":" + archived(pair.value)
+                }.joined(separator: ",") + "}"
         case .object(let className, let size): return "{\"$class\":" + string(className) + ",\"keys\":\(size)}"
         }
     }

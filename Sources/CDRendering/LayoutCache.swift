@@ -38,8 +38,9 @@ final class TargetPrefixes {
         if let entry = cached[property], entry.ent == ent {
             buffer.append(entry.prefix)
         } else {
-            let prefix = ByteBuffer.uriPrefix(storeUUID: row.layout.storeUUID,
-                                              entity: row.entityName(ofTarget: ent, property: property))
+            let prefix = ByteBuffer.uriPrefix(
+                storeUUID: row.layout.storeUUID,
+                entity: row.entityName(ofTarget: ent, property: property))
             cached[property] = (ent, prefix)
             buffer.append(prefix)
         }

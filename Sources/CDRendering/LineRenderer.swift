@@ -115,15 +115,17 @@ package struct LineRenderer: ObjectRenderer {
     /// names first with ``placeholders(in:)``).
     static func fill(_ template: String, object: StoredObject, values: PlainValues) -> String {
         var out = ""
-        walk(template, literal: { out.append($0) }, key: { key in
-            switch key {
-            case "_entity": out += object.id.entity
-            case "_id": out += object.id.uri
-            case "_pk": out += String(object.id.pk)
-            default:
-                if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
-            }
-        })
+        walk(
+            template, literal: { out.append($0) },
+            key: { key in
+                switch key {
+                case "_entity": out += object.id.entity
+                case "_id": out += object.id.uri
+                case "_pk": out += String(object.id.pk)
+                default:
+                    if let value = object.value(key) { out += values.text(value) } else { out += "{\(key)}" }
+                }
+            })
         return out
     }
 
@@ -137,25 +139,27 @@ package struct LineRenderer: ObjectRenderer {
             if !literal.isEmpty { pieces.append(.literal(Array(literal.utf8))) }
             literal = ""
         }
-        walk(template, literal: { literal.append($0) }, key: { key in
-            switch key {
-            case "_entity": literal += layout.entity
-            case "_id":
-                literal += "x-coredata://\(layout.storeUUID)/\(layout.entity)/p"
-                flush()
-                pieces.append(.pk)
-            case "_pk":
-                flush()
-                pieces.append(.pk)
-            default:
-                if let index = layout.names.firstIndex(of: key) {
+        walk(
+            template, literal: { literal.append($0) },
+            key: { key in
+                switch key {
+                case "_entity": literal += layout.entity
+                case "_id":
+                    literal += "x-coredata://\(layout.storeUUID)/\(layout.entity)/p"
                     flush()
-                    pieces.append(.property(index))
-                } else {
-                    literal += "{\(key)}"
+                    pieces.append(.pk)
+                case "_pk":
+                    flush()
+                    pieces.append(.pk)
+                default:
+                    if let index = layout.names.firstIndex(of: key) {
+                        flush()
+                        pieces.append(.property(index))
+                    } else {
+                        literal += "{\(key)}"
+                    }
                 }
-            }
-        })
+            })
         flush()
         return pieces
     }

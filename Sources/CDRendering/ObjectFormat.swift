@@ -13,8 +13,10 @@ package enum ObjectFormat: String, Sendable, CaseIterable {
     package var isMachineReadable: Bool { self == .json || self == .ndjson || self == .csv }
 
     /// The renderer for this format; a `template` makes it a ``LineRenderer`` with that `to_s`.
-    package func renderer(template: String? = nil, binary: BinaryMode = .summary, null: String = "",
-                         terminalWidth: Int = 120) -> any ObjectRenderer {
+    package func renderer(
+        template: String? = nil, binary: BinaryMode = .summary, null: String = "",
+        terminalWidth: Int = 120
+    ) -> any ObjectRenderer {
         let plain = PlainValues(binary: binary, null: null)
         if let template { return LineRenderer(template: template, values: plain) }
         switch self {

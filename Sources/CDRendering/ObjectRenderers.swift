@@ -84,7 +84,8 @@ package struct DescriptionRenderer: ObjectRenderer {
     }
 
     package mutating func render(_ object: StoredObject) -> String {
-        var out = "<\(object.className): 0x\(String(Self.objectAddress(object.id), radix: 16))> (entity: \(object.id.entity); id: \(Self.idText(object.id)); data: {\n"
+        var out =
+            "<\(object.className): 0x\(String(Self.objectAddress(object.id), radix: 16))> (entity: \(object.id.entity); id: \(Self.idText(object.id)); data: {\n"
         for (index, entry) in object.values.sorted(by: { $0.name < $1.name }).enumerated() {
             out += "    \(Self.plistString(entry.name)) = \(value(entry.value, name: entry.name, owner: object.id, index: index));\n"
         }
@@ -225,9 +226,10 @@ package struct DescriptionRenderer: ObjectRenderer {
             return open + "\n" + items.map { pad + "    " + archived($0, indent: indent + 4) }.joined(separator: ",\n") + "\n" + pad + close
         case .dictionary(let pairs):
             guard !pairs.isEmpty else { return "{\n" + pad + "}" }
-            return "{\n" + pairs.map { pair in
-                pad + "    " + archived(pair.key, indent: indent + 4) + " = " + archived(pair.value, indent: indent + 4) + ";"
-            }.joined(separator: "\n") + "\n" + pad + "}"
+            return "{\n"
+                + pairs.map { pair in
+                    pad + "    " + archived(pair.key, indent: indent + 4) + " = " + archived(pair.value, indent: indent + 4) + ";"
+                }.joined(separator: "\n") + "\n" + pad + "}"
         case .object(let className, _): return "\"<\(className)>\""
         }
     }

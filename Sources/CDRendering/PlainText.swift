@@ -6,8 +6,10 @@ extension PlainValues {
     /// Writes ``text(_:)`` of property `index` of `row`, read in place as `value`. Writes
     /// nothing for ``BorrowedValue/other``: callers decode that one with ``ObjectRow/value(_:)``
     /// and write its ``text(_:)``, after deciding whether to show it at all.
-    func append(_ value: BorrowedValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
-                to buffer: inout ByteBuffer) {
+    func append(
+        _ value: BorrowedValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
+        to buffer: inout ByteBuffer
+    ) {
         switch value {
         case .other: break
         case .null: buffer.append(null)
@@ -41,8 +43,10 @@ extension PlainValues {
     }
 
     /// Writes ``text(_:)`` of `value`, property `index` of `row`.
-    func append(_ value: PropertyValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
-                to buffer: inout ByteBuffer) {
+    func append(
+        _ value: PropertyValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
+        to buffer: inout ByteBuffer
+    ) {
         switch value {
         case .inPlace(let borrowed): append(borrowed, of: row, property: index, targets: targets, to: &buffer)
         case .decoded(let decoded): buffer.append(text(decoded))

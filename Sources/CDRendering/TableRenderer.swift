@@ -39,9 +39,11 @@ package struct TableRenderer: ObjectRenderer {
     }
 
     package mutating func render(_ object: StoredObject) -> String {
-        let row = [String(object.id.pk)] + properties.dropFirst().map { name in
-            Self.cellText(object.value(name).map(values.text) ?? "")
-        }
+        let row =
+            [String(object.id.pk)]
+            + properties.dropFirst().map { name in
+                Self.cellText(object.value(name).map(values.text) ?? "")
+            }
         if widths != nil { return line(row) }
         pending.append(row)
         guard pending.count >= batchSize else { return "" }

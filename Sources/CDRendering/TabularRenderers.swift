@@ -198,8 +198,9 @@ package struct CSVRenderer: ObjectRenderer {
         Self.appendField(layout.entity, to: &head)
         head.append(UInt8(ascii: ","))
         head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
-        return CSVLayout(head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
-                         targets: TargetPrefixes(layout))
+        return CSVLayout(
+            head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
+            targets: TargetPrefixes(layout))
     }
 
     /// Numbers, dates, UUIDs and object IDs never need quoting, so they are written directly.

@@ -47,9 +47,11 @@ package struct ExternalDataInventory: Sendable {
     /// Reads every object of the store and records its external references.
     package static func scan(_ reader: ObjectReader) throws -> ExternalDataInventory {
         var inventory = ExternalDataInventory()
-        try reader.read(ObjectQuery(), section: { _ in }, object: { object in
-            for (name, value) in object.values { inventory.record(value, key: name, of: object) }
-        })
+        try reader.read(
+            ObjectQuery(), section: { _ in },
+            object: { object in
+                for (name, value) in object.values { inventory.record(value, key: name, of: object) }
+            })
         return inventory
     }
 }

@@ -50,7 +50,8 @@ enum HashTableOrder {
         func fold(_ range: Range<Int>) {
             var index = range.lowerBound
             while index + 4 <= range.upperBound {
-                result = result &* 67_503_105 &+ units[index] &* 16_974_593 &+ units[index + 1] &* 66_049
+                result =
+                    result &* 67_503_105 &+ units[index] &* 16_974_593 &+ units[index + 1] &* 66_049
                     &+ units[index + 2] &* 257 &+ units[index + 3]
                 index += 4
             }

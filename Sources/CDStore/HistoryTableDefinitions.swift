@@ -25,15 +25,20 @@ enum HistoryTableDefinitions {
 
     /// `ACHANGE`: one row per changed object, with `ZTOMBSTONE0…` for preserved values.
     private static func change(tombstones: Int) -> MappedTable {
-        var columns = standard + [
-            column("CHANGE", "changeType", "INTEGER"), column("CHANGE", "entity", "INTEGER"),
-            column("CHANGE", "entityPK", "INTEGER"), column("CHANGE", "transactionID", "INTEGER"),
-            column("CHANGE", "columns", "BLOB"),
-        ]
+        var columns =
+            standard + [
+                column("CHANGE", "changeType", "INTEGER"), column("CHANGE", "entity", "INTEGER"),
+                column("CHANGE", "entityPK", "INTEGER"), column("CHANGE", "transactionID", "INTEGER"),
+                column("CHANGE", "columns", "BLOB"),
+            ]
         columns += (0..<tombstones).map { column("CHANGE", "tombstone\($0)", "BLOB") }
-        return MappedTable(name: "ACHANGE", kind: .history, entities: ["CHANGE"], columns: columns, primaryKey: ["Z_PK"],
-                           indexes: [MappedIndex(name: "ACHANGE_ZTRANSACTIONID_INDEX", table: "ACHANGE",
-                                                 kind: .foreignKey, columns: ["ZTRANSACTIONID"])])
+        return MappedTable(
+            name: "ACHANGE", kind: .history, entities: ["CHANGE"], columns: columns, primaryKey: ["Z_PK"],
+            indexes: [
+                MappedIndex(
+                    name: "ACHANGE_ZTRANSACTIONID_INDEX", table: "ACHANGE",
+                    kind: .foreignKey, columns: ["ZTRANSACTIONID"])
+            ])
     }
 
     /// `ATRANSACTION`; the current layout adds keys into `ATRANSACTIONSTRING` (`Z…TS`).
@@ -45,8 +50,10 @@ enum HistoryTableDefinitions {
             for name in interned {
                 let column = column("TRANSACTION", name, "INTEGER")
                 columns.append(column)
-                indexes.append(MappedIndex(name: "ATRANSACTION_\(column.name)_INDEX", table: "ATRANSACTION",
-                                           kind: .foreignKey, columns: [column.name]))
+                indexes.append(
+                    MappedIndex(
+                        name: "ATRANSACTION_\(column.name)_INDEX", table: "ATRANSACTION",
+                        kind: .foreignKey, columns: [column.name]))
             }
         }
         columns += [
@@ -55,23 +62,30 @@ enum HistoryTableDefinitions {
             column("TRANSACTION", "processID", "VARCHAR"), column("TRANSACTION", "queryGen", "BLOB"),
         ]
         indexes += [
-            MappedIndex(name: "Z_TRANSACTION_TransactionAuthorIndex", table: "ATRANSACTION", kind: .fetchIndex,
-                        columns: ["ZAUTHOR"], order: ["ASC"], entity: "TRANSACTION"),
-            MappedIndex(name: "Z_TRANSACTION_TransactionTimestampIndex", table: "ATRANSACTION", kind: .fetchIndex,
-                        columns: ["ZTIMESTAMP"], order: ["ASC"], entity: "TRANSACTION"),
+            MappedIndex(
+                name: "Z_TRANSACTION_TransactionAuthorIndex", table: "ATRANSACTION", kind: .fetchIndex,
+                columns: ["ZAUTHOR"], order: ["ASC"], entity: "TRANSACTION"),
+            MappedIndex(
+                name: "Z_TRANSACTION_TransactionTimestampIndex", table: "ATRANSACTION", kind: .fetchIndex,
+                columns: ["ZTIMESTAMP"], order: ["ASC"], entity: "TRANSACTION"),
         ]
-        return MappedTable(name: "ATRANSACTION", kind: .history, entities: ["TRANSACTION"], columns: columns,
-                           primaryKey: ["Z_PK"], indexes: indexes)
+        return MappedTable(
+            name: "ATRANSACTION", kind: .history, entities: ["TRANSACTION"], columns: columns,
+            primaryKey: ["Z_PK"], indexes: indexes)
     }
 
     /// `ATRANSACTIONSTRING`: interned author, bundle, context and process strings.
     private static func transactionString() -> MappedTable {
         let columns = standard + [column("TRANSACTIONSTRING", "name", "VARCHAR")]
-        return MappedTable(name: "ATRANSACTIONSTRING", kind: .history, entities: ["TRANSACTIONSTRING"], columns: columns,
-                           primaryKey: ["Z_PK"],
-                           indexes: [MappedIndex(name: "Z_TRANSACTIONSTRING_UNIQUE_NAME", table: "ATRANSACTIONSTRING",
-                                                 kind: .uniqueness, unique: true, columns: ["ZNAME"], order: ["ASC"],
-                                                 entity: "TRANSACTIONSTRING")])
+        return MappedTable(
+            name: "ATRANSACTIONSTRING", kind: .history, entities: ["TRANSACTIONSTRING"], columns: columns,
+            primaryKey: ["Z_PK"],
+            indexes: [
+                MappedIndex(
+                    name: "Z_TRANSACTIONSTRING_UNIQUE_NAME", table: "ATRANSACTIONSTRING",
+                    kind: .uniqueness, unique: true, columns: ["ZNAME"], order: ["ASC"],
+                    entity: "TRANSACTIONSTRING")
+            ])
     }
 }
 

@@ -32,7 +32,9 @@ package enum InspectionText {
         }
         var lines = ["Files", table.render()]
         if let support = inspection.supportFolder {
-            lines.append("  support folder: \((support.path as NSString).lastPathComponent)/ (\(plural(support.externalDataFiles, "external-data file")), \(grouped(support.externalDataBytes)) bytes)")
+            lines.append(
+                "  support folder: \((support.path as NSString).lastPathComponent)/ (\(plural(support.externalDataFiles, "external-data file")), \(grouped(support.externalDataBytes)) bytes)"
+            )
         } else {
             lines.append("  support folder: none")
         }
@@ -40,13 +42,15 @@ package enum InspectionText {
     }
 
     private static func sqlite(_ info: StoreInspection.SQLiteInfo) -> String {
-        keyValues("SQLite", [
-            ("page size", grouped(info.pageSize)),
-            ("pages", grouped(info.pageCount)),
-            ("journal mode", info.journalMode + (info.walHeader ? " (WAL header)" : "")),
-            ("auto_vacuum", info.autoVacuum),
-            ("encoding", info.encoding),
-        ])
+        keyValues(
+            "SQLite",
+            [
+                ("page size", grouped(info.pageSize)),
+                ("pages", grouped(info.pageCount)),
+                ("journal mode", info.journalMode + (info.walHeader ? " (WAL header)" : "")),
+                ("auto_vacuum", info.autoVacuum),
+                ("encoding", info.encoding),
+            ])
     }
 
     private static func metadata(_ info: StoreInspection.MetadataInfo) -> String {
@@ -97,13 +101,17 @@ package enum InspectionText {
         }
         if let error = info.error { return "Model cache\n  unreadable: \(error)" }
         var lines = ["Model cache"]
-        lines.append("  \(plural(info.entityCount ?? 0, "entity", "entities")), \(grouped(info.inflatedSize ?? 0)) bytes (\(grouped(info.compressedSize ?? 0)) compressed)")
+        lines.append(
+            "  \(plural(info.entityCount ?? 0, "entity", "entities")), \(grouped(info.inflatedSize ?? 0)) bytes (\(grouped(info.compressedSize ?? 0)) compressed)"
+        )
         switch info.hashesMatch {
         case true?: lines.append("  hashes recomputed from the cache match the metadata")
         case false?:
             lines.append("  hashes recomputed from the cache DIFFER from the metadata:")
             for mismatch in info.mismatches {
-                lines.append("    \(mismatch.entity): metadata \(mismatch.metadataHash.map { String($0.prefix(16)) } ?? "none"), cache \(mismatch.cacheHash.map { String($0.prefix(16)) } ?? "none")")
+                lines.append(
+                    "    \(mismatch.entity): metadata \(mismatch.metadataHash.map { String($0.prefix(16)) } ?? "none"), cache \(mismatch.cacheHash.map { String($0.prefix(16)) } ?? "none")"
+                )
             }
         case nil: lines.append("  no metadata hashes to compare with")
         }
@@ -126,9 +134,11 @@ package enum InspectionText {
     private static func extras(_ extras: StoreInspection.Extras) -> String {
         var lines = ["Extras"]
         if let history = extras.history {
-            let parts = [history.transactions.map { plural($0, "transaction") },
-                         history.changes.map { plural($0, "change") },
-                         history.strings.map { plural($0, "string") }].compactMap { $0 }
+            let parts = [
+                history.transactions.map { plural($0, "transaction") },
+                history.changes.map { plural($0, "change") },
+                history.strings.map { plural($0, "string") },
+            ].compactMap { $0 }
             lines.append("  persistent history: " + (parts.isEmpty ? "tables present" : parts.joined(separator: ", ")))
         } else {
             lines.append("  persistent history: none")
@@ -136,9 +146,11 @@ package enum InspectionText {
         if extras.cloudKitTables.isEmpty {
             lines.append("  CloudKit mirroring: none")
         } else {
-            lines.append("  CloudKit mirroring: " + extras.cloudKitTables.map { table in
-                table.name + (table.rows.map { " (\(grouped($0)))" } ?? "")
-            }.joined(separator: ", "))
+            lines.append(
+                "  CloudKit mirroring: "
+                    + extras.cloudKitTables.map { table in
+                        table.name + (table.rows.map { " (\(grouped($0)))" } ?? "")
+                    }.joined(separator: ", "))
         }
         if let external = extras.externalData {
             var text = "  external storage: " + external.attributes.joined(separator: ", ")

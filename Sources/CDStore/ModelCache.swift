@@ -16,7 +16,7 @@ public struct ModelCache: Sendable {
     /// no row (stores written before framework 754).
     public static func read(_ db: Database, path: String) throws -> ModelCache? {
         guard try db.tableExists("Z_MODELCACHE"),
-              let blob = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+            let blob = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
         else { return nil }
         let inflated: Data
         do {

@@ -38,8 +38,10 @@ public enum ModelSource {
     /// uniqueness and legacy index styles; no persistent history). `versionName` picks a
     /// version; the current one is used by default. `frameworkVersionGiven` refuses a store,
     /// whose own schema settles what the version would.
-    public static func mapping(at path: String, versionName: String? = nil, frameworkVersion: Int,
-                               frameworkVersionGiven: Bool = false, trace: SQLTrace? = nil) throws -> StoreMapping {
+    public static func mapping(
+        at path: String, versionName: String? = nil, frameworkVersion: Int,
+        frameworkVersionGiven: Bool = false, trace: SQLTrace? = nil
+    ) throws -> StoreMapping {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)

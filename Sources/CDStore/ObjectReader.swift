@@ -24,8 +24,10 @@ public struct ObjectQuery: Sendable {
     public var statement: ObjectStatement?
 
     /// The defaults read every entity, in `Z_PK` order, with to-many relationships as faults.
-    public init(entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
-                includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil) {
+    public init(
+        entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
+        includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil
+    ) {
         self.entity = entity
         self.sort = sort
         self.limit = limit
@@ -118,8 +120,10 @@ public final class ObjectReader {
         self.snapshot = snapshot
         let path = snapshot.files.main.path
         let (registry, metadata, cache, schema) = try snapshot.read { db in
-            (try EntityRegistry.read(db), try StoreMetadata.read(db, path: path),
-             model == nil ? try ModelCache.read(db, path: path) : nil, try StoreSchema.read(db))
+            (
+                try EntityRegistry.read(db), try StoreMetadata.read(db, path: path),
+                model == nil ? try ModelCache.read(db, path: path) : nil, try StoreSchema.read(db)
+            )
         }
         guard let chosen = model ?? cache?.model else {
             throw StoreError.noModelCache(path: path, remedy: .modelOption)
@@ -177,8 +181,9 @@ public final class ObjectReader {
             }
         }
         if let entity = query.entity {
-            try readSection(entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
-                            query: query, skipEmpty: false, section: section, row: row)
+            try readSection(
+                entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
+                query: query, skipEmpty: false, section: section, row: row)
         } else {
             for entity in dumpableEntities {
                 guard let ent = mapping.entityNumber(of: entity) else { continue }
@@ -191,13 +196,17 @@ public final class ObjectReader {
     /// their sub-entities (of any entity when `entities` is nil), so a typo is an error, not a
     /// silent no-op.
     public func checkIncludes(_ includes: Set<String>, entities: [String]?) throws {
-        let scope = entities.map { names in
-            names.flatMap { name in mapping.entityNumbers(includingSubentitiesOf: name).compactMap { ent in mapping.entities.first { $0.number == ent }?.name } }
-        } ?? dumpableEntities
-        let toMany = Set(scope.flatMap { model.allProperties(of: $0) }.compactMap { property -> String? in
-            if case .relationship(let r) = property, r.isToMany { return r.name }
-            return nil
-        })
+        let scope =
+            entities.map { names in
+                names.flatMap { name in
+                    mapping.entityNumbers(includingSubentitiesOf: name).compactMap { ent in mapping.entities.first { $0.number == ent }?.name }
+                }
+            } ?? dumpableEntities
+        let toMany = Set(
+            scope.flatMap { model.allProperties(of: $0) }.compactMap { property -> String? in
+                if case .relationship(let r) = property, r.isToMany { return r.name }
+                return nil
+            })
         for name in includes.sorted() where !toMany.contains(name) {
             throw StoreError.notToMany(name: name, scope: entities?.joined(separator: ", ") ?? "any entity", toMany: toMany.sorted())
         }
@@ -218,15 +227,18 @@ public final class ObjectReader {
         }
     }
 
-    private func readSection(entity: String, ents: [Int], query: ObjectQuery, skipEmpty: Bool,
-                             section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void) throws {
+    private func readSection(
+        entity: String, ents: [Int], query: ObjectQuery, skipEmpty: Bool,
+        section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void
+    ) throws {
         guard let table = mapping.table(forEntity: entity) else { return }
         var selected = ["Z_PK", "Z_ENT"]
         var positions = ["Z_PK": 0, "Z_ENT": 1]
         if let statement = query.statement {
             selected = statement.columns.map { $0 ?? "" }
-            positions = Dictionary(statement.columns.enumerated().compactMap { item in item.element.map { ($0, item.offset) } },
-                                   uniquingKeysWith: { first, _ in first })
+            positions = Dictionary(
+                statement.columns.enumerated().compactMap { item in item.element.map { ($0, item.offset) } },
+                uniquingKeysWith: { first, _ in first })
         }
         func index(of column: String) -> Int32 {
             if let existing = positions[column] { return Int32(existing) }
@@ -237,22 +249,33 @@ public final class ObjectReader {
         var layouts: [Int: ObjectLayout] = [:]
         for ent in ents {
             guard let name = mapping.entities.first(where: { $0.number == ent })?.name,
-                  let description = model.entity(named: name) else { continue }
+                let description = model.entity(named: name)
+            else { continue }
             var fields: [(name: String, field: ObjectField)] = []
             for property in model.allProperties(of: name).sorted(by: { $0.name < $1.name }) where !property.isTransient {
                 switch property {
                 case .attribute(let attribute):
                     if let column = columns(forProperty: attribute.name, ofEntity: name).first(where: { $0.role == .attribute }) {
-                        fields.append((attribute.name, .attribute(attribute.type, external: attribute.allowsExternalBinaryDataStorage,
-                                                                  column: index(of: column.name))))
+                        fields.append(
+                            (
+                                attribute.name,
+                                .attribute(
+                                    attribute.type, external: attribute.allowsExternalBinaryDataStorage,
+                                    column: index(of: column.name))
+                            ))
                     }
                 case .relationship(let relationship) where !relationship.isToMany:
                     let all = columns(forProperty: relationship.name, ofEntity: name)
                     if let key = all.first(where: { $0.role == .toOneKey }) {
                         let companion = all.first { $0.role == .toOneEntityType }.map { index(of: $0.name) }
-                        fields.append((relationship.name, .toOne(destination: relationship.destinationEntity,
-                                                                 destinationEnt: mapping.entityNumber(of: relationship.destinationEntity) ?? 0,
-                                                                 key: index(of: key.name), entityType: companion)))
+                        fields.append(
+                            (
+                                relationship.name,
+                                .toOne(
+                                    destination: relationship.destinationEntity,
+                                    destinationEnt: mapping.entityNumber(of: relationship.destinationEntity) ?? 0,
+                                    key: index(of: key.name), entityType: companion)
+                            ))
                     }
                 case .relationship(let relationship):
                     fields.append((relationship.name, .toMany(RelationshipBox(relationship))))
@@ -262,7 +285,8 @@ public final class ObjectReader {
             }
             layouts[ent] = ObjectLayout(entity: name, ent: ent, className: description.className, storeUUID: storeUUID, fields: fields)
         }
-        let sectionProperties = layouts[mapping.entityNumber(of: entity) ?? -1]?.names
+        let sectionProperties =
+            layouts[mapping.entityNumber(of: entity) ?? -1]?.names
             ?? model.allProperties(of: entity).filter { !$0.isTransient }.map(\.name).sorted()
 
         var orderTerms: [String] = []
@@ -276,7 +300,8 @@ public final class ObjectReader {
         // When every entity the table stores is wanted, the unary `+` keeps SQLite off the Z_ENT
         // index: one scan in Z_PK (rowid) order needs no index lookups per row and no sort.
         let wholeTable = Set(table.entities.compactMap(mapping.entityNumber(of:))).isSubset(of: ents)
-        var sql = "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        var sql =
+            "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
             + " FROM " + table.name.quotedDatabaseIdentifier
             + " WHERE " + (wholeTable ? "+Z_ENT" : "Z_ENT") + " IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
             + " ORDER BY " + orderTerms.joined(separator: ", ")

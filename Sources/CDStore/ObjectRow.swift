@@ -146,8 +146,9 @@ public struct ObjectRow: ~Copyable {
     public func value(_ index: Int) throws -> ObjectValue {
         switch layout.fields[index] {
         case .attribute(let type, let external, let column):
-            return ValueDecoder.decode(Self.raw(row, Int(column)), type: type, allowsExternalStorage: external,
-                                       externalData: context.externalData)
+            return ValueDecoder.decode(
+                Self.raw(row, Int(column)), type: type, allowsExternalStorage: external,
+                externalData: context.externalData)
         case .toOne(let destination, let destinationEnt, let key, let entityType):
             // A key or entity number of the wrong type is shown as found, never as an invented ID.
             let target = StoredInteger(row, Int(key))
@@ -156,7 +157,8 @@ public struct ObjectRow: ~Copyable {
             }
             let storedEnt = entityType.map { StoredInteger(row, Int($0)) }
             if let storedEnt, storedEnt.problem != nil {
-                return .unexpected(ValueDecoder.describe(Self.raw(row, Int(key))) + " (Z_ENT " + ValueDecoder.describe(Self.raw(row, Int(entityType ?? 0))) + ")")
+                return .unexpected(
+                    ValueDecoder.describe(Self.raw(row, Int(key))) + " (Z_ENT " + ValueDecoder.describe(Self.raw(row, Int(entityType ?? 0))) + ")")
             }
             let targetEnt = storedEnt?.value(in: EntityRegistry.entityNumbers) ?? destinationEnt
             return .object(context.reader.objectID(pk: targetPK, ent: targetEnt, declared: destination))
@@ -200,7 +202,8 @@ public struct ObjectRow: ~Copyable {
             return UTF8Check.isValidWithoutNUL(bytes) ? .string(bytes) : .other
         case .uuid:
             guard type == SQLITE_BLOB, sqlite3_column_bytes(statement, column) == 16,
-                  let blob = sqlite3_column_blob(statement, column) else { return .other }
+                let blob = sqlite3_column_blob(statement, column)
+            else { return .other }
             return .uuid(UnsafeRawBufferPointer(start: blob, count: 16))
         case .toOne:
             guard type == SQLITE_INTEGER else { return .other }

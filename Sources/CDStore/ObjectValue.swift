@@ -203,7 +203,7 @@ package enum ValueEncoder {
         case (.boolean, .boolean(let b)):
             return .integer(b ? 1 : 0)
         case (.decimal, .decimal(let d)), (.decimal, .double(let d)), (.double, .double(let d)), (.float, .double(let d)),
-             (.double, .decimal(let d)), (.float, .decimal(let d)), (.date, .date(let d)):
+            (.double, .decimal(let d)), (.float, .decimal(let d)), (.date, .date(let d)):
             guard d.isFinite else { throw fail("\(d) cannot be stored") }
             return .real(d)
         case (.decimal, .integer(let i)), (.double, .integer(let i)), (.float, .integer(let i)):

@@ -40,7 +40,8 @@ enum PartialIndexSQL {
     /// `key op constant`, the only shape seen in fetch indexes.
     private static func comparison(_ comparison: Comparison, column: (String) -> String?) -> String? {
         guard comparison.quantifier == .direct, comparison.options.isEmpty,
-              case .keyPath(let components) = comparison.left, case .constant(let value) = comparison.right else { return nil }
+            case .keyPath(let components) = comparison.left, case .constant(let value) = comparison.right
+        else { return nil }
         var keys: [String] = []
         for component in components {
             guard case .key(let key) = component else { return nil }

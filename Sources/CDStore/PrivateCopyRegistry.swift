@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The private copies (`$TMPDIR/cdstore-<pid>-<UUID>/`) this process has open, so that they are
@@ -132,7 +132,8 @@ package enum PrivateCopyRegistry {
         guard name.hasPrefix(folderPrefix) else { return nil }
         let rest = name.dropFirst(folderPrefix.count)
         guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
-              UUID(uuidString: String(rest[rest.index(after: dash)...])) != nil else { return nil }
+            UUID(uuidString: String(rest[rest.index(after: dash)...])) != nil
+        else { return nil }
         return pid
     }
 

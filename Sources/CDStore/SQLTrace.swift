@@ -116,8 +116,10 @@ public final class SQLTrace: @unchecked Sendable {
     /// Runs `body` as one traced fetch: logs the statement and (level 2) its binds, lets `body`
     /// step the rows, then logs the timings, (level 2) the statement annotation with (level 3)
     /// the row values, and (level 4) the query plan.
-    package func fetch(sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
-                      rows body: () throws -> FetchOutcome) throws {
+    package func fetch(
+        sql statement: String, arguments: [DatabaseValue], entity: String, in db: Database,
+        rows body: () throws -> FetchOutcome
+    ) throws {
         guard level > 0 else {
             _ = try body()
             return
@@ -132,7 +134,8 @@ public final class SQLTrace: @unchecked Sendable {
         annotation("sql connection fetch time: \(Self.seconds(outcome.sqliteTime))s")
         annotation("total fetch execution time: \(Self.seconds(total))s for \(outcome.rows) rows.")
         if level >= 2 {
-            var text = "fetch using NSSQLiteStatement <\(Self.statementAddress(statement))> on entity '\(entity)'"
+            var text =
+                "fetch using NSSQLiteStatement <\(Self.statementAddress(statement))> on entity '\(entity)'"
                 + " with sql text '\(statement)' returned \(outcome.rows) rows"
             if level >= 3 {
                 var values = outcome.values.map { "    \"" + $0 + "\"" }
@@ -147,8 +150,10 @@ public final class SQLTrace: @unchecked Sendable {
     }
 
     /// A count request: `total count request execution time: …s for count of N.`
-    package func count(sql statement: String, arguments: [DatabaseValue], in db: Database,
-                      run body: () throws -> Int) throws -> Int {
+    package func count(
+        sql statement: String, arguments: [DatabaseValue], in db: Database,
+        run body: () throws -> Int
+    ) throws -> Int {
         guard level > 0 else { return try body() }
         quiet = true
         defer { quiet = false }

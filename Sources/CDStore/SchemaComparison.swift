@@ -64,8 +64,10 @@ public struct SchemaDifference: Sendable, Codable, Equatable {
     /// One line describing the difference for a person.
     public var detail: String
 
-    package init(kind: Kind, severity: Severity, table: String, name: String? = nil, expected: String? = nil,
-                actual: String? = nil, detail: String) {
+    package init(
+        kind: Kind, severity: Severity, table: String, name: String? = nil, expected: String? = nil,
+        actual: String? = nil, detail: String
+    ) {
         self.kind = kind
         self.severity = severity
         self.table = table
@@ -83,19 +85,25 @@ extension StoreMapping {
         let migrated = schema.showsMigrationHistory
         for table in tables {
             guard let actual = schema.table(named: table.name) else {
-                differences.append(SchemaDifference(kind: .missingTable, severity: .failure, table: table.name,
-                                                    expected: table.createStatement, detail: "table missing from the store"))
+                differences.append(
+                    SchemaDifference(
+                        kind: .missingTable, severity: .failure, table: table.name,
+                        expected: table.createStatement, detail: "table missing from the store"))
                 continue
             }
             if table.kind == .rtree {
                 // SQLite may lack the R-tree module, so the columns are compared in the text.
                 if actual.sql != table.createStatement {
-                    differences.append(SchemaDifference(kind: .statementText, severity: .failure, table: table.name,
-                        expected: table.createStatement, actual: actual.sql, detail: "R-tree table differs"))
+                    differences.append(
+                        SchemaDifference(
+                            kind: .statementText, severity: .failure, table: table.name,
+                            expected: table.createStatement, actual: actual.sql, detail: "R-tree table differs"))
                 }
                 for trigger in table.triggers where !schema.triggers.contains(where: { $0.sql == trigger }) {
-                    differences.append(SchemaDifference(kind: .trigger, severity: .failure, table: table.name,
-                        expected: trigger, detail: "R-tree trigger missing or different"))
+                    differences.append(
+                        SchemaDifference(
+                            kind: .trigger, severity: .failure, table: table.name,
+                            expected: trigger, detail: "R-tree trigger missing or different"))
                 }
                 continue
             }
@@ -103,9 +111,11 @@ extension StoreMapping {
             differences += columnDifferences
             if columnDifferences.isEmpty, let sql = actual.sql, sql != table.createStatement {
                 let explained = actual.wasRenamed || !actual.appendedColumns.isEmpty
-                differences.append(SchemaDifference(kind: .statementText, severity: explained ? .explained : .failure,
-                    table: table.name, expected: table.createStatement, actual: sql,
-                    detail: explained ? "statement rewritten by ALTER TABLE" : "CREATE TABLE text differs"))
+                differences.append(
+                    SchemaDifference(
+                        kind: .statementText, severity: explained ? .explained : .failure,
+                        table: table.name, expected: table.createStatement, actual: sql,
+                        detail: explained ? "statement rewritten by ALTER TABLE" : "CREATE TABLE text differs"))
             }
             for index in table.indexes {
                 differences += compareIndex(index, schema.index(named: index.name))
@@ -121,27 +131,35 @@ extension StoreMapping {
         let expectedNames = Set(table.columns.map(\.name))
         for column in table.columns {
             guard let found = actualByName[column.name] else {
-                result.append(SchemaDifference(kind: .missingColumn, severity: .failure, table: table.name, name: column.name,
-                                               expected: column.type, detail: "column missing from the store"))
+                result.append(
+                    SchemaDifference(
+                        kind: .missingColumn, severity: .failure, table: table.name, name: column.name,
+                        expected: column.type, detail: "column missing from the store"))
                 continue
             }
             if found.type != column.type {
-                result.append(SchemaDifference(kind: .columnType, severity: .failure, table: table.name, name: column.name,
-                                               expected: column.type, actual: found.type, detail: "declared type differs"))
+                result.append(
+                    SchemaDifference(
+                        kind: .columnType, severity: .failure, table: table.name, name: column.name,
+                        expected: column.type, actual: found.type, detail: "declared type differs"))
             }
         }
         for column in actual.columns where !expectedNames.contains(column.name) {
-            result.append(SchemaDifference(kind: .extraColumn, severity: .failure, table: table.name, name: column.name,
-                                           actual: column.type, detail: "column the model does not explain"))
+            result.append(
+                SchemaDifference(
+                    kind: .extraColumn, severity: .failure, table: table.name, name: column.name,
+                    actual: column.type, detail: "column the model does not explain"))
         }
         let expectedOrder = table.columns.map(\.name)
         let actualOrder = actual.columns.map(\.name)
         if result.isEmpty, expectedOrder != actualOrder {
             let reasons = orderExplanation(table, actual)
-            result.append(SchemaDifference(kind: .columnOrder, severity: reasons == nil ? .failure : .explained,
-                table: table.name, expected: expectedOrder.joined(separator: ", "),
-                actual: actualOrder.joined(separator: ", "),
-                detail: reasons ?? "column order differs from Core Data's order (§7.3)"))
+            result.append(
+                SchemaDifference(
+                    kind: .columnOrder, severity: reasons == nil ? .failure : .explained,
+                    table: table.name, expected: expectedOrder.joined(separator: ", "),
+                    actual: actualOrder.joined(separator: ", "),
+                    detail: reasons ?? "column order differs from Core Data's order (§7.3)"))
         }
         return result
     }
@@ -152,9 +170,10 @@ extension StoreMapping {
     /// rest in predicted order.
     func orderExplanation(_ table: MappedTable, _ actual: StoreSchema.Table) -> String? {
         let appended = Set(actual.appendedColumns)
-        let movable = Set(table.columns.filter {
-            $0.renamedFrom != nil || $0.role == .toOneOrder || $0.role == .joinOrder
-        }.map(\.name))
+        let movable = Set(
+            table.columns.filter {
+                $0.renamedFrom != nil || $0.role == .toOneOrder || $0.role == .joinOrder
+            }.map(\.name))
         let fixed = { (name: String) in !appended.contains(name) && !movable.contains(name) }
         guard table.columns.map(\.name).filter(fixed) == actual.columns.map(\.name).filter(fixed) else { return nil }
         var reasons: [String] = []
@@ -169,18 +188,27 @@ extension StoreMapping {
 
     private func compareIndex(_ index: MappedIndex, _ actual: StoreSchema.Index?) -> [SchemaDifference] {
         guard let actual, let sql = actual.sql else {
-            return [SchemaDifference(kind: .missingIndex, severity: .failure, table: index.table, name: index.name,
-                                     expected: index.createStatement, detail: "index missing from the store")]
+            return [
+                SchemaDifference(
+                    kind: .missingIndex, severity: .failure, table: index.table, name: index.name,
+                    expected: index.createStatement, detail: "index missing from the store")
+            ]
         }
         let expected = index.createStatement
         if sql == expected { return [] }
         if Self.normalized(sql) == Self.normalized(expected) {
-            return [SchemaDifference(kind: .statementText, severity: .explained, table: index.table, name: index.name,
-                                     expected: expected, actual: sql,
-                                     detail: "same index; spacing or quoting differs (older framework or a renamed table)")]
+            return [
+                SchemaDifference(
+                    kind: .statementText, severity: .explained, table: index.table, name: index.name,
+                    expected: expected, actual: sql,
+                    detail: "same index; spacing or quoting differs (older framework or a renamed table)")
+            ]
         }
-        return [SchemaDifference(kind: .indexDefinition, severity: .failure, table: index.table, name: index.name,
-                                 expected: expected, actual: sql, detail: "index definition differs")]
+        return [
+            SchemaDifference(
+                kind: .indexDefinition, severity: .failure, table: index.table, name: index.name,
+                expected: expected, actual: sql, detail: "index definition differs")
+        ]
     }
 
     /// Whitespace collapsed and identifier quotes dropped.
@@ -197,8 +225,10 @@ extension StoreMapping {
         let mappedIndexes = Set(tables.flatMap(\.indexes).map(\.name))
         for table in schema.tables where !mappedTables.contains(table.name) && !table.name.hasPrefix("sqlite_") {
             let (severity, detail) = Self.classifyExtraTable(table.name)
-            result.append(SchemaDifference(kind: .extraTable, severity: severity, table: table.name,
-                                           actual: table.sql, detail: detail))
+            result.append(
+                SchemaDifference(
+                    kind: .extraTable, severity: severity, table: table.name,
+                    actual: table.sql, detail: detail))
         }
         for index in schema.indexes where index.sql != nil && !mappedIndexes.contains(index.name) {
             let severity: SchemaDifference.Severity
@@ -206,7 +236,10 @@ extension StoreMapping {
             if !mappedTables.contains(index.table) {
                 (severity, detail) = (.foreign, "index of a table the model does not create")
             } else if index.name.hasPrefix("RADAR_") {
-                (severity, detail) = (.foreign, "the app's own index (Photos names them after its bug numbers): no other ordered many-to-many table in the corpus has one, so Core Data does not create it")
+                (severity, detail) = (
+                    .foreign,
+                    "the app's own index (Photos names them after its bug numbers): no other ordered many-to-many table in the corpus has one, so Core Data does not create it"
+                )
             } else if !Self.looksLikeCoreDataIndex(index.name) {
                 (severity, detail) = (.foreign, "index not created by Core Data (app-defined)")
             } else if migrated {
@@ -214,8 +247,10 @@ extension StoreMapping {
             } else {
                 (severity, detail) = (.failure, "Core Data index the model does not explain")
             }
-            result.append(SchemaDifference(kind: .extraIndex, severity: severity, table: index.table, name: index.name,
-                                           actual: index.sql, detail: detail))
+            result.append(
+                SchemaDifference(
+                    kind: .extraIndex, severity: severity, table: index.table, name: index.name,
+                    actual: index.sql, detail: detail))
         }
         let mappedTriggers = Set(tables.flatMap(\.triggers))
         for trigger in schema.triggers where !(trigger.sql.map(mappedTriggers.contains) ?? false) {
@@ -227,8 +262,10 @@ extension StoreMapping {
             } else {
                 detail = "trigger not created by Core Data"
             }
-            result.append(SchemaDifference(kind: .trigger, severity: .foreign, table: trigger.table, name: trigger.name,
-                                           actual: trigger.sql, detail: detail))
+            result.append(
+                SchemaDifference(
+                    kind: .trigger, severity: .foreign, table: trigger.table, name: trigger.name,
+                    actual: trigger.sql, detail: detail))
         }
         return result
     }

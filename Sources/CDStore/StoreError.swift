@@ -115,7 +115,8 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
         case .partialPage(let path, let size, let pageSize):
             return "\(path) is truncated: \(grouped(size)) bytes is not a whole number of \(grouped(pageSize))-byte pages"
         case .walMissing(let path, let walName):
-            return "\(path) is in WAL mode but has no \(walName) beside it, and it lacks the Core Data tables: the data is probably in the missing -wal file; copy the store together with its -wal and -shm files"
+            return
+                "\(path) is in WAL mode but has no \(walName) beside it, and it lacks the Core Data tables: the data is probably in the missing -wal file; copy the store together with its -wal and -shm files"
         case .notACoreDataStore(let path, let missing):
             return "\(path) is a SQLite database but not a Core Data store: missing table\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", "))"
         case .changedWhileReading(let path):

@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a store's files looked like at one moment, as far as a reader in place needs to know
@@ -55,12 +55,13 @@ struct StoreFileState: Equatable {
         var status = stat()
         guard stat(url.path, &status) == 0 else { return nil }
         #if canImport(Darwin)
-        let modified = status.st_mtimespec
+            let modified = status.st_mtimespec
         #else
-        let modified = status.st_mtim
+            let modified = status.st_mtim
         #endif
-        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-                            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
+        return FileIdentity(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
     }
 
     private static func bytes(of url: URL, at offset: Int, count: Int) -> [UInt8]? {

@@ -63,22 +63,26 @@ public enum StoreInspector {
 
             entityWarnings(registry: registry, metadata: metadata, tables: tables, warnings: &warnings)
             if sqlite.walHeader, !fileEntries.contains(where: { $0.role == "wal" }) {
-                warnings.append("the header says WAL mode but there is no -wal file: normal after a clean close; if the store was copied from a running app, recent changes may be missing (copy the -wal and -shm too)")
+                warnings.append(
+                    "the header says WAL mode but there is no -wal file: normal after a clean close; if the store was copied from a running app, recent changes may be missing (copy the -wal and -shm too)"
+                )
             }
             if let missing = extras.externalData?.missingFiles, missing > 0 {
                 warnings.append("\(plural(missing, "external-data reference")) point to files missing from \(files.externalDataFolder.path)")
             }
 
-            return StoreInspection(path: path, files: fileEntries, supportFolder: support, sqlite: sqlite,
-                                   metadata: metadataInfo, modelCache: cacheInfo, entities: entities,
-                                   extras: extras, warnings: warnings)
+            return StoreInspection(
+                path: path, files: fileEntries, supportFolder: support, sqlite: sqlite,
+                metadata: metadataInfo, modelCache: cacheInfo, entities: entities,
+                extras: extras, warnings: warnings)
         }
     }
 
     private static func supportFolder(_ files: StoreFiles) -> StoreInspection.SupportFolder? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: files.supportFolder.path, isDirectory: &isDirectory),
-              isDirectory.boolValue else { return nil }
+            isDirectory.boolValue
+        else { return nil }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: files.externalDataFolder.path)) ?? []
         let bytes = names.reduce(0) { $0 + (StoreFiles.size(of: files.externalDataFolder.appendingPathComponent($1)) ?? 0) }
         return StoreInspection.SupportFolder(path: files.supportFolder.path, externalDataFiles: names.count, externalDataBytes: bytes)
@@ -122,8 +126,10 @@ public enum StoreInspector {
         return info
     }
 
-    private static func compare(cache model: ManagedObjectModel, with metadata: StoreMetadata,
-                                info: inout StoreInspection.ModelCacheInfo, warnings: inout [String]) {
+    private static func compare(
+        cache model: ManagedObjectModel, with metadata: StoreMetadata,
+        info: inout StoreInspection.ModelCacheInfo, warnings: inout [String]
+    ) {
         guard metadata.plist != nil else { return }
         let computed = VersionHashes.entityHashes(of: model)
         let stored = metadata.versionHashes
@@ -134,13 +140,17 @@ public enum StoreInspector {
         }
         info.hashesMatch = info.mismatches.isEmpty
         if !info.mismatches.isEmpty {
-            warnings.append("the model cache and the metadata disagree on \(plural(info.mismatches.count, "entity", "entities")): \(info.mismatches.map(\.entity).joined(separator: ", "))")
+            warnings.append(
+                "the model cache and the metadata disagree on \(plural(info.mismatches.count, "entity", "entities")): \(info.mismatches.map(\.entity).joined(separator: ", "))"
+            )
         }
     }
 
-    private static func entityInfos(_ db: Database, registry: EntityRegistry, model: ManagedObjectModel?,
-                                    tables: Set<String>, counts: Bool,
-                                    warnings: inout [String]) throws -> [StoreInspection.EntityInfo] {
+    private static func entityInfos(
+        _ db: Database, registry: EntityRegistry, model: ManagedObjectModel?,
+        tables: Set<String>, counts: Bool,
+        warnings: inout [String]
+    ) throws -> [StoreInspection.EntityInfo] {
         var rowsByEnt: [Int: Int] = [:]
         var maxPKByRoot: [Int: Int] = [:]
         if counts {
@@ -198,23 +208,27 @@ public enum StoreInspector {
             let known = Set(registry.entities.map(\.ent))
             let unknown = rowsByEnt.keys.filter { !known.contains($0) }.sorted()
             if !unknown.isEmpty {
-                warnings.append("rows with unknown Z_ENT \(noun("value", count: unknown.count)) \(unknown.map(String.init).joined(separator: ", ")) (not in Z_PRIMARYKEY)")
+                warnings.append(
+                    "rows with unknown Z_ENT \(noun("value", count: unknown.count)) \(unknown.map(String.init).joined(separator: ", ")) (not in Z_PRIMARYKEY)")
             }
         }
         return result
     }
 
-    private static func extrasInfo(_ db: Database, files: StoreFiles, registry: EntityRegistry,
-                                   model: ManagedObjectModel?, tables: Set<String>,
-                                   counts: Bool) throws -> StoreInspection.Extras {
+    private static func extrasInfo(
+        _ db: Database, files: StoreFiles, registry: EntityRegistry,
+        model: ManagedObjectModel?, tables: Set<String>,
+        counts: Bool
+    ) throws -> StoreInspection.Extras {
         func count(_ table: String) throws -> Int? {
             guard counts, tables.contains(table) else { return nil }
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)")
         }
         var history: StoreInspection.History?
         if tables.contains("ATRANSACTION") || tables.contains("ACHANGE") {
-            history = StoreInspection.History(transactions: try count("ATRANSACTION"), changes: try count("ACHANGE"),
-                                              strings: try count("ATRANSACTIONSTRING"))
+            history = StoreInspection.History(
+                transactions: try count("ATRANSACTION"), changes: try count("ACHANGE"),
+                strings: try count("ATRANSACTIONSTRING"))
         }
         let cloudKit = try tables.filter { $0.hasPrefix("ANSCK") }.sorted().map {
             StoreInspection.TableCount(name: $0, rows: try count($0))
@@ -226,9 +240,10 @@ public enum StoreInspector {
             !entityTables.contains(table) && !bookkeeping.contains(table) && !table.hasPrefix("ANSCK")
                 && !table.hasPrefix("sqlite_") && !table.hasPrefix("Z_RT_") && !isJoinTableName(table)
         }.sorted()
-        return StoreInspection.Extras(history: history, cloudKitTables: cloudKit,
-                                      externalData: try externalData(db, files: files, registry: registry, model: model, tables: tables, counts: counts),
-                                      rtreeIndexTables: rtree, otherTables: others)
+        return StoreInspection.Extras(
+            history: history, cloudKitTables: cloudKit,
+            externalData: try externalData(db, files: files, registry: registry, model: model, tables: tables, counts: counts),
+            rtreeIndexTables: rtree, otherTables: others)
     }
 
     /// Many-to-many join tables are named `Z_<n><NAME>` (§7.6).
@@ -240,9 +255,11 @@ public enum StoreInspector {
 
     /// Counts external references (marker 0x02) and inline values (0x01) in the columns of
     /// attributes that allow external storage (store-format.md §9).
-    private static func externalData(_ db: Database, files: StoreFiles, registry: EntityRegistry,
-                                     model: ManagedObjectModel?, tables: Set<String>,
-                                     counts: Bool) throws -> StoreInspection.ExternalData? {
+    private static func externalData(
+        _ db: Database, files: StoreFiles, registry: EntityRegistry,
+        model: ManagedObjectModel?, tables: Set<String>,
+        counts: Bool
+    ) throws -> StoreInspection.ExternalData? {
         guard let model else { return nil }
         var columns: [(label: String, table: String, column: String)] = []
         for entity in model.entities {
@@ -278,8 +295,10 @@ public enum StoreInspector {
         return info
     }
 
-    private static func entityWarnings(registry: EntityRegistry, metadata: StoreMetadata, tables: Set<String>,
-                                       warnings: inout [String]) {
+    private static func entityWarnings(
+        registry: EntityRegistry, metadata: StoreMetadata, tables: Set<String>,
+        warnings: inout [String]
+    ) {
         let hashes = metadata.versionHashes
         guard metadata.plist != nil else { return }
         let registered = registry.entities.filter { $0.reservedRange == nil }.map(\.name)

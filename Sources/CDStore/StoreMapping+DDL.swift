@@ -61,7 +61,8 @@ extension MappedIndex {
             guard let order, offset < order.count else { return name }
             return "\(name) COLLATE BINARY \(order[offset])"
         }
-        var text = "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLIdentifier.render(name)) ON \(SQLIdentifier.render(table)) ("
+        var text =
+            "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLIdentifier.render(name)) ON \(SQLIdentifier.render(table)) ("
             + elements.joined(separator: ", ") + ")"
         if let whereClause { text += " WHERE " + whereClause }
         return text
@@ -89,7 +90,8 @@ extension StoreMapping {
         let model = tables.filter { $0.kind == .entity || $0.kind == .manyToMany }
         let bookkeeping = tables.filter { $0.kind == .bookkeeping }
         let history = tables.filter { $0.kind == .history }
-        let framework = tables.filter { $0.kind == .rtree }.flatMap { [$0.createStatement] + $0.triggers }
+        let framework =
+            tables.filter { $0.kind == .rtree }.flatMap { [$0.createStatement] + $0.triggers }
             + bookkeeping.map(\.createStatement)
             + history.map(\.createStatement)
             + history.flatMap(\.indexes).map(\.createStatement)

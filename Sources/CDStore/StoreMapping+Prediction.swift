@@ -18,9 +18,11 @@ public struct MappingOptions: Sendable, Equatable {
     public var columnOrder: ColumnOrderStyle
 
     /// The defaults describe a store written by a current framework.
-    public init(history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
-                uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
-                rtreeTriggers: Bool = false, columnOrder: ColumnOrderStyle = .byName) {
+    public init(
+        history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
+        uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
+        rtreeTriggers: Bool = false, columnOrder: ColumnOrderStyle = .byName
+    ) {
         self.history = history
         self.includesModelCache = includesModelCache
         self.uniqueness = uniqueness
@@ -32,11 +34,12 @@ public struct MappingOptions: Sendable, Equatable {
     /// Everything the framework version that writes the store decides: the model cache, the
     /// uniqueness and legacy index styles, the R-tree triggers, the column order.
     public init(frameworkVersion: Int, history: HistoryOption = .asRegistered) {
-        self.init(history: history, includesModelCache: frameworkVersion >= Self.firstModelCacheVersion,
-                  uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
-                  legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
-                  rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion),
-                  columnOrder: ColumnOrderStyle(frameworkVersion: frameworkVersion))
+        self.init(
+            history: history, includesModelCache: frameworkVersion >= Self.firstModelCacheVersion,
+            uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
+            legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
+            rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion),
+            columnOrder: ColumnOrderStyle(frameworkVersion: frameworkVersion))
     }
 
     /// The framework versions that fill an R-tree table by `_INSERT`, `_UPDATE` and `_DELETE`
@@ -133,8 +136,10 @@ extension StoreMapping {
     /// `Z_ENT` numbers come from `registry` (`Z_PRIMARYKEY`) when given; otherwise from
     /// ``computedEntityNumbers(for:)``. No store is consulted, so uncertain rules are applied as
     /// observed; use ``resolve(model:registry:schema:)`` to check them.
-    public static func predict(model: ManagedObjectModel, registry: EntityRegistry? = nil,
-                               options: MappingOptions = MappingOptions()) -> StoreMapping {
+    public static func predict(
+        model: ManagedObjectModel, registry: EntityRegistry? = nil,
+        options: MappingOptions = MappingOptions()
+    ) -> StoreMapping {
         var builder = MappingBuilder(model: model, registry: registry)
         return builder.build(options: options)
     }
@@ -236,8 +241,10 @@ private struct ColumnSortKey: Comparable {
     var part = 0
 
     static func < (lhs: ColumnSortKey, rhs: ColumnSortKey) -> Bool {
-        let (left, right) = ((lhs.group, lhs.block.rawValue, lhs.entity, lhs.kind, lhs.rank),
-                             (rhs.group, rhs.block.rawValue, rhs.entity, rhs.kind, rhs.rank))
+        let (left, right) = (
+            (lhs.group, lhs.block.rawValue, lhs.entity, lhs.kind, lhs.rank),
+            (rhs.group, rhs.block.rawValue, rhs.entity, rhs.kind, rhs.rank)
+        )
         return left != right ? left < right : (lhs.name, lhs.part) < (rhs.name, rhs.part)
     }
 }
@@ -264,8 +271,12 @@ struct MappingBuilder {
         assignNumbers()
         columnOrder = options.columnOrder
         if columnOrder == .hashTable {
-            notes.append(MappingResolution(rule: .columnOrder, held: nil,
-                detail: "columns of one type in the order of the entity's attribute, then relationship, dictionary, as frameworks before \(ColumnOrderStyle.firstByNameVersion) write them; inferred from the stores of 230 and 241 (a Mac's 64-bit hash), uncertain"))
+            notes.append(
+                MappingResolution(
+                    rule: .columnOrder, held: nil,
+                    detail:
+                        "columns of one type in the order of the entity's attribute, then relationship, dictionary, as frameworks before \(ColumnOrderStyle.firstByNameVersion) write them; inferred from the stores of 230 and 241 (a Mac's 64-bit hash), uncertain"
+                ))
         }
         let ordered = model.entities.sorted { number($0.name) < number($1.name) }
         let roots = ordered.filter { isRoot($0) }
@@ -342,8 +353,10 @@ struct MappingBuilder {
         let computed = StoreMapping.computedEntityNumbers(for: model)
         guard let registry else {
             numbers = computed
-            notes.append(MappingResolution(rule: .entityNumbering, held: nil,
-                detail: "Z_ENT numbers computed from the model (roots, then sub-trees, by case-insensitive name); the collation is uncertain"))
+            notes.append(
+                MappingResolution(
+                    rule: .entityNumbering, held: nil,
+                    detail: "Z_ENT numbers computed from the model (roots, then sub-trees, by case-insensitive name); the collation is uncertain"))
             return
         }
         var missing: [String] = []
@@ -352,8 +365,10 @@ struct MappingBuilder {
                 numbers[entity.name] = row.ent
             } else if let old = entity.renamingIdentifier, let row = registry.entity(named: old) {
                 numbers[entity.name] = row.ent
-                notes.append(MappingResolution(rule: .renamedEntity, held: true,
-                    detail: "\(entity.name) is Z_PRIMARYKEY row \(row.ent) under its renaming identifier \(old)"))
+                notes.append(
+                    MappingResolution(
+                        rule: .renamedEntity, held: true,
+                        detail: "\(entity.name) is Z_PRIMARYKEY row \(row.ent) under its renaming identifier \(old)"))
             } else {
                 missing.append(entity.name)
             }
@@ -364,13 +379,18 @@ struct MappingBuilder {
             while taken.contains(next) { next += 1 }
             numbers[name] = next
             next += 1
-            notes.append(MappingResolution(rule: .entityNumbering, held: false,
-                detail: "\(name) has no Z_PRIMARYKEY row; numbered \(numbers[name] ?? 0)"))
+            notes.append(
+                MappingResolution(
+                    rule: .entityNumbering, held: false,
+                    detail: "\(name) has no Z_PRIMARYKEY row; numbered \(numbers[name] ?? 0)"))
         }
         let agrees = model.entities.allSatisfy { computed[$0.name] == numbers[$0.name] }
-        notes.append(MappingResolution(rule: .entityNumbering, held: agrees,
-            detail: agrees ? "Z_PRIMARYKEY numbers equal the computed order"
-                           : "Z_PRIMARYKEY numbers differ from the computed order; Z_PRIMARYKEY wins"))
+        notes.append(
+            MappingResolution(
+                rule: .entityNumbering, held: agrees,
+                detail: agrees
+                    ? "Z_PRIMARYKEY numbers equal the computed order"
+                    : "Z_PRIMARYKEY numbers differ from the computed order; Z_PRIMARYKEY wins"))
     }
 
     // MARK: Columns
@@ -419,16 +439,22 @@ struct MappingBuilder {
             switch property {
             case .attribute(let attribute):
                 guard let group = ColumnGroup(attribute.type) else {
-                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table,
-                        detail: "\(entity.name).\(attribute.name) (\(attribute.type)) has no column"))
+                    notes.append(
+                        MappingResolution(
+                            rule: .notMapped, held: nil, table: table,
+                            detail: "\(entity.name).\(attribute.name) (\(attribute.type)) has no column"))
                     continue
                 }
                 let name = uniqueName("Z" + attribute.name.uppercased(), in: table)
-                let column = MappedColumn(name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
-                                          entity: entity.name, property: attribute.name,
-                                          renamedFrom: attribute.common.renamingIdentifier)
-                add(column, key: ColumnSortKey(group: group, entity: ent, kind: 0, rank: ranks[attribute.name] ?? 0,
-                                               name: attribute.name), to: table)
+                let column = MappedColumn(
+                    name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
+                    entity: entity.name, property: attribute.name,
+                    renamedFrom: attribute.common.renamingIdentifier)
+                add(
+                    column,
+                    key: ColumnSortKey(
+                        group: group, entity: ent, kind: 0, rank: ranks[attribute.name] ?? 0,
+                        name: attribute.name), to: table)
             case .relationship(let relationship) where !relationship.isToMany:
                 addToOne(relationship, of: entity, table: table, rank: ranks[relationship.name] ?? 0)
             default:
@@ -445,19 +471,25 @@ struct MappingBuilder {
         let stem = String(key.dropFirst())
         let destination = relationship.destinationEntity
         let sortKey = ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name)
-        add(MappedColumn(name: key, type: "INTEGER", role: .toOneKey, entity: entity.name, property: relationship.name,
-                         destination: destination, renamedFrom: relationship.common.renamingIdentifier),
+        add(
+            MappedColumn(
+                name: key, type: "INTEGER", role: .toOneKey, entity: entity.name, property: relationship.name,
+                destination: destination, renamedFrom: relationship.common.renamingIdentifier),
             key: sortKey, to: table)
         if hasSubentities(destination) {
             let companion = uniqueName("Z\(number(destination))_" + stem, in: table)
-            add(MappedColumn(name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
-                             property: relationship.name, destination: destination),
+            add(
+                MappedColumn(
+                    name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
+                    property: relationship.name, destination: destination),
                 key: ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name, part: 1), to: table)
         }
         if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
             let order = uniqueName("Z_FOK_" + stem, in: table)
-            add(MappedColumn(name: order, type: "INTEGER", role: .toOneOrder, entity: entity.name,
-                             property: relationship.name, destination: destination),
+            add(
+                MappedColumn(
+                    name: order, type: "INTEGER", role: .toOneOrder, entity: entity.name,
+                    property: relationship.name, destination: destination),
                 key: ColumnSortKey(group: .integer, block: .orderColumns, entity: ent, kind: 1, name: relationship.name),
                 to: table)
         }
@@ -471,8 +503,10 @@ struct MappingBuilder {
         where relationship.isToMany && !relationship.common.isTransient && relationship.inverseName == nil {
             guard let table = tableOf[relationship.destinationEntity] else { continue }
             let name = uniqueName("Z\(ent)" + relationship.name.uppercased(), in: table)
-            add(MappedColumn(name: name, type: "INTEGER", role: .toManyKeyWithoutInverse, entity: entity.name,
-                             property: relationship.name, destination: entity.name),
+            add(
+                MappedColumn(
+                    name: name, type: "INTEGER", role: .toManyKeyWithoutInverse, entity: entity.name,
+                    property: relationship.name, destination: entity.name),
                 key: ColumnSortKey(group: .integer, block: .hiddenKeys, entity: ent, kind: 1, name: relationship.name),
                 to: table)
         }
@@ -543,7 +577,8 @@ struct MappingBuilder {
             guard !done.contains(mine), !done.contains(theirs) else { continue }
             done.formUnion([mine, theirs])
             let selfInverse = mine == theirs
-            let mineNames = selfInverse || number(entity.name) < number(inverseOwner)
+            let mineNames =
+                selfInverse || number(entity.name) < number(inverseOwner)
                 || (number(entity.name) == number(inverseOwner) && relationship.name < inverse.name)
             let mySide = JoinSide(entity: entity.name, relationship: relationship, stem: stems[mine] ?? "")
             let theirSide = JoinSide(entity: inverseOwner, relationship: inverse, stem: stems[theirs] ?? "")
@@ -552,8 +587,12 @@ struct MappingBuilder {
             if !selfInverse && entity.name == inverseOwner {
                 var unused = tableNames
                 table.alternatives = [makeJoinTable(named: other, other: named, selfInverse: false, taken: &unused)]
-                notes.append(MappingResolution(rule: .joinTableNaming, held: nil, table: table.name,
-                    detail: "\(entity.name).\(relationship.name) and \(inverse.name) are inverses in one entity: Core Data names the table after either (\(table.name) or \(table.alternatives[0].name)) by an order the model does not record; \(table.name) is a guess"))
+                notes.append(
+                    MappingResolution(
+                        rule: .joinTableNaming, held: nil, table: table.name,
+                        detail:
+                            "\(entity.name).\(relationship.name) and \(inverse.name) are inverses in one entity: Core Data names the table after either (\(table.name) or \(table.alternatives[0].name)) by an order the model does not record; \(table.name) is a guess"
+                    ))
             }
             result.append(JoinTable(owner: named.entity, table: table))
         }
@@ -629,8 +668,11 @@ struct MappingBuilder {
             described.append("\(column?.name ?? "?") (\(sharer), in \(join?.table.name ?? "?"))")
             if position == 1 { numberedTable = join?.table.name }
         }
-        return MappingResolution(rule: .joinTableNaming, held: nil, table: numberedTable,
-            detail: described.joined(separator: ", ") + ": many-to-many key columns of one name are numbered in the order of the declaring entities' names, which fits 7 of the 8 such collisions seen (not Photos 15.4.1's representativeAssets); uncertain")
+        return MappingResolution(
+            rule: .joinTableNaming, held: nil, table: numberedTable,
+            detail: described.joined(separator: ", ")
+                + ": many-to-many key columns of one name are numbered in the order of the declaring entities' names, which fits 7 of the 8 such collisions seen (not Photos 15.4.1's representativeAssets); uncertain"
+        )
     }
 
     /// One side of a many-to-many: the declaring entity, the relationship and its column stem.
@@ -649,14 +691,16 @@ struct MappingBuilder {
     /// their `Z_<m>USERS` key columns are numbered apart (§7.2).
     private func makeJoinTable(named: JoinSide, other: JoinSide, selfInverse: Bool, taken: inout Set<String>) -> MappedTable {
         func key(_ side: JoinSide) -> MappedColumn {
-            MappedColumn(name: "Z_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
-                         role: .joinKey, entity: side.entity, property: side.relationship.name,
-                         destination: side.relationship.destinationEntity)
+            MappedColumn(
+                name: "Z_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                role: .joinKey, entity: side.entity, property: side.relationship.name,
+                destination: side.relationship.destinationEntity)
         }
         func order(_ side: JoinSide) -> MappedColumn {
-            MappedColumn(name: "Z_FOK_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
-                         role: .joinOrder, entity: side.entity, property: side.relationship.name,
-                         destination: side.relationship.destinationEntity)
+            MappedColumn(
+                name: "Z_FOK_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                role: .joinOrder, entity: side.entity, property: side.relationship.name,
+                destination: side.relationship.destinationEntity)
         }
         var columns: [MappedColumn]
         if selfInverse {
@@ -674,8 +718,9 @@ struct MappingBuilder {
             suffix += 1
         }
         taken.insert(name)
-        var table = MappedTable(name: name, kind: .manyToMany, columns: columns,
-                                primaryKey: [columns[0].name, columns[1].name])
+        var table = MappedTable(
+            name: name, kind: .manyToMany, columns: columns,
+            primaryKey: [columns[0].name, columns[1].name])
         table.indexes = [Self.joinIndex(table: name, first: columns[0].name, second: columns[1].name)]
         return table
     }
@@ -691,7 +736,8 @@ struct MappingBuilder {
         for member in members {
             for constraint in model.entity(named: member)?.uniquenessConstraints ?? [] where constraint.count == 1 {
                 guard let column = column(ofProperty: constraint[0], entity: member, in: table),
-                      let position = table.columns.firstIndex(of: column) else { continue }
+                    let position = table.columns.firstIndex(of: column)
+                else { continue }
                 table.columns[position].unique = true
             }
         }
@@ -702,8 +748,10 @@ struct MappingBuilder {
     private mutating func indexes(of table: MappedTable, members: [String], options: MappingOptions) -> [MappedIndex] {
         var result: [MappedIndex] = []
         for column in table.columns where column.role == .toOneKey || column.role == .toManyKeyWithoutInverse {
-            result.append(MappedIndex(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                                      kind: .foreignKey, columns: [column.name]))
+            result.append(
+                MappedIndex(
+                    name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                    kind: .foreignKey, columns: [column.name]))
         }
         if members.count > 1 {
             result.append(MappedIndex(name: "\(table.name)_Z_ENT_INDEX", table: table.name, kind: .entityType, columns: ["Z_ENT"]))
@@ -720,7 +768,8 @@ struct MappingBuilder {
                 // A model can list one name twice (PGCurationCache `Moment.identifier`); Core
                 // Data creates the index once.
                 if let index = self.fetchIndex(fetchIndex, of: entity, table: table),
-                   !result.contains(where: { $0.name == index.name }) {
+                    !result.contains(where: { $0.name == index.name })
+                {
                     result.append(index)
                 }
             }
@@ -728,13 +777,17 @@ struct MappingBuilder {
                 if options.uniqueness == .columnConstraint && constraint.count == 1 { continue }
                 let columns = constraint.compactMap { column(ofProperty: $0, entity: member, in: table)?.name }
                 guard columns.count == constraint.count else {
-                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
-                        detail: "uniqueness constraint \(member) \(constraint) names a property without a column"))
+                    notes.append(
+                        MappingResolution(
+                            rule: .notMapped, held: nil, table: table.name,
+                            detail: "uniqueness constraint \(member) \(constraint) names a property without a column"))
                     continue
                 }
-                result.append(MappedIndex(name: "Z_\(member)_UNIQUE_" + constraint.joined(separator: "_"),
-                                          table: table.name, kind: .uniqueness, unique: true, columns: columns,
-                                          order: columns.map { _ in "ASC" }, entity: member))
+                result.append(
+                    MappedIndex(
+                        name: "Z_\(member)_UNIQUE_" + constraint.joined(separator: "_"),
+                        table: table.name, kind: .uniqueness, unique: true, columns: columns,
+                        order: columns.map { _ in "ASC" }, entity: member))
             }
         }
         return result
@@ -751,14 +804,17 @@ struct MappingBuilder {
             guard columns.count == properties.count else { return nil }
             switch style {
             case .fetchIndexes:
-                return MappedIndex(name: "Z_\(entity.name)_" + properties.joined(separator: "_"), table: table.name,
-                                   kind: .fetchIndex, columns: columns, order: columns.map { _ in "ASC" }, entity: entity.name)
+                return MappedIndex(
+                    name: "Z_\(entity.name)_" + properties.joined(separator: "_"), table: table.name,
+                    kind: .fetchIndex, columns: columns, order: columns.map { _ in "ASC" }, entity: entity.name)
             case .plainIndexes where properties.count == 1 && isAttribute(properties[0], of: entity):
-                return MappedIndex(name: "\(table.name)_\(columns[0])_INDEX", table: table.name,
-                                   kind: .indexedAttribute, columns: columns)
+                return MappedIndex(
+                    name: "\(table.name)_\(columns[0])_INDEX", table: table.name,
+                    kind: .indexedAttribute, columns: columns)
             case .plainIndexes:
-                return MappedIndex(name: ([table.name] + columns).joined(separator: "_"), table: table.name,
-                                   kind: .compoundIndex, columns: columns)
+                return MappedIndex(
+                    name: ([table.name] + columns).joined(separator: "_"), table: table.name,
+                    kind: .compoundIndex, columns: columns)
             }
         }
     }
@@ -783,16 +839,20 @@ struct MappingBuilder {
                 case "SELF": columns.append("Z_PK")
                 case "entity": columns.append("Z_ENT")
                 default:
-                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
-                        detail: "fetch index \(entity.name).\(fetchIndex.name) indexes the expression \(expression)"))
+                    notes.append(
+                        MappingResolution(
+                            rule: .notMapped, held: nil, table: table.name,
+                            detail: "fetch index \(entity.name).\(fetchIndex.name) indexes the expression \(expression)"))
                     return nil
                 }
                 continue
             }
             guard let column = column(ofProperty: element.property, entity: entity.name, in: table) else {
                 if !isToMany(element.property, of: entity.name) {
-                    notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
-                        detail: "fetch index \(entity.name).\(fetchIndex.name) names \(element.property), which has no column"))
+                    notes.append(
+                        MappingResolution(
+                            rule: .notMapped, held: nil, table: table.name,
+                            detail: "fetch index \(entity.name).\(fetchIndex.name) names \(element.property), which has no column"))
                 }
                 return nil
             }
@@ -806,13 +866,16 @@ struct MappingBuilder {
                 self.column(ofProperty: path, entity: entity.name, in: table)?.name
             }
             if whereClause == nil {
-                notes.append(MappingResolution(rule: .notMapped, held: nil, table: table.name,
-                    detail: "partial index predicate of \(entity.name).\(fetchIndex.name) not translated: \(predicate)"))
+                notes.append(
+                    MappingResolution(
+                        rule: .notMapped, held: nil, table: table.name,
+                        detail: "partial index predicate of \(entity.name).\(fetchIndex.name) not translated: \(predicate)"))
             }
         }
-        return MappedIndex(name: "Z_\(entity.name)_\(fetchIndex.name)", table: table.name, kind: .fetchIndex,
-                           columns: columns, order: fetchIndex.elements.map { $0.ascending ? "ASC" : "DESC" },
-                           whereClause: whereClause, entity: entity.name)
+        return MappedIndex(
+            name: "Z_\(entity.name)_\(fetchIndex.name)", table: table.name, kind: .fetchIndex,
+            columns: columns, order: fetchIndex.elements.map { $0.ascending ? "ASC" : "DESC" },
+            whereClause: whereClause, entity: entity.name)
     }
 
     // MARK: R-tree indexes
@@ -844,15 +907,19 @@ struct MappingBuilder {
             let name = "Z_RT_\(entity.name)_\(source.name)"
             let keys = source.properties.map { column(ofProperty: $0, entity: entity.name, in: table) }
             guard !keys.isEmpty, keys.allSatisfy({ $0 != nil }) else {
-                notes.append(MappingResolution(rule: .rtreeIndex, held: nil, table: name,
-                    detail: "R-tree \(entity.name).\(source.name) names \(source.properties), not all of which have a column; not mapped"))
+                notes.append(
+                    MappingResolution(
+                        rule: .rtreeIndex, held: nil, table: name,
+                        detail: "R-tree \(entity.name).\(source.name) names \(source.properties), not all of which have a column; not mapped"))
                 continue
             }
             var columns = [MappedColumn(name: "Z_PK", type: "INTEGER", role: .primaryKey)]
             for key in keys.compactMap({ $0 }) {
                 for bound in ["_MIN", "_MAX"] {
-                    columns.append(MappedColumn(name: key.name + bound, type: "FLOAT", role: .rtreeBound,
-                                                entity: key.entity, property: key.property))
+                    columns.append(
+                        MappedColumn(
+                            name: key.name + bound, type: "FLOAT", role: .rtreeBound,
+                            entity: key.entity, property: key.property))
                 }
             }
             var rtree = MappedTable(name: name, kind: .rtree, entities: [entity.name], columns: columns, primaryKey: ["Z_PK"])
@@ -860,9 +927,11 @@ struct MappingBuilder {
             result.append(rtree)
         }
         if !result.isEmpty {
-            notes.append(MappingResolution(rule: .rtreeIndex, held: nil, table: table.name,
-                detail: "R-tree tables \(result.map(\.name).joined(separator: ", ")) "
-                    + (triggers ? "with the triggers that fill them (frameworks up to 1347)" : "without triggers (framework 1447 writes none)")))
+            notes.append(
+                MappingResolution(
+                    rule: .rtreeIndex, held: nil, table: table.name,
+                    detail: "R-tree tables \(result.map(\.name).joined(separator: ", ")) "
+                        + (triggers ? "with the triggers that fill them (frameworks up to 1347)" : "without triggers (framework 1447 writes none)")))
         }
         return result
     }
@@ -903,18 +972,26 @@ struct MappingBuilder {
             MappedColumn(name: name, type: type, role: .framework)
         }
         var tables = [
-            MappedTable(name: "Z_PRIMARYKEY", kind: .bookkeeping,
-                        columns: [column("Z_ENT", "INTEGER"), column("Z_NAME", "VARCHAR"),
-                                  column("Z_SUPER", "INTEGER"), column("Z_MAX", "INTEGER")],
-                        primaryKey: ["Z_ENT"]),
-            MappedTable(name: "Z_METADATA", kind: .bookkeeping,
-                        columns: [column("Z_VERSION", "INTEGER"), column("Z_UUID", "VARCHAR(255)"),
-                                  column("Z_PLIST", "BLOB")],
-                        primaryKey: ["Z_VERSION"]),
+            MappedTable(
+                name: "Z_PRIMARYKEY", kind: .bookkeeping,
+                columns: [
+                    column("Z_ENT", "INTEGER"), column("Z_NAME", "VARCHAR"),
+                    column("Z_SUPER", "INTEGER"), column("Z_MAX", "INTEGER"),
+                ],
+                primaryKey: ["Z_ENT"]),
+            MappedTable(
+                name: "Z_METADATA", kind: .bookkeeping,
+                columns: [
+                    column("Z_VERSION", "INTEGER"), column("Z_UUID", "VARCHAR(255)"),
+                    column("Z_PLIST", "BLOB"),
+                ],
+                primaryKey: ["Z_VERSION"]),
         ]
         if includesModelCache {
-            tables.append(MappedTable(name: "Z_MODELCACHE", kind: .bookkeeping,
-                                      columns: [column("Z_CONTENT", "BLOB")], primaryKey: []))
+            tables.append(
+                MappedTable(
+                    name: "Z_MODELCACHE", kind: .bookkeeping,
+                    columns: [column("Z_CONTENT", "BLOB")], primaryKey: []))
         }
         return tables
     }
@@ -932,15 +1009,21 @@ struct MappingBuilder {
             layout = chosen
         case .asRegistered:
             let names = Set(registry?.entities.filter { $0.reservedRange == .history }.map(\.name) ?? [])
-            guard let registered: HistoryLayout = names.contains("TRANSACTIONSTRING") ? .current
-                    : names.contains("TRANSACTION") ? .legacy : nil else { return [] }
+            guard
+                let registered: HistoryLayout = names.contains("TRANSACTIONSTRING")
+                    ? .current
+                    : names.contains("TRANSACTION") ? .legacy : nil
+            else { return [] }
             layout = registered
-            notes.append(MappingResolution(rule: .historyLayout, held: nil,
-                detail: "persistent history (\(layout.rawValue) layout) from the history entities in Z_PRIMARYKEY"))
+            notes.append(
+                MappingResolution(
+                    rule: .historyLayout, held: nil,
+                    detail: "persistent history (\(layout.rawValue) layout) from the history entities in Z_PRIMARYKEY"))
         }
-        let tombstones = model.entities.map { entity in
-            model.lineage(of: entity.name).flatMap(\.attributes).filter(\.preservesValueInHistoryOnDeletion).count
-        }.max() ?? 0
+        let tombstones =
+            model.entities.map { entity in
+                model.lineage(of: entity.name).flatMap(\.attributes).filter(\.preservesValueInHistoryOnDeletion).count
+            }.max() ?? 0
         return HistoryTableDefinitions.tables(layout: layout, tombstones: tombstones)
     }
 }

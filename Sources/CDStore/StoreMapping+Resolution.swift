@@ -13,11 +13,14 @@ extension StoreMapping {
     /// cache the column order style of ``ColumnOrderStyle``). Everything else stays as predicted, so
     /// ``compare(with:)`` still reports what does not match.
     public static func resolve(model: ManagedObjectModel, registry: EntityRegistry?, schema: StoreSchema) -> StoreMapping {
-        let history: HistoryLayout? = schema.table(named: "ATRANSACTIONSTRING") != nil ? .current
+        let history: HistoryLayout? =
+            schema.table(named: "ATRANSACTIONSTRING") != nil
+            ? .current
             : schema.table(named: "ATRANSACTION") != nil ? .legacy : nil
-        var options = MappingOptions(history: history.map(HistoryOption.layout) ?? HistoryOption.none,
-                                     includesModelCache: schema.table(named: "Z_MODELCACHE") != nil,
-                                     rtreeTriggers: schema.triggers.contains { $0.name.hasPrefix("Z_RT_") })
+        var options = MappingOptions(
+            history: history.map(HistoryOption.layout) ?? HistoryOption.none,
+            includesModelCache: schema.table(named: "Z_MODELCACHE") != nil,
+            rtreeTriggers: schema.triggers.contains { $0.name.hasPrefix("Z_RT_") })
         if schema.table(named: "Z_MODELCACHE") == nil {
             options.columnOrder = columnOrderStyle(of: model, registry: registry, options: options, in: schema)
         }
@@ -33,21 +36,33 @@ extension StoreMapping {
         if mapping.usesUniqueColumns(in: schema) {
             options.uniqueness = .columnConstraint
             mapping = predict(model: model, registry: registry, options: options)
-            mapping.resolutions.append(MappingResolution(rule: .uniquenessStyle, held: false,
-                detail: "the store declares one-property uniqueness constraints as UNIQUE columns (framework before 866)"))
+            mapping.resolutions.append(
+                MappingResolution(
+                    rule: .uniquenessStyle, held: false,
+                    detail: "the store declares one-property uniqueness constraints as UNIQUE columns (framework before 866)"))
         }
         if plainIndexes {
-            mapping.resolutions.append(MappingResolution(rule: .legacyIndexStyle, held: nil,
-                detail: "indexed attributes and compound indexes are plain indexes, as frameworks before \(LegacyIndexStyle.firstFetchIndexVersion) write them"))
+            mapping.resolutions.append(
+                MappingResolution(
+                    rule: .legacyIndexStyle, held: nil,
+                    detail:
+                        "indexed attributes and compound indexes are plain indexes, as frameworks before \(LegacyIndexStyle.firstFetchIndexVersion) write them")
+            )
         }
         if options.columnOrder == .hashTable {
             mapping.resolutions.removeAll { $0.rule == .columnOrder }
-            mapping.resolutions.append(MappingResolution(rule: .columnOrder, held: true,
-                detail: "the store orders the columns of one type by the entity's dictionaries, as frameworks before \(ColumnOrderStyle.firstByNameVersion) do"))
+            mapping.resolutions.append(
+                MappingResolution(
+                    rule: .columnOrder, held: true,
+                    detail:
+                        "the store orders the columns of one type by the entity's dictionaries, as frameworks before \(ColumnOrderStyle.firstByNameVersion) do")
+            )
         }
         if let layout = history {
-            mapping.resolutions.append(MappingResolution(rule: .historyLayout, held: true,
-                detail: "persistent-history tables (\(layout.rawValue) layout) found in the store"))
+            mapping.resolutions.append(
+                MappingResolution(
+                    rule: .historyLayout, held: true,
+                    detail: "persistent-history tables (\(layout.rawValue) layout) found in the store"))
         }
         mapping.resolveJoinTables(against: schema)
         mapping.resolveCollisionSuffixes(against: schema)
@@ -67,8 +82,10 @@ extension StoreMapping {
     /// The column order style under which more of the model's tables have the store's column
     /// order; name order on a tie. Only stores written before framework 640 (no model cache) can
     /// be old enough for the dictionary order.
-    private static func columnOrderStyle(of model: ManagedObjectModel, registry: EntityRegistry?,
-                                         options: MappingOptions, in schema: StoreSchema) -> ColumnOrderStyle {
+    private static func columnOrderStyle(
+        of model: ManagedObjectModel, registry: EntityRegistry?,
+        options: MappingOptions, in schema: StoreSchema
+    ) -> ColumnOrderStyle {
         var options = options
         func matchingTables(_ style: ColumnOrderStyle) -> Int {
             options.columnOrder = style
@@ -89,8 +106,9 @@ extension StoreMapping {
     private func usesUniqueColumns(in schema: StoreSchema) -> Bool {
         tables.flatMap(\.indexes).contains { index in
             guard index.kind == .uniqueness, index.columns.count == 1, schema.index(named: index.name) == nil,
-                  let table = table(named: index.table), let column = table.column(named: index.columns[0]),
-                  let sql = schema.table(named: index.table)?.sql else { return false }
+                let table = table(named: index.table), let column = table.column(named: index.columns[0]),
+                let sql = schema.table(named: index.table)?.sql
+            else { return false }
             return sql.contains(" \(column.name) \(column.type) UNIQUE")
         }
     }
@@ -116,8 +134,10 @@ extension StoreMapping {
             let candidates = schema.tables.filter { !claimed.contains($0.name) && $0.name.hasPrefix("Z_") }
             let current = self
             guard let adopted = candidates.lazy.compactMap({ current.adopt(predicted, as: $0) }).first else {
-                resolutions.append(MappingResolution(rule: .joinTableNaming, held: false, table: predicted.name,
-                    detail: "no store table matches the join table \(predicted.name)"))
+                resolutions.append(
+                    MappingResolution(
+                        rule: .joinTableNaming, held: false, table: predicted.name,
+                        detail: "no store table matches the join table \(predicted.name)"))
                 continue
             }
             claimed.insert(adopted.name)
@@ -125,7 +145,8 @@ extension StoreMapping {
             moved.append("\(predicted.name) → \(adopted.name)")
         }
         if !joinIndexes.isEmpty {
-            let detail = moved.isEmpty
+            let detail =
+                moved.isEmpty
                 ? "all \(joinIndexes.count) join tables named as predicted"
                 : "the store keeps other names (chosen under earlier entity numbers); adopted " + moved.joined(separator: ", ")
             resolutions.append(MappingResolution(rule: .joinTableNaming, held: moved.isEmpty, detail: detail))
@@ -147,9 +168,9 @@ extension StoreMapping {
         let actualFirst = actual.columns[0].name
         let actualSecond = actual.columns[1].name
         guard let first = keys.first(where: { isVariant(actualFirst, of: $0) }),
-              let second = keys.first(where: { $0 != first && isVariant(actualSecond, of: $0) }),
-              let owner = second.entity, let property = second.property, let ownerNumber = entityNumber(of: owner),
-              Self.isSuffixed(actual.name, stem: "Z_\(ownerNumber)" + property.uppercased())
+            let second = keys.first(where: { $0 != first && isVariant(actualSecond, of: $0) }),
+            let owner = second.entity, let property = second.property, let ownerNumber = entityNumber(of: owner),
+            Self.isSuffixed(actual.name, stem: "Z_\(ownerNumber)" + property.uppercased())
         else { return nil }
         let keyNames = [first.name: actualFirst, second.name: actualSecond]
         var columns = [first, second]
@@ -157,14 +178,16 @@ extension StoreMapping {
         columns[1].name = actualSecond
         for column in predicted.columns where column.role == .joinOrder {
             guard let key = keys.first(where: { $0.entity == column.entity && $0.property == column.property }),
-                  let newKey = keyNames[key.name] else { return nil }
+                let newKey = keyNames[key.name]
+            else { return nil }
             var order = column
             order.name = "Z_FOK_" + newKey.dropFirst(2)
             columns.append(order)
         }
         guard columns.map(\.name) == actual.columns.map(\.name) else { return nil }
-        var table = MappedTable(name: actual.name, kind: .manyToMany, columns: columns,
-                                primaryKey: [actualFirst, actualSecond])
+        var table = MappedTable(
+            name: actual.name, kind: .manyToMany, columns: columns,
+            primaryKey: [actualFirst, actualSecond])
         table.indexes = [MappingBuilder.joinIndex(table: actual.name, first: actualFirst, second: actualSecond)]
         return table
     }
@@ -173,7 +196,8 @@ extension StoreMapping {
     private func isVariant(_ name: String, of column: MappedColumn) -> Bool {
         if name == column.name { return true }
         guard let property = column.property, let destination = column.destination,
-              let number = entityNumber(of: destination) else { return false }
+            let number = entityNumber(of: destination)
+        else { return false }
         return Self.isSuffixed(name, stem: "Z_\(number)" + property.uppercased())
     }
 
@@ -197,10 +221,12 @@ extension StoreMapping {
             }
         }
         guard !held.isEmpty || !failed.isEmpty else { return }
-        resolutions.append(MappingResolution(rule: .collisionSuffix, held: failed.isEmpty,
-            detail: failed.isEmpty
-                ? "numbered in Z_ENT order, as predicted: " + held.joined(separator: ", ")
-                : "not in the store: " + failed.joined(separator: ", ")))
+        resolutions.append(
+            MappingResolution(
+                rule: .collisionSuffix, held: failed.isEmpty,
+                detail: failed.isEmpty
+                    ? "numbered in Z_ENT order, as predicted: " + held.joined(separator: ", ")
+                    : "not in the store: " + failed.joined(separator: ", ")))
     }
 
     // MARK: Column order
@@ -219,15 +245,21 @@ extension StoreMapping {
             }
             guard Set(names) == Set(table.columns.map(\.name)), names.count == table.columns.count else { continue }
             guard let reason = orderExplanation(table, actual) else {
-                resolutions.append(MappingResolution(rule: .columnOrder, held: false, table: table.name,
-                    detail: "the store's column order differs and nothing explains it; the predicted order is kept"))
+                resolutions.append(
+                    MappingResolution(
+                        rule: .columnOrder, held: false, table: table.name,
+                        detail: "the store's column order differs and nothing explains it; the predicted order is kept"))
                 continue
             }
             tables[index].columns = names.compactMap { table.column(named: $0) }
-            resolutions.append(MappingResolution(rule: .columnOrder, held: false, table: table.name,
-                                                 detail: "column order follows the store: " + reason))
+            resolutions.append(
+                MappingResolution(
+                    rule: .columnOrder, held: false, table: table.name,
+                    detail: "column order follows the store: " + reason))
         }
-        resolutions.append(MappingResolution(rule: .columnOrder, held: nil,
-                                             detail: "predicted column order held in \(held) table(s)"))
+        resolutions.append(
+            MappingResolution(
+                rule: .columnOrder, held: nil,
+                detail: "predicted column order held in \(held) table(s)"))
     }
 }

@@ -82,15 +82,18 @@ public struct StoreMapping: Sendable, Codable, Equatable {
         guard let declaring = declaringEntity(ofProperty: relationship, from: entity) else { return nil }
         for table in tables where table.kind == .manyToMany {
             // The column named after the relationship holds its destination's keys.
-            guard let destination = table.columns.first(where: {
-                $0.role == .joinKey && $0.entity == declaring && $0.property == relationship
-            }) else { continue }
+            guard
+                let destination = table.columns.first(where: {
+                    $0.role == .joinKey && $0.entity == declaring && $0.property == relationship
+                })
+            else { continue }
             // The other key column holds the relationship's own entity (`REFLEXIVE` for a
             // self-inverse relationship).
             let source = table.columns.first { $0.role == .joinKey && $0.name != destination.name } ?? destination
             let order = table.columns.first { $0.role == .joinOrder && $0.entity == declaring && $0.property == relationship }
-            return JoinTableLookup(table: table.name, sourceColumn: source.name,
-                                   destinationColumn: destination.name, orderColumn: order?.name)
+            return JoinTableLookup(
+                table: table.name, sourceColumn: source.name,
+                destinationColumn: destination.name, orderColumn: order?.name)
         }
         return nil
     }
@@ -163,8 +166,10 @@ public struct MappedTable: Sendable, Codable, Equatable {
     /// CREATE TRIGGER statements Core Data adds with the table (those filling an R-tree).
     public var triggers: [String]
 
-    package init(name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
-                primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = [], triggers: [String] = []) {
+    package init(
+        name: String, kind: Kind, entities: [String] = [], columns: [MappedColumn],
+        primaryKey: [String], indexes: [MappedIndex] = [], alternatives: [MappedTable] = [], triggers: [String] = []
+    ) {
         self.name = name
         self.kind = kind
         self.entities = entities
@@ -262,8 +267,10 @@ public struct MappedColumn: Sendable, Codable, Equatable {
     /// name sorted.
     @NullEncoded public var renamedFrom: String?
 
-    package init(name: String, type: String, role: ColumnRole, unique: Bool = false, entity: String? = nil,
-                property: String? = nil, destination: String? = nil, renamedFrom: String? = nil) {
+    package init(
+        name: String, type: String, role: ColumnRole, unique: Bool = false, entity: String? = nil,
+        property: String? = nil, destination: String? = nil, renamedFrom: String? = nil
+    ) {
         self.name = name
         self.type = type
         self.role = role
@@ -314,8 +321,10 @@ public struct MappedIndex: Sendable, Codable, Equatable {
     /// The entity declaring the fetch index or uniqueness constraint.
     @NullEncoded public var entity: String?
 
-    package init(name: String, table: String, kind: IndexKind, unique: Bool = false, columns: [String],
-                order: [String]? = nil, whereClause: String? = nil, entity: String? = nil) {
+    package init(
+        name: String, table: String, kind: IndexKind, unique: Bool = false, columns: [String],
+        order: [String]? = nil, whereClause: String? = nil, entity: String? = nil
+    ) {
         self.name = name
         self.table = table
         self.kind = kind

@@ -37,7 +37,8 @@ public struct StoreSchema: Sendable, Codable, Equatable {
         /// writes a space before a comma.
         public var appendedColumns: [String] {
             guard let sql, let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close,
-                  let splice = sql[sql.index(after: open)..<close].range(of: " , ") else { return [] }
+                let splice = sql[sql.index(after: open)..<close].range(of: " , ")
+            else { return [] }
             return sql[splice.upperBound..<close].split(separator: ",").compactMap {
                 $0.split(separator: " ").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
             }
@@ -99,8 +100,10 @@ public struct StoreSchema: Sendable, Codable, Equatable {
             switch type {
             case "table":
                 let columns = (try? db.columns(in: name)) ?? []
-                schema.tables.append(Table(name: name, sql: sql,
-                                           columns: columns.map { Column(name: $0.name, type: $0.type) }))
+                schema.tables.append(
+                    Table(
+                        name: name, sql: sql,
+                        columns: columns.map { Column(name: $0.name, type: $0.type) }))
             case "index":
                 schema.indexes.append(Index(name: name, table: table, sql: sql))
             case "trigger":

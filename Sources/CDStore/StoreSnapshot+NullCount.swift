@@ -12,15 +12,18 @@ extension StoreSnapshot {
         try read { db -> Int? in
             let mapping = StoreMapping.predict(model: model, registry: try EntityRegistry.read(db))
             guard let table = mapping.table(forEntity: entity),
-                  let column = mapping.column(forProperty: attribute, ofEntity: entity) else { return nil }
+                let column = mapping.column(forProperty: attribute, ofEntity: entity)
+            else { return nil }
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name.quotedDatabaseIdentifier))")
                 .map { $0["name"] as String? }
             guard columns.contains(column.name) else { return nil }
             let numbers = mapping.entityNumbers(includingSubentitiesOf: entity).map(String.init).joined(separator: ", ")
-            return try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) \
-                WHERE Z_ENT IN (\(numbers)) AND \(column.name.quotedDatabaseIdentifier) IS NULL
-                """)
+            return try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) \
+                    WHERE Z_ENT IN (\(numbers)) AND \(column.name.quotedDatabaseIdentifier) IS NULL
+                    """)
         }
     }
 }

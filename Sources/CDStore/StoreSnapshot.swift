@@ -53,7 +53,8 @@ public final class StoreSnapshot: @unchecked Sendable {
         self.header = header
         trace?.connecting(to: files.main.path, walMode: header.isWALMode)
         if !keepingThisVersion, !FileManager.default.fileExists(atPath: files.journal.path),
-           let inPlace = try Self.openInPlace(files, header: header, trace: trace) {
+            let inPlace = try Self.openInPlace(files, header: header, trace: trace)
+        {
             database = inPlace.database
             openingState = inPlace.state
             copyDirectory = nil
@@ -147,7 +148,8 @@ public final class StoreSnapshot: @unchecked Sendable {
     /// Opens the store where it lies through the read-only VFS; nil where SQLite will not use
     /// the VFS (URI file names turned off in its build), so the caller falls back to a copy.
     private static func openInPlace(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
-        -> (database: DatabaseQueue, state: StoreFileState)? {
+        -> (database: DatabaseQueue, state: StoreFileState)?
+    {
         guard cdstore_read_only_vfs_register() == SQLITE_OK else { return nil }
         for _ in 0..<openingAttempts {
             let state = StoreFileState.current(files)
@@ -194,7 +196,8 @@ public final class StoreSnapshot: @unchecked Sendable {
 
     /// Copies the main file, `-wal`, `-shm` and `-journal` into a private folder and opens the copy.
     private static func openPrivateCopy(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
-        -> (database: DatabaseQueue, directory: URL) {
+        -> (database: DatabaseQueue, directory: URL)
+    {
         let directory = PrivateCopyRegistry.newCopyDirectory()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -42,8 +42,10 @@ package enum LogRecordParser {
     /// Finds the record in `line` and calls `body` with its category and message bytes (valid
     /// only inside `body`); nil when the line holds no record. The message is not copied: the
     /// reader calls this for every line of a log that may be gigabytes long.
-    package static func withRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
-                                           _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    package static func withRecord<Result>(
+        in line: UnsafeBufferPointer<UInt8>,
+        _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
         if let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
             let plain = stripANSI(line)
             return plain.withUnsafeBufferPointer { withCleanRecord(in: $0, body) }
@@ -64,8 +66,10 @@ package enum LogRecordParser {
         return copy.withUTF8 { parse($0) }
     }
 
-    private static func withCleanRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
-                                                _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    private static func withCleanRecord<Result>(
+        in line: UnsafeBufferPointer<UInt8>,
+        _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
         var start = 0
         while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         guard start < line.count else { return nil }
@@ -80,7 +84,8 @@ package enum LogRecordParser {
             return keyword(in: line, at: found + coreData.count)
         }
         if let found = find(unifiedCategory, in: line, from: start),
-           let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found) {
+            let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found)
+        {
             var messageStart = close + 1
             while messageStart < line.count, line[messageStart] == 0x20 { messageStart += 1 }
             if let record = keyword(in: line, at: messageStart) { return record }
@@ -95,7 +100,8 @@ package enum LogRecordParser {
         }
         if let record = keyword(in: line, at: index) { return record }
         if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index, colon - index < coreData.count - 1,
-           colon + 2 <= line.count, line[colon + 1] == 0x20 {
+            colon + 2 <= line.count, line[colon + 1] == 0x20
+        {
             let head = Array(line[index..<colon])
             let name = Array(coreData.dropLast(2))
             if Array(name.suffix(head.count)) == head { return keyword(in: line, at: colon + 2) }
@@ -114,10 +120,13 @@ package enum LogRecordParser {
 
     /// Form G: one JSON object; its `eventMessage` is read as a line of its own, with the
     /// category taken from `category` when the message has no keyword.
-    private static func withJSONRecord<Result>(in line: UnsafeBufferPointer<UInt8>,
-                                               _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    private static func withJSONRecord<Result>(
+        in line: UnsafeBufferPointer<UInt8>,
+        _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              let message = object["eventMessage"] as? String else { return nil }
+            let message = object["eventMessage"] as? String
+        else { return nil }
         if let subsystem = object["subsystem"] as? String, !subsystem.isEmpty, subsystem != "com.apple.coredata" { return nil }
         let fallback = (object["category"] as? String).flatMap(LogRecord.Category.init(rawValue:))
         var text = message

@@ -146,13 +146,15 @@ package struct StatementShape: Hashable, Sendable {
                 if isValue { token.text = "?" }
             }
             if token.text == "?", pieces.count >= 2, pieces[pieces.count - 1] == ",",
-               pieces[pieces.count - 2] == "?" || pieces[pieces.count - 2] == "?…", inList(pieces) {
+                pieces[pieces.count - 2] == "?" || pieces[pieces.count - 2] == "?…", inList(pieces)
+            {
                 pieces.removeLast()
                 pieces[pieces.count - 1] = "?…"
                 continue
             }
             if token.text == ")", pieces.count >= 3, pieces[pieces.count - 1] == "?", pieces[pieces.count - 2] == "(",
-               pieces[pieces.count - 3].uppercased() == "IN" {
+                pieces[pieces.count - 3].uppercased() == "IN"
+            {
                 pieces[pieces.count - 1] = "?…"
             }
             pieces.append(token.text)
@@ -170,8 +172,10 @@ package struct StatementShape: Hashable, Sendable {
     }
 
     /// Words followed by a space before `(`; any other word before `(` is a function name.
-    private static let keywordsBeforeParenthesis: Set<String> = ["IN", "FROM", "JOIN", "WHERE", "AND", "OR", "NOT", "ON", "VALUES",
-                                                                 "SELECT", "EXISTS", "BY", "HAVING", "AS", "WHEN", "THEN", "ELSE"]
+    private static let keywordsBeforeParenthesis: Set<String> = [
+        "IN", "FROM", "JOIN", "WHERE", "AND", "OR", "NOT", "ON", "VALUES",
+        "SELECT", "EXISTS", "BY", "HAVING", "AS", "WHEN", "THEN", "ELSE",
+    ]
 
     /// Whether the innermost open parenthesis of `pieces` follows `IN`.
     private static func inList(_ pieces: [Substring]) -> Bool {
@@ -189,8 +193,10 @@ package struct StatementShape: Hashable, Sendable {
     }
 
     private static let tableKeywords: Set<String> = ["FROM", "JOIN", "INTO", "UPDATE"]
-    private static let notAliases: Set<String> = ["WHERE", "JOIN", "LEFT", "INNER", "OUTER", "CROSS", "ON", "ORDER", "GROUP",
-                                                   "LIMIT", "SET", "VALUES", "HAVING", "NATURAL", "USING", "AS", "OR", "UNION"]
+    private static let notAliases: Set<String> = [
+        "WHERE", "JOIN", "LEFT", "INNER", "OUTER", "CROSS", "ON", "ORDER", "GROUP",
+        "LIMIT", "SET", "VALUES", "HAVING", "NATURAL", "USING", "AS", "OR", "UNION",
+    ]
 
     static func tables(in tokens: [Token]) -> [(alias: String, table: String)] {
         var result: [(alias: String, table: String)] = []
@@ -205,7 +211,8 @@ package struct StatementShape: Hashable, Sendable {
             }
             var alias = String(name)
             if index + 2 < tokens.count, let aliasFirst = tokens[index + 2].text.first, aliasFirst.isLetter,
-               !notAliases.contains(tokens[index + 2].text.uppercased()) {
+                !notAliases.contains(tokens[index + 2].text.uppercased())
+            {
                 alias = String(tokens[index + 2].text)
             }
             let table = String(name.split(separator: "(").first ?? name)

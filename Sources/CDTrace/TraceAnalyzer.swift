@@ -165,7 +165,8 @@ package final class TraceAnalyzer {
     /// only right after a `sql:` record, and only a line that starts with an SQL clause word.
     package func continueStatement(_ line: String) -> Bool {
         guard var statement = open.last, statement.connectionTime == nil, statement.totalTime == nil,
-              statement.sql.count + line.count < LogLineReader.maximumLineLength else { return false }
+            statement.sql.count + line.count < LogLineReader.maximumLineLength
+        else { return false }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         let word = trimmed.prefix { $0.isLetter }.uppercased()
         guard ["FROM", "WHERE", "JOIN", "LEFT", "INNER", "ORDER", "GROUP", "LIMIT", "AND", "OR", "HAVING", "ON"].contains(word) else { return false }
@@ -227,20 +228,30 @@ package final class TraceAnalyzer {
         case .connectionFetchTime(let time):
             if !open.isEmpty { open[open.count - 1].connectionTime = time }
         case .totalFetch(let time, let rows):
-            close { $0.totalTime = time; $0.rows = rows }
+            close {
+                $0.totalTime = time; $0.rows = rows
+            }
         case .totalCount(let time, let count):
-            close { $0.totalTime = time; $0.countResult = count; $0.rows = $0.rows ?? 0 }
+            close {
+                $0.totalTime = time; $0.countResult = count; $0.rows = $0.rows ?? 0
+            }
         case .executionTime(let time):
             close { $0.totalTime = time }
         case .fetchUsing(let entity, let rows):
             if last == nil, let top = open.last, top.totalTime == nil {
                 // Level 2 alone logs no total: this annotation ends the fetch (§8 block 1).
-                close { $0.entity = entity.isEmpty ? $0.entity : entity; $0.rows = rows; $0.totalTime = $0.connectionTime ?? 0 }
+                close {
+                    $0.entity = entity.isEmpty ? $0.entity : entity; $0.rows = rows; $0.totalTime = $0.connectionTime ?? 0
+                }
             } else {
-                amend { $0.entity = entity.isEmpty ? $0.entity : entity; $0.rows = $0.rows ?? rows }
+                amend {
+                    $0.entity = entity.isEmpty ? $0.entity : entity; $0.rows = $0.rows ?? rows
+                }
             }
         case .countRequest(let entity, let predicate, let count):
-            amend { $0.entity = entity ?? $0.entity; $0.predicate = predicate; $0.countResult = $0.countResult ?? count }
+            amend {
+                $0.entity = entity ?? $0.entity; $0.predicate = predicate; $0.countResult = $0.countResult ?? count
+            }
         case .objectFault(let entity):
             amend { $0.fault = .object(entity: entity) }
         case .relationshipFault(let name, let entity, let toMany, _):
@@ -315,7 +326,8 @@ package final class TraceAnalyzer {
         let number = statement.shape
         let rows = statement.rows ?? 0
         let shape = shapes[number].shape
-        let large = shape.kind == .fetch && shape.limit == nil && statement.prefetchKey == nil && rows >= Self.largeFetchRows
+        let large =
+            shape.kind == .fetch && shape.limit == nil && statement.prefetchKey == nil && rows >= Self.largeFetchRows
             && !shape.selectsKeysOnly
         var afterSameCount = false
         if shape.kind == .fetch, shape.returnsObjects, let previous = lastFinished, previous.countResult != nil {
@@ -351,21 +363,25 @@ package final class TraceAnalyzer {
         let stats = shapes[statement.shape]
         switch statement.fault {
         case .relationship(let entity, let name, _):
-            return Storm(key: "\(entity ?? "?").\(name)", shape: statement.shape, entity: entity, relationship: name,
-                         objectFaults: false, keyFetchCandidate: false)
+            return Storm(
+                key: "\(entity ?? "?").\(name)", shape: statement.shape, entity: entity, relationship: name,
+                objectFaults: false, keyFetchCandidate: false)
         case .object(let entity):
-            return Storm(key: stats.shape.text, shape: statement.shape, entity: entity, relationship: nil,
-                         objectFaults: true, keyFetchCandidate: false)
+            return Storm(
+                key: stats.shape.text, shape: statement.shape, entity: entity, relationship: nil,
+                objectFaults: true, keyFetchCandidate: false)
         case nil:
             break
         }
         if stats.shape.kind == .singleObject {
-            return Storm(key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
-                         objectFaults: true, keyFetchCandidate: false)
+            return Storm(
+                key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
+                objectFaults: true, keyFetchCandidate: false)
         }
         if stats.shape.kind == .fetch, stats.shape.limit == nil, stats.shape.filtersOnOneKey {
-            return Storm(key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
-                         objectFaults: false, keyFetchCandidate: true)
+            return Storm(
+                key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
+                objectFaults: false, keyFetchCandidate: true)
         }
         return nil
     }
@@ -409,7 +425,8 @@ package final class TraceAnalyzer {
         if shape.kind == .bookkeeping { return }
         endBatches()
         if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tables.count == 1, statement.fault == nil,
-           let table = shape.mainTable {
+            let table = shape.mainTable
+        {
             keysFetch = (statement.shape, statement.rows ?? 0, table)
         }
     }

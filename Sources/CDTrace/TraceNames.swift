@@ -43,8 +43,9 @@ package struct TraceNames: Sendable {
     /// The model's name of `alias.column` in `shape`: `Person.age`; nil when not mapped.
     package func name(ofColumn column: String, alias: String, in shape: StatementShape) -> String? {
         guard let table = shape.tables.first(where: { $0.alias == alias })?.table,
-              let mapped = mapping.table(named: table.uppercased()),
-              let found = mapped.column(named: column.uppercased()) else { return nil }
+            let mapped = mapping.table(named: table.uppercased()),
+            let found = mapped.column(named: column.uppercased())
+        else { return nil }
         let owner = found.entity ?? entity(ofTable: table) ?? table
         switch found.role {
         case .primaryKey: return "\(entity(ofTable: table) ?? owner).objectID"
@@ -64,7 +65,8 @@ package struct TraceNames: Sendable {
     /// The property behind `alias.column` (attribute or to-one key), for index advice.
     package func property(ofColumn column: String, alias: String, in shape: StatementShape) -> MappedColumn? {
         guard let table = shape.tables.first(where: { $0.alias == alias })?.table,
-              let mapped = mapping.table(named: table.uppercased()) else { return nil }
+            let mapped = mapping.table(named: table.uppercased())
+        else { return nil }
         return mapped.column(named: column.uppercased())
     }
 
@@ -87,8 +89,9 @@ package struct TraceNames: Sendable {
     /// or the to-one itself when it has no inverse. Nil when the column is not a to-one key.
     package func faultedRelationship(keyFetch shape: StatementShape) -> (entity: String, relationship: String)? {
         guard let condition = shape.whereClause,
-              let match = condition.wholeMatch(of: /(t\d+)\.([A-Z0-9_]+) = \?/),
-              let column = property(ofColumn: String(match.output.2), alias: String(match.output.1), in: shape) else { return nil }
+            let match = condition.wholeMatch(of: /(t\d+)\.([A-Z0-9_]+) = \?/),
+            let column = property(ofColumn: String(match.output.2), alias: String(match.output.1), in: shape)
+        else { return nil }
         if column.role == .joinKey, let entity = column.entity, let property = column.property {
             // Many-to-many fault: `WHERE t1.Z_1ITEMS = ?` selects the destinations of the other key column.
             let table = shape.tables.first { $0.alias == String(match.output.1) }?.table ?? ""
@@ -98,7 +101,8 @@ package struct TraceNames: Sendable {
         }
         guard column.role == .toOneKey, let entity = column.entity, let property = column.property else { return nil }
         if let relationship = model?.entity(named: entity)?.relationships.first(where: { $0.name == property }),
-           let inverse = relationship.inverseName {
+            let inverse = relationship.inverseName
+        {
             return (relationship.inverseEntity ?? relationship.destinationEntity, inverse)
         }
         return (entity, property)

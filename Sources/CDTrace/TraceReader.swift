@@ -42,7 +42,8 @@ package enum TraceError: UserFacingError, Equatable {
     package var hint: String? {
         switch self {
         case .noCoreDataLines:
-            return "run the app with the launch arguments -com.apple.CoreData.SQLDebug 1 (up to 4) and -com.apple.CoreData.Logging.stderr 1, then capture the console or `log stream --level debug --predicate 'subsystem == \"com.apple.coredata\"'`"
+            return
+                "run the app with the launch arguments -com.apple.CoreData.SQLDebug 1 (up to 4) and -com.apple.CoreData.Logging.stderr 1, then capture the console or `log stream --level debug --predicate 'subsystem == \"com.apple.coredata\"'`"
         default:
             return nil
         }

@@ -95,8 +95,10 @@ extension TraceReport {
     /// Builds the report from an analyzer that has read the whole log. `names` maps tables and
     /// columns; `snapshot` (read-only) runs EXPLAIN QUERY PLAN for shapes whose plan the log
     /// does not hold.
-    package static func build(from analyzer: TraceAnalyzer, lines: Int, names: TraceNames?, namesKind: String,
-                              namesFrom: String?, snapshot: StoreSnapshot?, top: Int) -> TraceReport {
+    package static func build(
+        from analyzer: TraceAnalyzer, lines: Int, names: TraceNames?, namesKind: String,
+        namesFrom: String?, snapshot: StoreSnapshot?, top: Int
+    ) -> TraceReport {
         let shapes = analyzer.shapes
         func entity(_ stats: TraceAnalyzer.ShapeStatistics) -> String? {
             if let entity = stats.entity { return entity }
@@ -127,9 +129,10 @@ extension TraceReport {
         }
         let shown = ranked.prefix(max(top, 0)).map { index -> Shape in
             let stats = shapes[index]
-            return Shape(sql: stats.shape.text, kind: stats.shape.kind.rawValue, entity: entity(stats), readable: readable(stats),
-                         count: stats.count, totalSeconds: stats.seconds, meanSeconds: stats.count > 0 ? stats.seconds / Double(stats.count) : 0,
-                         maxSeconds: stats.maxSeconds, rows: stats.rows, maxRows: stats.maxRows)
+            return Shape(
+                sql: stats.shape.text, kind: stats.shape.kind.rawValue, entity: entity(stats), readable: readable(stats),
+                count: stats.count, totalSeconds: stats.seconds, meanSeconds: stats.count > 0 ? stats.seconds / Double(stats.count) : 0,
+                maxSeconds: stats.maxSeconds, rows: stats.rows, maxRows: stats.maxRows)
         }
 
         var findings: [Finding] = []
@@ -146,16 +149,22 @@ extension TraceReport {
             let runs = "\(plural(storm.statements, "statement")) in \(plural(storm.runs, "run")) (longest \(grouped(storm.longestRun)))"
             if let relationship {
                 let owner = entityName ?? "?"
-                findings.append(Finding(kind: "faultStorm", entity: owner, relationship: relationship, sql: stats.shape.text,
-                                        readable: readable(stats), count: storm.statements, seconds: storm.seconds,
-                                        summary: "\(owner).\(relationship) faulted one object at a time: \(runs), \(seconds(storm.seconds))",
-                                        fix: "prefetch it: relationshipKeyPathsForPrefetching = [\"\(relationship)\"] on the fetch of \(owner)"))
+                findings.append(
+                    Finding(
+                        kind: "faultStorm", entity: owner, relationship: relationship, sql: stats.shape.text,
+                        readable: readable(stats), count: storm.statements, seconds: storm.seconds,
+                        summary: "\(owner).\(relationship) faulted one object at a time: \(runs), \(seconds(storm.seconds))",
+                        fix: "prefetch it: relationshipKeyPathsForPrefetching = [\"\(relationship)\"] on the fetch of \(owner)"))
             } else {
                 let owner = entityName ?? stats.shape.mainTable ?? "?"
-                findings.append(Finding(kind: "faultStorm", entity: owner, relationship: nil, sql: stats.shape.text,
-                                        readable: readable(stats), count: storm.statements, seconds: storm.seconds,
-                                        summary: "\(owner) objects fulfilled one at a time (WHERE t0.Z_PK = ?): \(runs), \(seconds(storm.seconds))",
-                                        fix: "the objects were fetched as faults and then used one by one: set returnsObjectsAsFaults = false on the fetch that returns them, or prefetch the relationship that leads to them"))
+                findings.append(
+                    Finding(
+                        kind: "faultStorm", entity: owner, relationship: nil, sql: stats.shape.text,
+                        readable: readable(stats), count: storm.statements, seconds: storm.seconds,
+                        summary: "\(owner) objects fulfilled one at a time (WHERE t0.Z_PK = ?): \(runs), \(seconds(storm.seconds))",
+                        fix:
+                            "the objects were fetched as faults and then used one by one: set returnsObjectsAsFaults = false on the fetch that returns them, or prefetch the relationship that leads to them"
+                    ))
             }
         }
         // Table scans.
@@ -171,59 +180,82 @@ extension TraceReport {
             let properties = columns.map { column in names?.property(ofColumn: column, alias: "t0", in: stats.shape)?.property ?? column }
             let unique = properties.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             let source = stats.loggedPlan != nil ? "the logged plan" : "the store's plan"
-            findings.append(Finding(kind: "tableScan", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
-                                    count: stats.count, seconds: stats.seconds,
-                                    summary: "\(owner) filtered on \(unique.joined(separator: ", ")) reads every row of \(stats.shape.mainTable ?? "?") (\(source): \(scan)), \(plural(stats.count, "time")), \(seconds(stats.seconds))",
-                                    fix: "add a fetch index on \(owner) (\(unique.joined(separator: ", "))) in the model: Xcode's model editor, \(owner), Indexes"))
+            findings.append(
+                Finding(
+                    kind: "tableScan", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
+                    count: stats.count, seconds: stats.seconds,
+                    summary:
+                        "\(owner) filtered on \(unique.joined(separator: ", ")) reads every row of \(stats.shape.mainTable ?? "?") (\(source): \(scan)), \(plural(stats.count, "time")), \(seconds(stats.seconds))",
+                    fix: "add a fetch index on \(owner) (\(unique.joined(separator: ", "))) in the model: Xcode's model editor, \(owner), Indexes"))
         }
         for index in ranked {
             let stats = shapes[index]
             let owner = entity(stats) ?? stats.shape.mainTable ?? "?"
             if stats.largeFetches > 0 {
-                findings.append(Finding(kind: "largeFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
-                                        count: stats.largeFetches, seconds: stats.seconds,
-                                        summary: "\(owner) fetched without a limit, up to \(plural(stats.maxRows, "row")) at once (\(plural(stats.largeFetches, "time")) with \(grouped(TraceAnalyzer.largeFetchRows)) or more)",
-                                        fix: "set fetchBatchSize (20 to 100) so only the objects in use are loaded, or fetchLimit; propertiesToFetch reads fewer columns"))
+                findings.append(
+                    Finding(
+                        kind: "largeFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
+                        count: stats.largeFetches, seconds: stats.seconds,
+                        summary:
+                            "\(owner) fetched without a limit, up to \(plural(stats.maxRows, "row")) at once (\(plural(stats.largeFetches, "time")) with \(grouped(TraceAnalyzer.largeFetchRows)) or more)",
+                        fix: "set fetchBatchSize (20 to 100) so only the objects in use are loaded, or fetchLimit; propertiesToFetch reads fewer columns"))
             }
             if stats.allBatchesLoaded > 0 {
-                findings.append(Finding(kind: "batchesLoadedAtOnce", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
-                                        count: stats.allBatchesLoaded, seconds: stats.seconds,
-                                        summary: "fetchBatchSize had no effect on \(owner): every batch was loaded right after the keys (\(plural(stats.allBatchesLoaded, "time")), up to \(plural(stats.batchesInLargestRun, "batch", "batches")))",
-                                        fix: "something walked the whole result at once: a Swift Array bridged from the results or a diffable snapshot; keep the NSArray or the fetched results controller's sections, or page with fetchLimit and fetchOffset"))
+                findings.append(
+                    Finding(
+                        kind: "batchesLoadedAtOnce", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
+                        count: stats.allBatchesLoaded, seconds: stats.seconds,
+                        summary:
+                            "fetchBatchSize had no effect on \(owner): every batch was loaded right after the keys (\(plural(stats.allBatchesLoaded, "time")), up to \(plural(stats.batchesInLargestRun, "batch", "batches")))",
+                        fix:
+                            "something walked the whole result at once: a Swift Array bridged from the results or a diffable snapshot; keep the NSArray or the fetched results controller's sections, or page with fetchLimit and fetchOffset"
+                    ))
             }
             if stats.afterSameCount > 0 {
-                findings.append(Finding(kind: "countThenFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
-                                        count: stats.afterSameCount, seconds: stats.seconds,
-                                        summary: "a count request with the same filter ran just before this fetch of \(owner) (\(plural(stats.afterSameCount, "time")))",
-                                        fix: "the fetch's results already give the count: use results.count and drop the count request"))
+                findings.append(
+                    Finding(
+                        kind: "countThenFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
+                        count: stats.afterSameCount, seconds: stats.seconds,
+                        summary: "a count request with the same filter ran just before this fetch of \(owner) (\(plural(stats.afterSameCount, "time")))",
+                        fix: "the fetch's results already give the count: use results.count and drop the count request"))
             }
             if stats.keysOnlyWithoutBatches > 0 {
-                findings.append(Finding(kind: "keysOnlyFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
-                                        count: stats.keysOnlyWithoutBatches, seconds: stats.seconds,
-                                        summary: "\(owner) keys fetched and no object loaded after them (\(plural(stats.keysOnlyWithoutBatches, "time")))",
-                                        fix: "when only the number of results is used, a count request (context.count(for:)) does not read the rows"))
+                findings.append(
+                    Finding(
+                        kind: "keysOnlyFetch", entity: owner, relationship: nil, sql: stats.shape.text, readable: readable(stats),
+                        count: stats.keysOnlyWithoutBatches, seconds: stats.seconds,
+                        summary: "\(owner) keys fetched and no object loaded after them (\(plural(stats.keysOnlyWithoutBatches, "time")))",
+                        fix: "when only the number of results is used, a count request (context.count(for:)) does not read the rows"))
             }
         }
         if analyzer.retries > 0 || analyzer.rolledBack > 0 {
-            findings.append(Finding(kind: "optimisticLockingRetry", entity: nil, relationship: nil, sql: nil, readable: nil,
-                                    count: analyzer.retries, seconds: 0,
-                                    summary: "\(plural(analyzer.rolledBack, "save")) rolled back, \(analyzer.retries) retried with the same objects (an UPDATE or DELETE checked Z_OPT, the optimistic-locking version)",
-                                    fix: "another context or process changed the same objects first: merge its changes before saving (automaticallyMergesChangesFromParent, NSPersistentStoreRemoteChange) and choose a merge policy"))
+            findings.append(
+                Finding(
+                    kind: "optimisticLockingRetry", entity: nil, relationship: nil, sql: nil, readable: nil,
+                    count: analyzer.retries, seconds: 0,
+                    summary:
+                        "\(plural(analyzer.rolledBack, "save")) rolled back, \(analyzer.retries) retried with the same objects (an UPDATE or DELETE checked Z_OPT, the optimistic-locking version)",
+                    fix:
+                        "another context or process changed the same objects first: merge its changes before saving (automaticallyMergesChangesFromParent, NSPersistentStoreRemoteChange) and choose a merge policy"
+                ))
         }
 
         let writes = analyzer.writesByTable.map { table, writes in
             EntityWrites(entity: names?.entity(ofTable: table) ?? table, inserts: writes.inserts, updates: writes.updates, deletes: writes.deletes)
         }.sorted { ($0.inserts + $0.updates + $0.deletes, $1.entity) > ($1.inserts + $1.updates + $1.deletes, $0.entity) }
         let largest = analyzer.largestTransactions.map { transaction in
-            TransactionSummary(number: transaction.number, inserts: transaction.writes.values.reduce(0) { $0 + $1.inserts },
-                               updates: transaction.writes.values.reduce(0) { $0 + $1.updates },
-                               deletes: transaction.writes.values.reduce(0) { $0 + $1.deletes },
-                               selects: transaction.selects, seconds: transaction.seconds)
+            TransactionSummary(
+                number: transaction.number, inserts: transaction.writes.values.reduce(0) { $0 + $1.inserts },
+                updates: transaction.writes.values.reduce(0) { $0 + $1.updates },
+                deletes: transaction.writes.values.reduce(0) { $0 + $1.deletes },
+                selects: transaction.selects, seconds: transaction.seconds)
         }
-        let saves = Saves(transactions: analyzer.transactions, rolledBack: analyzer.rolledBack, retried: analyzer.retries,
-                          statements: analyzer.saveStatements, seconds: analyzer.saveSeconds, entities: writes, largest: largest)
-        let input = Input(lines: lines, records: analyzer.records, statements: analyzer.statements, loggedStore: analyzer.connectedStore,
-                          names: namesKind, namesFrom: namesFrom, plansFromStore: snapshot != nil)
+        let saves = Saves(
+            transactions: analyzer.transactions, rolledBack: analyzer.rolledBack, retried: analyzer.retries,
+            statements: analyzer.saveStatements, seconds: analyzer.saveSeconds, entities: writes, largest: largest)
+        let input = Input(
+            lines: lines, records: analyzer.records, statements: analyzer.statements, loggedStore: analyzer.connectedStore,
+            names: namesKind, namesFrom: namesFrom, plansFromStore: snapshot != nil)
         return TraceReport(input: input, shapes: shown, shapeCount: shapes.count, findings: findings, saves: saves)
     }
 

@@ -6,7 +6,9 @@ package enum TraceText {
     package static func render(_ report: TraceReport) -> String {
         var lines: [String] = []
         let input = report.input
-        lines.append("Read \(plural(input.lines, "line")): \(plural(input.records, "Core Data record")), \(plural(input.statements, "statement")) of \(plural(report.shapeCount, "shape")).")
+        lines.append(
+            "Read \(plural(input.lines, "line")): \(plural(input.records, "Core Data record")), \(plural(input.statements, "statement")) of \(plural(report.shapeCount, "shape"))."
+        )
         switch input.names {
         case "store": lines.append("Names from the store \(input.namesFrom ?? "")\(input.plansFromStore ? "; query plans from the store, read-only" : "").")
         case "model": lines.append("Names from the model \(input.namesFrom ?? ""); no store, so only query plans in the log are read.")
@@ -18,11 +20,13 @@ package enum TraceText {
             }
         }
         lines.append("")
-        lines.append(report.shapes.count < report.shapeCount
-                     ? "Statements by total time (top \(report.shapes.count) of \(grouped(report.shapeCount)) shapes)"
-                     : "Statements by total time")
+        lines.append(
+            report.shapes.count < report.shapeCount
+                ? "Statements by total time (top \(report.shapes.count) of \(grouped(report.shapeCount)) shapes)"
+                : "Statements by total time")
         for (index, shape) in report.shapes.enumerated() {
-            var head = "\(String(format: "%3d", index + 1)). \(seconds(shape.totalSeconds)) total, \(plural(shape.count, "time")), mean \(seconds(shape.meanSeconds)), max \(seconds(shape.maxSeconds))"
+            var head =
+                "\(String(format: "%3d", index + 1)). \(seconds(shape.totalSeconds)) total, \(plural(shape.count, "time")), mean \(seconds(shape.meanSeconds)), max \(seconds(shape.maxSeconds))"
             if shape.rows > 0 { head += ", \(plural(shape.rows, "row")) (max \(grouped(shape.maxRows)))" }
             head += " — \(shape.kind)" + (shape.entity.map { " \($0)" } ?? "")
             lines.append(head)
@@ -49,14 +53,19 @@ package enum TraceText {
             let inserts = saves.entities.reduce(0) { $0 + $1.inserts }
             let updates = saves.entities.reduce(0) { $0 + $1.updates }
             let deletes = saves.entities.reduce(0) { $0 + $1.deletes }
-            lines.append("Saves: \(plural(saves.transactions, "transaction")), \(plural(inserts, "insert")), \(plural(updates, "update")), \(plural(deletes, "delete")), \(plural(saves.statements, "statement")), \(seconds(saves.seconds)); \(saves.rolledBack) rolled back, \(saves.retried) retried")
+            lines.append(
+                "Saves: \(plural(saves.transactions, "transaction")), \(plural(inserts, "insert")), \(plural(updates, "update")), \(plural(deletes, "delete")), \(plural(saves.statements, "statement")), \(seconds(saves.seconds)); \(saves.rolledBack) rolled back, \(saves.retried) retried"
+            )
             for entity in saves.entities {
-                lines.append("  \(entity.entity): \(plural(entity.inserts, "insert")), \(plural(entity.updates, "update")), \(plural(entity.deletes, "delete"))")
+                lines.append(
+                    "  \(entity.entity): \(plural(entity.inserts, "insert")), \(plural(entity.updates, "update")), \(plural(entity.deletes, "delete"))")
             }
             if !saves.largest.isEmpty {
                 lines.append("  Largest transactions:")
                 for transaction in saves.largest {
-                    lines.append("    #\(transaction.number): \(plural(transaction.inserts, "insert")), \(plural(transaction.updates, "update")), \(plural(transaction.deletes, "delete")), \(plural(transaction.selects, "select")), \(seconds(transaction.seconds))")
+                    lines.append(
+                        "    #\(transaction.number): \(plural(transaction.inserts, "insert")), \(plural(transaction.updates, "update")), \(plural(transaction.deletes, "delete")), \(plural(transaction.selects, "select")), \(seconds(transaction.seconds))"
+                    )
                 }
             }
         }

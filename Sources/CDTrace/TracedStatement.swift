@@ -75,11 +75,14 @@ package enum Annotation: Equatable, Sendable {
         }
         if hasPrefix(text, totalFetchTime) {
             guard let time = seconds(text, at: totalFetchTime.count) else { return .other }
-            return .totalFetch(seconds: time, rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.count).flatMap { integer(text, at: $0 + forRows.count) } ?? 0)
+            return .totalFetch(
+                seconds: time, rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.count).flatMap { integer(text, at: $0 + forRows.count) } ?? 0)
         }
         if hasPrefix(text, totalCountTime) {
             guard let time = seconds(text, at: totalCountTime.count) else { return .other }
-            return .totalCount(seconds: time, count: LogRecordParser.find(forCount, in: text, from: totalCountTime.count).flatMap { integer(text, at: $0 + forCount.count) } ?? 0)
+            return .totalCount(
+                seconds: time,
+                count: LogRecordParser.find(forCount, in: text, from: totalCountTime.count).flatMap { integer(text, at: $0 + forCount.count) } ?? 0)
         }
         if hasPrefix(text, executionTime) {
             return seconds(text, at: executionTime.count).map(Annotation.executionTime) ?? .other
@@ -91,13 +94,15 @@ package enum Annotation: Equatable, Sendable {
             let nameStart = toMany ? toManyFault.count : toOneFault.count
             guard let nameEnd = LogRecordParser.find(quote, in: text, from: nameStart) else { return .other }
             let name = String(decoding: UnsafeBufferPointer(rebasing: text[nameStart..<nameEnd]), as: UTF8.self)
-            return .relationshipFault(name: name, entity: uriEntity(text, from: nameEnd), toMany: toMany,
-                                      rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.count) })
+            return .relationshipFault(
+                name: name, entity: uriEntity(text, from: nameEnd), toMany: toMany,
+                rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.count) })
         }
         if hasPrefix(text, fetchUsing) {
             // Level 2 and 3 print one per fetch: the entity and the rows, read in place.
             guard let entityStart = LogRecordParser.find(onEntity, in: text, from: fetchUsing.count),
-                  let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.count) else { return .other }
+                let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.count)
+            else { return .other }
             let entity = String(decoding: UnsafeBufferPointer(rebasing: text[(entityStart + onEntity.count)..<entityEnd]), as: UTF8.self)
             let rows = lastIndex(of: returned, in: text).flatMap { integer(text, at: $0 + returned.count) } ?? 0
             return .fetchUsing(entity: entity, rows: rows)
@@ -210,16 +215,18 @@ package enum Annotation: Equatable, Sendable {
         }
         if text.hasPrefix("count request ") {
             let predicate = between(text, "predicate: (", "); sortDescriptors")
-            return .countRequest(entity: between(text, "(entity: ", ";"), predicate: predicate,
-                                 count: number(after: ") returned ", in: text, last: true))
+            return .countRequest(
+                entity: between(text, "(entity: ", ";"), predicate: predicate,
+                count: number(after: ") returned ", in: text, last: true))
         }
         if text.hasPrefix("fault fulfilled from database for") {
             return .objectFault(entity: uriEntity(in: text))
         }
         if text.hasPrefix("to-many relationship fault \"") || text.hasPrefix("to-one relationship fault \"") {
             let name = between(text, "relationship fault \"", "\"") ?? ""
-            return .relationshipFault(name: name, entity: uriEntity(in: text), toMany: text.hasPrefix("to-many"),
-                                      rows: number(after: "Got ", in: text, last: true))
+            return .relationshipFault(
+                name: name, entity: uriEntity(in: text), toMany: text.hasPrefix("to-many"),
+                rows: number(after: "Got ", in: text, last: true))
         }
         if text.hasPrefix("Prefetching with key '") {
             return .prefetching(key: between(text, "Prefetching with key '", "'") ?? "", rows: number(after: "Got ", in: text, last: true))

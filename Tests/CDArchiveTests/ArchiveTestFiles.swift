@@ -42,4 +42,3 @@ func handBuiltPlist(_ objects: [[UInt8]], top: Int = 0, referenceSize: UInt8 = 1
 func bigEndian(_ value: UInt64) -> [UInt8] {
     (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
 }
-

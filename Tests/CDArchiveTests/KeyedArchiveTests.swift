@@ -149,8 +149,9 @@ struct KeyedArchiveTests {
         #expect(entities.className == "NSKnownKeysDictionary1")
         #expect(entities.dictionaryEntries.map(\.key) == ["Color", "Post"])
         #expect(entities.dictionaryEntries.map { $0.value.string("NSEntityName") } == ["Color", "Post"])
-        #expect(entities.dictionaryEntries.map { $0.value.dictionary("NSProperties").map(\.key) }
-            == [["colorID", "hex", "post"], ["date", "color", "postID"]])
+        #expect(
+            entities.dictionaryEntries.map { $0.value.dictionary("NSProperties").map(\.key) }
+                == [["colorID", "hex", "post"], ["date", "color", "postID"]])
     }
 
     /// `foundation-classes.bplist` is hand-written in `make-fixtures.py`; the root NSArray lists
@@ -199,16 +200,16 @@ struct KeyedArchiveTests {
 
     @Test func rootOutsideObjects() throws {
         let plist = handBuiltPlist([
-            [0xD3, 1, 2, 3, 4, 5, 6],                                 // 0: the archive dictionary
-            [0x59] + Array("$archiver".utf8),                         // 1
-            [0x58] + Array("$objects".utf8),                          // 2
-            [0x54] + Array("$top".utf8),                              // 3
-            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),       // 4
-            [0xA1, 7],                                                // 5: $objects = ["$null"]
-            [0xD1, 8, 9],                                             // 6: $top = {root: UID 5}
-            [0x55] + Array("$null".utf8),                             // 7
-            [0x54] + Array("root".utf8),                              // 8
-            [0x80, 5],                                                // 9
+            [0xD3, 1, 2, 3, 4, 5, 6],  // 0: the archive dictionary
+            [0x59] + Array("$archiver".utf8),  // 1
+            [0x58] + Array("$objects".utf8),  // 2
+            [0x54] + Array("$top".utf8),  // 3
+            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),  // 4
+            [0xA1, 7],  // 5: $objects = ["$null"]
+            [0xD1, 8, 9],  // 6: $top = {root: UID 5}
+            [0x55] + Array("$null".utf8),  // 7
+            [0x54] + Array("root".utf8),  // 8
+            [0x80, 5],  // 9
         ])
         let error = #expect(throws: PropertyListError.self) { try KeyedArchive(data: plist) }
         #expect(error?.description == "keyed archive has no root object")

@@ -17,15 +17,23 @@ struct PropertyListTests {
             ("uids", .array([.uid(0), .uid(255), .uid(256), .uid(70000)])),
             ("reals", .array([.real(3.141592653589793), .real(-0.5), .real(1e300)])),
             ("dates", .array([.date(730_902_615), .date(-31_622_401)])),
-            ("integers", .array([.integer(0), .integer(255), .integer(256), .integer(65536),
-                                 .integer(4_294_967_296), .integer(-1), .integer(Int64.min)])),
+            (
+                "integers",
+                .array([
+                    .integer(0), .integer(255), .integer(256), .integer(65536),
+                    .integer(4_294_967_296), .integer(-1), .integer(Int64.min),
+                ])
+            ),
             ("data", .data(Data([0x00, 0x01, 0xFE, 0xFF]))),
             ("flags", .dictionary([("yes", .boolean(true)), ("no", .boolean(false))])),
-            ("nested", .dictionary([
-                ("list", .array([.dictionary([("deep", .dictionary([("deeper", .array([.string("x"), .uid(7)]))]))])])),
-                ("emptyList", .array([])),
-                ("emptyDict", .dictionary([])),
-            ])),
+            (
+                "nested",
+                .dictionary([
+                    ("list", .array([.dictionary([("deep", .dictionary([("deeper", .array([.string("x"), .uid(7)]))]))])])),
+                    ("emptyList", .array([])),
+                    ("emptyDict", .dictionary([])),
+                ])
+            ),
         ])
         #expect(value == expected)
         #expect(value["unicode"]?.stringValue?.utf16.count == 12)
@@ -43,8 +51,9 @@ struct PropertyListTests {
         #expect(PropertyListValue.array([]).dictionaryEntries == nil)
         #expect(PropertyListValue.string("x")["key"] == nil)
         // Dictionaries compare in order: the same entries in another order are a different file.
-        #expect(PropertyListValue.dictionary([("a", .integer(1)), ("b", .integer(2))])
-            != .dictionary([("b", .integer(2)), ("a", .integer(1))]))
+        #expect(
+            PropertyListValue.dictionary([("a", .integer(1)), ("b", .integer(2))])
+                != .dictionary([("b", .integer(2)), ("a", .integer(1))]))
         #expect(PropertyListValue.integer(1) != .real(1))
         #expect(PropertyListValue.uid(1) != .integer(1))
     }
@@ -74,22 +83,36 @@ struct PropertyListTests {
         #expect(info["NSManagedObjectModel_CurrentVersionName"] == .string("SampleModel"))
         let hashes = try #require(info["NSManagedObjectModel_VersionHashes"])
         #expect(hashes.dictionaryEntries?.map(\.key) == ["SampleModel3", "SampleModel2", "SampleModel"])
-        #expect(hashes["SampleModel2"] == .dictionary([
-            ("Car", .data(Data(hex: "7e503efbf4b63cd93ff729e9675e21c63c65262d85a9889f59a2440af6481b93"))),
-            ("Person", .data(Data(hex: "067ae62e1bd1014cb6559d990803ae58f354dd1b7ba7b7722a361c0c39f2134e"))),
-            ("LuxuryCar", .data(Data(hex: "a873c5590010e4ea3f7bdf846786dfbf5cb095526b86aa0de2c569c4bb121886"))),
-            ("SportCar", .data(Data(hex: "722a55b5bbcd51d74876a4dd8f8f7bbde57ddc61cb65a577ec5b0fbe978d7b8c"))),
-        ]))
+        #expect(
+            hashes["SampleModel2"]
+                == .dictionary([
+                    ("Car", .data(Data(hex: "7e503efbf4b63cd93ff729e9675e21c63c65262d85a9889f59a2440af6481b93"))),
+                    ("Person", .data(Data(hex: "067ae62e1bd1014cb6559d990803ae58f354dd1b7ba7b7722a361c0c39f2134e"))),
+                    ("LuxuryCar", .data(Data(hex: "a873c5590010e4ea3f7bdf846786dfbf5cb095526b86aa0de2c569c4bb121886"))),
+                    ("SportCar", .data(Data(hex: "722a55b5bbcd51d74876a4dd8f8f7bbde57ddc61cb65a577ec5b0fbe978d7b8c"))),
+                ]))
         #expect(hashes["SampleModel3"]?.dictionaryEntries?.map(\.key).sorted() == ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
     }
 
     /// The GameLibrary bundle has no current version name, only hashes.
     @Test func binaryVersionInfoWithoutCurrentVersion() throws {
         let info = try PropertyList.decode(try ArchiveTestFiles.corpusFile("nintendoish-gamelibrary-model/GameLibrary.momd/VersionInfo.plist"))
-        #expect(info == .dictionary([("NSManagedObjectModel_VersionHashes", .dictionary([("DataStore", .dictionary([
-            ("Game", .data(Data(hex: "0025b0d3ff20b5874a4c3d8745274f59b4a3d0e046c7f2f4c99adb29aebd29e5"))),
-            ("Rom", .data(Data(hex: "86626e5c667b76b9591cae96077639e299548f40172aa3f25ba45b6881235a79"))),
-        ]))]))]))
+        #expect(
+            info
+                == .dictionary([
+                    (
+                        "NSManagedObjectModel_VersionHashes",
+                        .dictionary([
+                            (
+                                "DataStore",
+                                .dictionary([
+                                    ("Game", .data(Data(hex: "0025b0d3ff20b5874a4c3d8745274f59b4a3d0e046c7f2f4c99adb29aebd29e5"))),
+                                    ("Rom", .data(Data(hex: "86626e5c667b76b9591cae96077639e299548f40172aa3f25ba45b6881235a79"))),
+                                ])
+                            )
+                        ])
+                    )
+                ]))
     }
 
     /// An XML plist: keys come back sorted (Foundation's reader does not keep their order).
@@ -98,14 +121,24 @@ struct PropertyListTests {
         let data = try ArchiveTestFiles.corpusFile("restkit-coredata-momd/RestKitCoreData.momd/VersionInfo.plist")
         #expect(data.starts(with: Array("<?xml".utf8)))
         let info = try PropertyList.decode(data)
-        #expect(info == .dictionary([
-            ("NSManagedObjectModel_CurrentVersionName", .string("RestKitCoreData")),
-            ("NSManagedObjectModel_VersionHashes", .dictionary([("RestKitCoreData", .dictionary([
-                ("RKDummyEntity", .data(Data(hex: "ffacb66b61f37a968a594ea3c916c56cd1a0f3388f538a7acabe34a941ba6f1f"))),
-                ("RKSearchWord", .data(Data(hex: "f082cccd80a761ef2e1b374b1ea9f1a3a4545fe89f122f6d8dc46be1d4592f6e"))),
-                ("RKSearchableManagedObject", .data(Data(hex: "9a43d10ae76e91744ee6f057e69514ea574956485fedb13bc246e60ce971243a"))),
-            ]))])),
-        ]))
+        #expect(
+            info
+                == .dictionary([
+                    ("NSManagedObjectModel_CurrentVersionName", .string("RestKitCoreData")),
+                    (
+                        "NSManagedObjectModel_VersionHashes",
+                        .dictionary([
+                            (
+                                "RestKitCoreData",
+                                .dictionary([
+                                    ("RKDummyEntity", .data(Data(hex: "ffacb66b61f37a968a594ea3c916c56cd1a0f3388f538a7acabe34a941ba6f1f"))),
+                                    ("RKSearchWord", .data(Data(hex: "f082cccd80a761ef2e1b374b1ea9f1a3a4545fe89f122f6d8dc46be1d4592f6e"))),
+                                    ("RKSearchableManagedObject", .data(Data(hex: "9a43d10ae76e91744ee6f057e69514ea574956485fedb13bc246e60ce971243a"))),
+                                ])
+                            )
+                        ])
+                    ),
+                ]))
     }
 
     @Test(arguments: [
@@ -121,27 +154,29 @@ struct PropertyListTests {
     /// Scalar types through the XML reader, which on Linux hands back Swift values, not NSNumber.
     @Test func xmlScalars() throws {
         let xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <plist version="1.0"><dict>
-        <key>int</key><integer>42</integer>
-        <key>negative</key><integer>-7</integer>
-        <key>real</key><real>2.5</real>
-        <key>yes</key><true/>
-        <key>no</key><false/>
-        <key>date</key><date>2024-02-29T12:30:15Z</date>
-        <key>list</key><array><string>ü</string><data>AAH+/w==</data></array>
-        </dict></plist>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>int</key><integer>42</integer>
+            <key>negative</key><integer>-7</integer>
+            <key>real</key><real>2.5</real>
+            <key>yes</key><true/>
+            <key>no</key><false/>
+            <key>date</key><date>2024-02-29T12:30:15Z</date>
+            <key>list</key><array><string>ü</string><data>AAH+/w==</data></array>
+            </dict></plist>
+            """
         let value = try PropertyList.decode(Data(xml.utf8))
-        #expect(value == .dictionary([
-            ("date", .date(730_902_615)),
-            ("int", .integer(42)),
-            ("list", .array([.string("ü"), .data(Data([0x00, 0x01, 0xFE, 0xFF]))])),
-            ("negative", .integer(-7)),
-            ("no", .boolean(false)),
-            ("real", .real(2.5)),
-            ("yes", .boolean(true)),
-        ]))
+        #expect(
+            value
+                == .dictionary([
+                    ("date", .date(730_902_615)),
+                    ("int", .integer(42)),
+                    ("list", .array([.string("ü"), .data(Data([0x00, 0x01, 0xFE, 0xFF]))])),
+                    ("negative", .integer(-7)),
+                    ("no", .boolean(false)),
+                    ("real", .real(2.5)),
+                    ("yes", .boolean(true)),
+                ]))
     }
 
     @Test func notAPropertyList() {

@@ -14,19 +14,27 @@ struct PropertyListWriterTests {
         ("unicode", .string("Grüße, 世界 🦊")),
         ("empty", .string("")),
         ("long", .string(String(repeating: "x", count: 300))),
-        ("integers", .array([.integer(0), .integer(14), .integer(255), .integer(256), .integer(65535), .integer(65536),
-                             .integer(4_294_967_295), .integer(4_294_967_296), .integer(-1), .integer(-300),
-                             .integer(Int64.min), .integer(Int64.max)])),
+        (
+            "integers",
+            .array([
+                .integer(0), .integer(14), .integer(255), .integer(256), .integer(65535), .integer(65536),
+                .integer(4_294_967_295), .integer(4_294_967_296), .integer(-1), .integer(-300),
+                .integer(Int64.min), .integer(Int64.max),
+            ])
+        ),
         ("reals", .array([.real(3.141592653589793), .real(-0.5), .real(1e300), .real(0)])),
         ("flags", .dictionary([("yes", .boolean(true)), ("no", .boolean(false))])),
         ("dates", .array([.date(730_902_615), .date(-31_622_401)])),
         ("data", .data(Data([0x00, 0x01, 0xFE, 0xFF]))),
         ("emptyData", .data(Data())),
-        ("nested", .dictionary([
-            ("list", .array([.dictionary([("deep", .dictionary([("deeper", .array([.string("x"), .integer(7)]))]))])])),
-            ("emptyList", .array([])),
-            ("emptyDict", .dictionary([])),
-        ])),
+        (
+            "nested",
+            .dictionary([
+                ("list", .array([.dictionary([("deep", .dictionary([("deeper", .array([.string("x"), .integer(7)]))]))])])),
+                ("emptyList", .array([])),
+                ("emptyDict", .dictionary([])),
+            ])
+        ),
     ])
 
     private func roundTrip(_ value: PropertyListValue) throws -> PropertyListValue {
@@ -40,8 +48,10 @@ struct PropertyListWriterTests {
     }
 
     @Test func scalarsAtTheTopRoundTrip() throws {
-        for value: PropertyListValue in [.string("a"), .string("ü"), .integer(-5), .real(2.5), .boolean(false),
-                                         .date(0), .data(Data([1])), .uid(3), .array([]), .dictionary([])] {
+        for value: PropertyListValue in [
+            .string("a"), .string("ü"), .integer(-5), .real(2.5), .boolean(false),
+            .date(0), .data(Data([1])), .uid(3), .array([]), .dictionary([]),
+        ] {
             #expect(try roundTrip(value) == value)
         }
     }
@@ -160,13 +170,17 @@ struct KeyedArchiveWriterTests {
     @Test func cyclicObjectsReadBack() throws {
         var writer = KeyedArchiveWriter()
         let parent = writer.reserve()
-        let child = writer.object(className: "Node", classes: ["Node", "NSObject"],
-                                  fields: [("name", writer.string("child")), ("parent", parent)])
+        let child = writer.object(
+            className: "Node", classes: ["Node", "NSObject"],
+            fields: [("name", writer.string("child")), ("parent", parent)])
         let children = writer.collection([child], className: "NSMutableArray")
         let info = writer.dictionary([("b", writer.string("2")), ("a", writer.value(.integer(1)))])
-        writer.fill(parent, className: "Node", classes: ["Node", "NSObject"],
-                    fields: [("name", writer.string("parent")), ("children", children), ("info", info),
-                             ("flag", .boolean(true)), ("none", KeyedArchiveWriter.null)])
+        writer.fill(
+            parent, className: "Node", classes: ["Node", "NSObject"],
+            fields: [
+                ("name", writer.string("parent")), ("children", children), ("info", info),
+                ("flag", .boolean(true)), ("none", KeyedArchiveWriter.null),
+            ])
         let archive = try KeyedArchive(data: try writer.data(root: parent))
         let root = archive.root
         #expect(root.className == "Node" && root.classHierarchy == ["Node", "NSObject"])

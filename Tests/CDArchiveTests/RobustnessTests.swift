@@ -88,24 +88,25 @@ struct RobustnessTests {
     }
 
     /// Single objects no writer produces, each the whole plist.
-    @Test(arguments: [
-        [0xA2, 0, 0],                                      // an array holding itself twice
-        [0xD1, 0, 0],                                      // a dictionary that is its own key
-        [0xA1, 3],                                         // a reference past the object table
-        [0x5F, 0x50, 0x41],                                // a length that is not an integer
-        [0x5F, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a length beyond the file
-        [0x4F, 0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a negative length
-        [0x55, 0x61],                                      // a string running past the objects
-        [0x62, 0x00, 0x41],                                // UTF-16 running past the objects
-        [0x15] + Array(repeating: 0, count: 32),           // a 32-byte integer
-        [0x1F, 0x00],                                      // an integer of 2^15 bytes
-        [0x21, 0x00, 0x00],                                // a 2-byte real
-        [0x2F, 0x00],                                      // a real of 2^15 bytes
-        [0x34, 0, 0, 0, 0, 0, 0, 0, 0],                    // a date that is not 8 bytes
-        [0x00], [0x0F], [0x70], [0x90], [0xB0], [0xE0], [0xF0],  // null, fill and unused types
-        [0x87, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a UID beyond Int
-        [0x8F] + Array(repeating: 0xFF, count: 16),        // a 16-byte UID
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xA2, 0, 0],  // an array holding itself twice
+            [0xD1, 0, 0],  // a dictionary that is its own key
+            [0xA1, 3],  // a reference past the object table
+            [0x5F, 0x50, 0x41],  // a length that is not an integer
+            [0x5F, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a length beyond the file
+            [0x4F, 0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a negative length
+            [0x55, 0x61],  // a string running past the objects
+            [0x62, 0x00, 0x41],  // UTF-16 running past the objects
+            [0x15] + Array(repeating: 0, count: 32),  // a 32-byte integer
+            [0x1F, 0x00],  // an integer of 2^15 bytes
+            [0x21, 0x00, 0x00],  // a 2-byte real
+            [0x2F, 0x00],  // a real of 2^15 bytes
+            [0x34, 0, 0, 0, 0, 0, 0, 0, 0],  // a date that is not 8 bytes
+            [0x00], [0x0F], [0x70], [0x90], [0xB0], [0xE0], [0xF0],  // null, fill and unused types
+            [0x87, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // a UID beyond Int
+            [0x8F] + Array(repeating: 0xFF, count: 16),  // a 16-byte UID
+        ] as [[UInt8]])
     func impossibleObjectThrows(_ object: [UInt8]) {
         let data = handBuiltPlist([object])
         #expect(throws: PropertyListError.self) { try PropertyList.decode(data) }
@@ -113,9 +114,9 @@ struct RobustnessTests {
 
     @Test func referenceCyclesThrow() {
         let cases: [[[UInt8]]] = [
-            [[0xA1, 1], [0xA1, 0]],                        // two arrays holding each other
-            [[0xD1, 1, 2], [0x51, 0x6B], [0xA2, 1, 0]],     // a dictionary whose value holds it
-            [[0xA3, 1, 1, 2], [0x09], [0xC1, 2]],          // a set holding itself, after shared `true`s
+            [[0xA1, 1], [0xA1, 0]],  // two arrays holding each other
+            [[0xD1, 1, 2], [0x51, 0x6B], [0xA2, 1, 0]],  // a dictionary whose value holds it
+            [[0xA3, 1, 1, 2], [0x09], [0xC1, 2]],  // a set holding itself, after shared `true`s
         ]
         for objects in cases {
             let error = #expect(throws: PropertyListError.self) { try PropertyList.decode(handBuiltPlist(objects)) }

@@ -68,14 +68,16 @@ import Testing
     /// the margin, and lint's findings are warnings.
     @Test func warningSectionsEnd() {
         let report = "Warnings\n  none\nAfter\n  - not a warning\nVersion v (current): 2 findings\n  A.b does not have an inverse"
-        #expect(ReportColors.apply(toReport: report)
-            == "\(bold)Warnings\(reset)\n  \(dim)none\(reset)\n\(bold)After\(reset)\n  - not a warning\n"
-            + "\(bold)Version v (current): 2 findings\(reset)\n  \(yellow)A.b does not have an inverse\(reset)")
+        #expect(
+            ReportColors.apply(toReport: report)
+                == "\(bold)Warnings\(reset)\n  \(dim)none\(reset)\n\(bold)After\(reset)\n  - not a warning\n"
+                + "\(bold)Version v (current): 2 findings\(reset)\n  \(yellow)A.b does not have an inverse\(reset)")
     }
 
     @Test func messages() {
         let message = "cdstore: error: bad\n  detail\nhint: try this\ncdstore: warning: careful\nUsage: cdstore x\n"
-        #expect(ReportColors.apply(toMessage: message)
-            == "\(red)cdstore: error: bad\(reset)\n  detail\n\(dim)hint: try this\(reset)\n\(yellow)cdstore: warning: careful\(reset)\nUsage: cdstore x\n")
+        #expect(
+            ReportColors.apply(toMessage: message)
+                == "\(red)cdstore: error: bad\(reset)\n  detail\n\(dim)hint: try this\(reset)\n\(yellow)cdstore: warning: careful\(reset)\nUsage: cdstore x\n")
     }
 }

@@ -31,11 +31,12 @@ import Testing
         var table = TextTable([("ID", .right), ("NAME", .left)])
         table.add(["7", "Post"])
         table.add(["16001", "CHANGE"])
-        #expect(table.render() == """
-                 ID  NAME
-                  7  Post
-              16001  CHANGE
-            """)
+        #expect(
+            table.render() == """
+                     ID  NAME
+                      7  Post
+                  16001  CHANGE
+                """)
     }
 
     /// Label/value lists: no header, a chosen gap, and no trailing spaces after an empty cell.
@@ -44,11 +45,12 @@ import Testing
         table.add(["page size:", "4,096"])
         table.add(["encoding:", ""])
         table.add(["journal mode:", "wal"])
-        #expect(table.render(header: false, separator: " ") == """
-              page size:    4,096
-              encoding:
-              journal mode: wal
-            """)
+        #expect(
+            table.render(header: false, separator: " ") == """
+                  page size:    4,096
+                  encoding:
+                  journal mode: wal
+                """)
         #expect(TextTable(columns: 2).render(header: false) == "")
     }
 

@@ -54,10 +54,12 @@ private enum KnownChanges {
             func target(of relationship: RelationshipDescription, entity: String, pk: Int64) throws -> Key? {
                 let columns = mapping.columns(forProperty: relationship.name, ofEntity: entity)
                 guard let table = mapping.table(forEntity: entity)?.name,
-                      let key = columns.first(where: { $0.role == .toOneKey })?.name else { return nil }
+                    let key = columns.first(where: { $0.role == .toOneKey })?.name
+                else { return nil }
                 let companion = columns.first { $0.role == .toOneEntityType }?.name
                 guard let row = try Row.fetchOne(db, sql: "SELECT \(key), \(companion ?? "NULL") FROM \(table) WHERE Z_PK = ?", arguments: [pk]),
-                      let targetPK: Int64 = row[0] else { return nil }
+                    let targetPK: Int64 = row[0]
+                else { return nil }
                 guard let ent: Int = row[1] ?? registry.entity(named: relationship.destinationEntity)?.ent else { return nil }
                 return Key(ent: ent, pk: targetPK)
             }
@@ -77,10 +79,12 @@ private enum KnownChanges {
             }
             for (key, transaction) in inserted {
                 guard let entity = registry.entity(ent: key.ent)?.name, model.entity(named: entity) != nil,
-                      !(updates[key] ?? []).contains(where: { $0.transaction > transaction }) else { continue }
+                    !(updates[key] ?? []).contains(where: { $0.transaction > transaction })
+                else { continue }
                 for relationship in toOnes(of: entity) {
                     guard let inverseName = relationship.inverseName, let other = try target(of: relationship, entity: entity, pk: key.pk),
-                          let otherEntity = registry.entity(ent: other.ent)?.name else { continue }
+                        let otherEntity = registry.entity(ent: other.ent)?.name
+                    else { continue }
                     let inverse = model.allProperties(of: otherEntity).first { $0.name == inverseName }
                     guard case .relationship(let inverseRelationship)? = inverse else { continue }
                     add(other, transaction, property: inverseName, isToMany: inverseRelationship.isToMany)
@@ -88,7 +92,8 @@ private enum KnownChanges {
             }
             for (key, list) in updates {
                 guard let entity = registry.entity(ent: key.ent)?.name, model.entity(named: entity) != nil,
-                      let last = list.map(\.transaction).max() else { continue }
+                    let last = list.map(\.transaction).max()
+                else { continue }
                 for relationship in toOnes(of: entity) {
                     guard let other = try target(of: relationship, entity: entity, pk: key.pk), inserted[other] == last else { continue }
                     add(key, last, property: relationship.name, isToMany: false)
@@ -150,10 +155,13 @@ private struct Reading {
         #expect(fitting.filter { !$0.isToMany }.count == 59)
         #expect(fitting.filter(\.isToMany).count == 22)
         #expect(unfit == 9)
-        #expect(Set(fitting.map(\.store)) == ["osxphotos-photos-10.15.4/Photos.sqlite", "osxphotos-photos-10.16.0/Photos.sqlite",
-                                             "osxphotos-photos-12.0.1/Photos.sqlite", "osxphotos-photos-13.0.0/Photos.sqlite",
-                                             "osxphotos-photos-14.6.0/Photos.sqlite", "osxphotos-photos-15.4.1/Photos.sqlite",
-                                             "plaso-notestore-ios/NoteStore.sqlite"])
+        #expect(
+            Set(fitting.map(\.store)) == [
+                "osxphotos-photos-10.15.4/Photos.sqlite", "osxphotos-photos-10.16.0/Photos.sqlite",
+                "osxphotos-photos-12.0.1/Photos.sqlite", "osxphotos-photos-13.0.0/Photos.sqlite",
+                "osxphotos-photos-14.6.0/Photos.sqlite", "osxphotos-photos-15.4.1/Photos.sqlite",
+                "plaso-notestore-ios/NoteStore.sqlite",
+            ])
 
         // The readings this one replaced name few of the to-one changes.
         let toOne = fitting.filter { !$0.isToMany }
@@ -172,9 +180,10 @@ private struct Reading {
         let toManyByName = try fitting.filter(\.isToMany).filter { change in
             current.names(change.property, in: change.mask, of: try #require(decoders[change.store + "/" + change.entity]))
         }
-        #expect(toManyByName.map { "\($0.store) \($0.entity).\($0.property)" } == [
-            "osxphotos-photos-10.16.0/Photos.sqlite Folder.childCollections", "osxphotos-photos-12.0.1/Photos.sqlite Folder.childCollections",
-        ])
+        #expect(
+            toManyByName.map { "\($0.store) \($0.entity).\($0.property)" } == [
+                "osxphotos-photos-10.16.0/Photos.sqlite Folder.childCollections", "osxphotos-photos-12.0.1/Photos.sqlite Folder.childCollections",
+            ])
     }
 
     /// Bits past the entity's last property, in masks of the right length: read most
@@ -201,10 +210,11 @@ private struct Reading {
             }
             counts.append(line)
         }
-        #expect(counts == [
-            "osxphotos-photos-10.16.0/Photos.sqlite: 769 masks, 6 past the end most significant first, 86 least significant first",
-            "plaso-knowledgec-1013/knowledgec-10.13.db: 28 masks, 0 past the end most significant first, 13 least significant first",
-        ])
+        #expect(
+            counts == [
+                "osxphotos-photos-10.16.0/Photos.sqlite: 769 masks, 6 past the end most significant first, 86 least significant first",
+                "plaso-knowledgec-1013/knowledgec-10.13.db: 28 masks, 0 past the end most significant first, 13 least significant first",
+            ])
     }
 }
 
@@ -222,8 +232,12 @@ private struct Reading {
         try #require(created.status == 0, "\(created.stderr)")
         let reference = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite")
         let (statements, registryRows) = try DatabaseQueue(path: reference.path).read { db in
-            (try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') AND sql IS NOT NULL ORDER BY rowid"),
-             try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT"))
+            (
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT sql FROM sqlite_master WHERE tbl_name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') AND sql IS NOT NULL ORDER BY rowid"),
+                try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
+            )
         }
         #expect(registryRows.map { $0[1] as String } == ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"])
         let queue = try DatabaseQueue(path: store.path)
@@ -238,12 +252,14 @@ private struct Reading {
             var transaction: Int64 = 0, change: Int64 = 0
             func save(_ rows: [(type: Int, ent: Int, pk: Int64, columns: Data?)]) throws {
                 transaction += 1
-                try db.execute(sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, 1, 2, ?)",
-                               arguments: [transaction, 790_000_000.0 + Double(transaction)])
+                try db.execute(
+                    sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, 16002, 1, 2, ?)",
+                    arguments: [transaction, 790_000_000.0 + Double(transaction)])
                 for row in rows {
                     change += 1
-                    try db.execute(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, ?, ?, ?, ?, ?)",
-                                   arguments: [change, row.type, row.ent, row.pk, transaction, row.columns])
+                    try db.execute(
+                        sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, ?, ?, ?, ?, ?)",
+                        arguments: [change, row.type, row.ent, row.pk, transaction, row.columns])
                 }
             }
             // Component 1, CraftingRecipe 2, Item 3 (the Z_ENTs cdstore create gave them).

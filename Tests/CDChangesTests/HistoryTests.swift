@@ -43,8 +43,10 @@ import Testing
         try Self.withCopy(store) { reader, queue in
             let transactions = try reader.transactions()
             let (transactionCount, rows) = try queue.read { db in
-                (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTION") ?? 0,
-                 try Row.fetchAll(db, sql: "SELECT ZTRANSACTIONID, ZCHANGETYPE, COUNT(*) FROM ACHANGE GROUP BY 1, 2"))
+                (
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTION") ?? 0,
+                    try Row.fetchAll(db, sql: "SELECT ZTRANSACTIONID, ZCHANGETYPE, COUNT(*) FROM ACHANGE GROUP BY 1, 2")
+                )
             }
             #expect(transactions.count == transactionCount)
             var expected: [String: Int] = [:]
@@ -88,8 +90,14 @@ import Testing
         let account = try change("plaso-notestore-ios/NoteStore.sqlite", transaction: 5, entity: "ICAccount")
         #expect(account.updatedColumnBits == [49])
         #expect(account.updatedProperties == [])
-        #expect(account.updatedToMany == ToManyBits(count: 1, among: ["deviceMigrationStates", "folders", "hashtags", "legacyTombstones",
-                                                                      "notes", "ownerInverse", "serverChangeTokens"]))
+        #expect(
+            account.updatedToMany
+                == ToManyBits(
+                    count: 1,
+                    among: [
+                        "deviceMigrationStates", "folders", "hashtags", "legacyTombstones",
+                        "notes", "ownerInverse", "serverChangeTokens",
+                    ]))
         let folder = try change("plaso-notestore-ios/NoteStore.sqlite", transaction: 32, entity: "ICFolder")
         #expect(folder.updatedColumnBits == [40])
         #expect(folder.updatedToMany == ToManyBits(count: 1, among: ["children", "notes"]))
@@ -103,9 +111,10 @@ import Testing
         try Self.withCopy("osxphotos-photos-15.4.1/Photos.sqlite") { reader, queue in
             let deletes = try reader.transactions(HistoryFilter(entity: "Album")).flatMap(\.changes).filter { $0.type == .delete }
             let delete = try #require(deletes.first)
-            let row = try #require(try queue.read { db in
-                try Row.fetchOne(db, sql: "SELECT ZTOMBSTONE0, ZTOMBSTONE2 FROM ACHANGE WHERE Z_PK = ?", arguments: [delete.id])
-            })
+            let row = try #require(
+                try queue.read { db in
+                    try Row.fetchOne(db, sql: "SELECT ZTOMBSTONE0, ZTOMBSTONE2 FROM ACHANGE WHERE Z_PK = ?", arguments: [delete.id])
+                })
             #expect(delete.tombstone?["cloudDeleteState"] == (row[0] as Int64?).map(String.init))
             #expect(delete.tombstone?["uuid"] == row[1])
             #expect(delete.tombstone?["uuid"]?.count == 36)

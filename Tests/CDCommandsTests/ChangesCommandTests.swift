@@ -120,10 +120,12 @@ import Testing
     static func record(_ db: Database, type: Int, pk: Int64) throws {
         let transaction = (try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0) + 1
         let change = (try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ACHANGE") ?? 0) + 1
-        try db.execute(sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZTIMESTAMP) VALUES (?, 16002, 1, ?)",
-                       arguments: [transaction, Date().timeIntervalSinceReferenceDate])
-        try db.execute(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (?, 16001, 1, ?, 1, ?, ?)",
-                       arguments: [change, type, pk, transaction])
+        try db.execute(
+            sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZTIMESTAMP) VALUES (?, 16002, 1, ?)",
+            arguments: [transaction, Date().timeIntervalSinceReferenceDate])
+        try db.execute(
+            sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (?, 16001, 1, ?, 1, ?, ?)",
+            arguments: [change, type, pk, transaction])
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 16002", arguments: [transaction])
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 16001", arguments: [change])
     }

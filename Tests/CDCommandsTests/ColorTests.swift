@@ -153,8 +153,10 @@ import Testing
         try #require(TmuxServer.isAvailable, "tmux is needed for the terminal tests (.ci/run installs it)")
         let executable = try #require(CommandRunner.executable).path
         let store = try ColorTests.articles().path
-        for command in ["NO_COLOR=1 \(executable) inspect \(store); NO_COLOR=1 \(executable) inspect \(store).missing",
-                        "\(executable) inspect \(store) --color never; \(executable) inspect \(store).missing --color never"] {
+        for command in [
+            "NO_COLOR=1 \(executable) inspect \(store); NO_COLOR=1 \(executable) inspect \(store).missing",
+            "\(executable) inspect \(store) --color never; \(executable) inspect \(store).missing --color never",
+        ] {
             let screen = try Self.screen(running: command)
             #expect(screen.contains("Files") && screen.contains("cdstore: error: "))
             #expect(!screen.contains(ColorTests.escape), "\(command)")

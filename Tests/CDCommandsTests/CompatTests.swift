@@ -15,8 +15,11 @@ import Testing
     @Test func contractKeysAreAlwaysPresent() throws {
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_WAL.sqlite").path
         let report = try json([store, "--model", Corpus.url(Self.wibosco).path], status: 0)
-        #expect(Set(report.keys) == ["store", "model", "options", "matchedVersion", "currentVersion", "oldModel",
-                                     "compatible", "opens", "migration", "expectedError", "reason", "changes", "mappingModels"])
+        #expect(
+            Set(report.keys) == [
+                "store", "model", "options", "matchedVersion", "currentVersion", "oldModel",
+                "compatible", "opens", "migration", "expectedError", "reason", "changes", "mappingModels",
+            ])
         #expect(report["matchedVersion"] as? String == "CoreDataMigration_Example 4")
         #expect(report["compatible"] as? Bool == true)
         #expect(report["opens"] as? Bool == true)
@@ -60,10 +63,14 @@ import Testing
 
     @Test func textReport() throws {
         let store = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite").path
-        let result = CommandRunner.runInProcess(["compat", store, "--model", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path,
-                                            "--version", "SampleModel3"])
+        let result = CommandRunner.runInProcess([
+            "compat", store, "--model", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path,
+            "--version", "SampleModel3",
+        ])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("Opens: yes, after migration with the mapping model V2toV3.xcmappingmodel (needs NSMigratePersistentStoresAutomaticallyOption)\n\nStore:"))
+        #expect(
+            result.stdout.hasPrefix(
+                "Opens: yes, after migration with the mapping model V2toV3.xcmappingmodel (needs NSMigratePersistentStoresAutomaticallyOption)\n\nStore:"))
         #expect(result.stdout.contains("Written by:       SampleModel2\n"))
         #expect(result.stdout.contains("Options assumed:  infer\n"))
         #expect(result.stdout.contains("V2toV3.xcmappingmodel: SampleModel2 → SampleModel3 (maps the store to the current version)"))
@@ -79,37 +86,53 @@ import Testing
         var description: String { "\(store) → \(version ?? "current") with \(options)" }
     }
 
-    static let lightweight = "Opens: yes, after lightweight migration (needs NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption)"
+    static let lightweight =
+        "Opens: yes, after lightweight migration (needs NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption)"
     static let samples = "cdplus-samplemodel/SampleModel.xcdatamodeld"
 
     /// The first line answers "will my app open this store?" for the options given, and the
     /// exit status agrees with it (man/cdstore.1's table for compat).
     @Test(arguments: [
-        Case(store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco,
-             headline: "Opens: yes (the model matches the store)", status: 0),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco, options: "none",
-             headline: "Opens: yes (the model matches the store)", status: 0),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco,
+            headline: "Opens: yes (the model matches the store)", status: 0),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco, options: "none",
+            headline: "Opens: yes (the model matches the store)", status: 0),
         Case(store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, headline: lightweight, status: 0),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, options: "migrate",
-             headline: "Opens: no — error 134140: no mapping model from CoreDataMigration_Example 3 to CoreDataMigration_Example 4, and the app does not pass NSInferMappingModelAutomaticallyOption",
-             status: 1),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, options: "none",
-             headline: "Opens: no — error 134100: the store needs lightweight migration, and the app passes no migration options", status: 1),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, options: "migrate",
+            headline:
+                "Opens: no — error 134140: no mapping model from CoreDataMigration_Example 3 to CoreDataMigration_Example 4, and the app does not pass NSInferMappingModelAutomaticallyOption",
+            status: 1),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, options: "none",
+            headline: "Opens: no — error 134100: the store needs lightweight migration, and the app passes no migration options", status: 1),
         Case(store: "bookmigration/Model1.sqlite", model: "bookmigration/Model.xcdatamodeld", headline: lightweight, status: 0),
-        Case(store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: samples, version: "SampleModel3", options: "migrate",
-             headline: "Opens: yes, after migration with the mapping model V2toV3.xcmappingmodel (needs NSMigratePersistentStoresAutomaticallyOption)", status: 0),
-        Case(store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: samples, version: "SampleModel3", options: "none",
-             headline: "Opens: no — error 134100: the store needs migration with the mapping model V2toV3.xcmappingmodel, and the app passes no migration options", status: 1),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco,
-             headline: "Opens: no — error 134110: the migrated rows fail validation", status: 1),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco, options: "none",
-             headline: "Opens: no — error 134100: the store needs a migration that cannot be done either (see below), and the app passes no migration options", status: 1),
-        Case(store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: "wibosco-revised/CoreDataMigration_Example.xcdatamodeld",
-             headline: "Opens: no — error 134130: no version of the model wrote the store", status: 1),
+        Case(
+            store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: samples, version: "SampleModel3", options: "migrate",
+            headline: "Opens: yes, after migration with the mapping model V2toV3.xcmappingmodel (needs NSMigratePersistentStoresAutomaticallyOption)", status: 0
+        ),
+        Case(
+            store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: samples, version: "SampleModel3", options: "none",
+            headline:
+                "Opens: no — error 134100: the store needs migration with the mapping model V2toV3.xcmappingmodel, and the app passes no migration options",
+            status: 1),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco,
+            headline: "Opens: no — error 134110: the migrated rows fail validation", status: 1),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco, options: "none",
+            headline: "Opens: no — error 134100: the store needs a migration that cannot be done either (see below), and the app passes no migration options",
+            status: 1),
+        Case(
+            store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: "wibosco-revised/CoreDataMigration_Example.xcdatamodeld",
+            headline: "Opens: no — error 134130: no version of the model wrote the store", status: 1),
     ])
     func headlineAndExitStatus(_ test: Case) throws {
         let store = try Corpus.copyStore(test.store).path
-        let arguments = ["compat", store, "--model", Corpus.url(test.model).path, "--options", test.options]
+        let arguments =
+            ["compat", store, "--model", Corpus.url(test.model).path, "--options", test.options]
             + (test.version.map { ["--version", $0] } ?? [])
         let text = CommandRunner.runInProcess(arguments)
         #expect(text.status == test.status, "stderr: \(text.stderr)")

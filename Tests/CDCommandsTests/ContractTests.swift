@@ -50,8 +50,11 @@ import Testing
         #expect(versions[0]["name"] as? String == "cache")
         #expect(versions[0]["current"] as? Bool == true)
         let hashes = try #require(versions[0]["entityHashes"] as? [String: String])
-        #expect(hashes == ["Color": "c42610dacb82dfd67d8281d49d82916bd02493cb4cc897db9ca097fe7c9cb9e7",
-                           "Post": "8a55fd4ce6c31444313d4c97e0247ac5d3ed2528c484daeb70b4e481d36e2345"])
+        #expect(
+            hashes == [
+                "Color": "c42610dacb82dfd67d8281d49d82916bd02493cb4cc897db9ca097fe7c9cb9e7",
+                "Post": "8a55fd4ce6c31444313d4c97e0247ac5d3ed2528c484daeb70b4e481d36e2345",
+            ])
     }
 
     // MARK: bad input: exit status 2, one line on stderr, no backtrace
@@ -68,8 +71,9 @@ import Testing
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY)") }
         try queue.close()
-        try expectCleanFailure(["inspect", url.path],
-                               message: "\(url.path) is a SQLite database but not a Core Data store: missing table Z_PRIMARYKEY")
+        try expectCleanFailure(
+            ["inspect", url.path],
+            message: "\(url.path) is a SQLite database but not a Core Data store: missing table Z_PRIMARYKEY")
     }
 
     @Test func emptyFile() throws {
@@ -113,8 +117,9 @@ import Testing
 
     @Test func storeWithoutModelCache() throws {
         let copy = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
-        try expectCleanFailure(["model", "--hashes", copy.path],
-                               message: "\(copy.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
+        try expectCleanFailure(
+            ["model", "--hashes", copy.path],
+            message: "\(copy.path) has no model cache (Z_MODELCACHE): it was written before framework 754; pass the app's model file instead")
     }
 
     @Test func usageErrorsKeepArgumentParserStatus() throws {

@@ -17,7 +17,8 @@ import Testing
     static let help: [HelpEntry] = {
         let result = CommandRunner.runInProcess(["--experimental-dump-help"])
         guard let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-              let root = json["command"] as? [String: Any] else { return [] }
+            let root = json["command"] as? [String: Any]
+        else { return [] }
         var entries: [HelpEntry] = []
         for command in root["subcommands"] as? [[String: Any]] ?? [] {
             let name = command["commandName"] as? String ?? ""
@@ -44,8 +45,10 @@ import Testing
 
     /// Options every command (or every SQL-logging command) shares: the man page gives them once,
     /// under OPTIONS, instead of in each command's entry.
-    static let commonOptionTexts: Set<String> = ["--help", "Show help information.", "The same, spelled as an Xcode scheme's launch argument.",
-                                                 "--color", "When to colour the output: auto (on a terminal, unless NO_COLOR is set), always or never."]
+    static let commonOptionTexts: Set<String> = [
+        "--help", "Show help information.", "The same, spelled as an Xcode scheme's launch argument.",
+        "--color", "When to colour the output: auto (on a terminal, unless NO_COLOR is set), always or never.",
+    ]
 
     static func read(_ relativePath: String) -> String {
         (try? String(contentsOf: Corpus.repositoryRoot.appendingPathComponent(relativePath), encoding: .utf8)) ?? ""

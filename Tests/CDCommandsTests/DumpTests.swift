@@ -15,17 +15,21 @@ import Testing
 
     static let stores: [Case] = [
         // Apple's 2009 Recipes sample (framework 241): no model cache, read with its Xcode 3 model.
-        Case(name: "recipes-241", store: "apple-recipes/Recipes.sqlite",
-             arguments: ["Recipe", "--limit", "2", "--include", "ingredients", "--model", Corpus.url("apple-recipes/Recipes.xcdatamodel").path]),
+        Case(
+            name: "recipes-241", store: "apple-recipes/Recipes.sqlite",
+            arguments: ["Recipe", "--limit", "2", "--include", "ingredients", "--model", Corpus.url("apple-recipes/Recipes.xcdatamodel").path]),
         // A migration fixture: a one-to-one relationship, dates, WAL content.
-        Case(name: "wibosco-wal-847", store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
-             arguments: ["Post", "--limit", "3", "--sort", "date:desc"]),
+        Case(
+            name: "wibosco-wal-847", store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
+            arguments: ["Post", "--limit", "3", "--sort", "date:desc"]),
         // Photos: inheritance (Album under GenericAlbum), an ordered many-to-many, binaries.
-        Case(name: "photos-1447", store: "osxphotos-photos-15.4.1/Photos.sqlite",
-             arguments: ["Album", "--limit", "2", "--include", "assets"]),
+        Case(
+            name: "photos-1447", store: "osxphotos-photos-15.4.1/Photos.sqlite",
+            arguments: ["Album", "--limit", "2", "--include", "assets"]),
         // Persistent history, a sub-entity, a derived attribute and transformables.
-        Case(name: "samplemodel2-1344", store: "cdplus-samplemodel2/SampleModel2_V1.sqlite",
-             arguments: ["Book", "Author", "--limit", "2", "--offset", "1", "--include", "pages"]),
+        Case(
+            name: "samplemodel2-1344", store: "cdplus-samplemodel2/SampleModel2_V1.sqlite",
+            arguments: ["Book", "Author", "--limit", "2", "--offset", "1", "--include", "pages"]),
     ]
 
     static let formats = ["description", "line", "table", "expanded", "json", "ndjson", "csv"]
@@ -47,8 +51,10 @@ import Testing
     /// A seed-style `to_s` line from a template.
     @Test func templateLine() throws {
         let copy = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
-        let result = CommandRunner.runInProcess(["dump", copy.path, "Post", "--limit", "3",
-                                            "--template", "Post: {postID} Date: '{date}' Color: {color}"])
+        let result = CommandRunner.runInProcess([
+            "dump", copy.path, "Post", "--limit", "3",
+            "--template", "Post: {postID} Date: '{date}' Color: {color}",
+        ])
         #expect(result.status == 0)
         let expected = try Golden.expected("dump/wibosco-3.template", actual: result.stdout)
         #expect(result.stdout == expected)
@@ -89,7 +95,11 @@ import Testing
             dumped[object["_entity"] as? String ?? "?", default: 0] += 1
         }
         // Rows per concrete entity, straight from the tables Z_PRIMARYKEY names.
-        let queue = try DatabaseQueue(path: copy.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try DatabaseQueue(
+            path: copy.path,
+            configuration: {
+                var c = Configuration(); c.readonly = true; return c
+            }())
         let counted = try queue.read { db -> [String: Int] in
             var result: [String: Int] = [:]
             let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")

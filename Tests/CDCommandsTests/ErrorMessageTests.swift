@@ -24,7 +24,9 @@ import Testing
         let result = CommandRunner.runInProcess(["dump", try Self.sample(), "Task", "--template", "Completed: {complete}"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == "cdstore: error: --template {complete}: Task has no property complete; its properties: completed, due_date, priority, task_description\n")
+        #expect(
+            result.stderr
+                == "cdstore: error: --template {complete}: Task has no property complete; its properties: completed, due_date, priority, task_description\n")
     }
 
     @Test func templateWithKnownKeysStillPrints() throws {
@@ -56,26 +58,33 @@ import Testing
     @Test func badRegularExpressionIsAPredicateError() throws {
         let result = CommandRunner.runInProcess(["query", try Self.sample(), "--entity", "Task", "--where", #"task_description MATCHES "(""#])
         #expect(result.status == 2)
-        #expect(result.stderr == """
-            cdstore: error: predicate error at character 25: MATCHES takes an ICU regular expression, and "(" is not a valid one
-              task_description MATCHES "("
-                                       ^
+        #expect(
+            result.stderr == """
+                cdstore: error: predicate error at character 25: MATCHES takes an ICU regular expression, and "(" is not a valid one
+                  task_description MATCHES "("
+                                           ^
 
-            """)
+                """)
     }
 
     @Test func predicateTooDeepForSQLiteIsOneLine() throws {
         let predicate = (0..<6000).map { "priority == \($0)" }.joined(separator: " OR ")
         let result = CommandRunner.runInProcess(["query", try Self.sample(), "--entity", "Task", "--where", predicate, "--count"])
         #expect(result.status == 2)
-        #expect(result.stderr == "cdstore: error: the predicate is too complex for SQLite (parser stack overflow): list values with IN {…} instead of chaining OR, or split the fetch\n")
+        #expect(
+            result.stderr
+                == "cdstore: error: the predicate is too complex for SQLite (parser stack overflow): list values with IN {…} instead of chaining OR, or split the fetch\n"
+        )
     }
 
     @Test func argumentComparedWithADateMustBeADate() throws {
         let store = try Self.sample()
         let result = CommandRunner.runInProcess(["query", store, "--entity", "Task", "--where", "due_date > %@", "--arg", "not a date"])
         #expect(result.status == 2)
-        #expect(result.stderr == "cdstore: error: \"not a date\" is not a date, and due_date is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)\n")
+        #expect(
+            result.stderr
+                == "cdstore: error: \"not a date\" is not a date, and due_date is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)\n"
+        )
         let dated = CommandRunner.runInProcess(["query", store, "--entity", "Task", "--where", "due_date > %@", "--arg", "2000-01-01", "--count"])
         #expect(dated.status == 0, "\(dated.stderr)")
     }
@@ -85,7 +94,10 @@ import Testing
         let result = CommandRunner.runInProcess(["query", try Self.sample(), "--entity", "Task", "--aggregate", "\(function):task_description"])
         let name = function == "avg" ? "average" : function
         #expect(result.status == 2)
-        #expect(result.stderr == "cdstore: error: \(name):task_description: task_description is a String attribute; \(name) takes a number (min and max also take dates and strings)\n")
+        #expect(
+            result.stderr
+                == "cdstore: error: \(name):task_description: task_description is a String attribute; \(name) takes a number (min and max also take dates and strings)\n"
+        )
     }
 
     @Test func maximumOfADateIsAllowed() throws {

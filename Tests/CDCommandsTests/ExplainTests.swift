@@ -78,11 +78,11 @@ import Testing
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
         let uri = "x-coredata://\(Self.storeUUID)/User/p2"
         let dump = """
-        2026-11-22 10:00:00.000 App[1:2] save failed: Error Domain=NSCocoaErrorDomain Code=1570 "petName is a required value." UserInfo={NSValidationErrorObject=<User: 0x600001> (entity: User; id: 0xd000000000080000 <\(uri)>; data: {
-            name = "User_1";
-            petName = nil;
-        }), NSValidationErrorKey=petName, NSLocalizedDescription=petName is a required value.}
-        """
+            2026-11-22 10:00:00.000 App[1:2] save failed: Error Domain=NSCocoaErrorDomain Code=1570 "petName is a required value." UserInfo={NSValidationErrorObject=<User: 0x600001> (entity: User; id: 0xd000000000080000 <\(uri)>; data: {
+                name = "User_1";
+                petName = nil;
+            }), NSValidationErrorKey=petName, NSLocalizedDescription=petName is a required value.}
+            """
         let result = CommandRunner.runInProcess(["explain", "-", "--json", "--store", copy.path, "--model", Self.model], stdin: Data(dump.utf8))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let object = try Self.json(result.stdout)
@@ -107,7 +107,8 @@ import Testing
 
     @Test func crossCheckOfAnotherStoreUUID() throws {
         let copy = try Corpus.copyStore(Self.store)
-        let dump = #"Error Domain=NSCocoaErrorDomain Code=1570 "name is a required value." UserInfo={NSValidationErrorObject=<User: 0x1> (entity: User; id: 0x2 <x-coredata://00000000-0000-0000-0000-000000000000/User/p999>; data: <fault>), NSValidationErrorKey=name}"#
+        let dump =
+            #"Error Domain=NSCocoaErrorDomain Code=1570 "name is a required value." UserInfo={NSValidationErrorObject=<User: 0x1> (entity: User; id: 0x2 <x-coredata://00000000-0000-0000-0000-000000000000/User/p999>; data: <fault>), NSValidationErrorKey=name}"#
         let result = CommandRunner.runInProcess(["explain", "--json", "--text", dump, "--store", copy.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let check = try #require(try Self.json(result.stdout)["crossCheck"] as? [String: Any])
@@ -145,9 +146,9 @@ import Testing
         #expect(sameHashes["dumpWrittenBy"] as? String == "SampleModel3")
 
         let v2Hashes = """
-                Pet = <76734226 2a645873 0c78aae7 3c5328d0 fcaa4e35 96d2f87f 22e366eb 46a9f46f>;
-                User = <6a47cbef 0e3f84c2 449249fd c83f003d 7e514378 f8ee9a76 a8d4c0ec 8bb1b822>;
-        """
+                    Pet = <76734226 2a645873 0c78aae7 3c5328d0 fcaa4e35 96d2f87f 22e366eb 46a9f46f>;
+                    User = <6a47cbef 0e3f84c2 449249fd c83f003d 7e514378 f8ee9a76 a8d4c0ec 8bb1b822>;
+            """
         let other = CommandRunner.runInProcess(["explain", "-", "--store", copy.path, "--model", Self.model], stdin: Data(dump(v2Hashes).utf8))
         #expect(other.status == 0, "stderr: \(other.stderr)")
         #expect(other.stdout.contains("The dump's entity hashes differ from this store's for Pet, User"))
@@ -195,7 +196,8 @@ import Testing
     @Test func crossCheckOfAMergeConflict() throws {
         let copy = try Corpus.copyStore(Self.store)
         let uri = "x-coredata://\(Self.storeUUID)/User/p4"
-        let dump = "Error Domain=NSCocoaErrorDomain Code=133020 \"Could not merge changes.\" UserInfo={conflictList=(\n    \"NSMergeConflict (0x1) for NSManagedObject (0x2) with objectID '0x3 <\(uri)>' with oldVersion = 1 and newVersion = 7 and old object snapshot = {}\"\n)}"
+        let dump =
+            "Error Domain=NSCocoaErrorDomain Code=133020 \"Could not merge changes.\" UserInfo={conflictList=(\n    \"NSMergeConflict (0x1) for NSManagedObject (0x2) with objectID '0x3 <\(uri)>' with oldVersion = 1 and newVersion = 7 and old object snapshot = {}\"\n)}"
         let result = CommandRunner.runInProcess(["explain", "--text", dump, "--store", copy.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("\(uri): the row exists (Z_OPT 1); the conflict saw 7, so it changed again since."))

@@ -45,8 +45,10 @@ import Testing
     @Test(arguments: ["Z_MAX", "Z_SUPER"])
     func textInPrimaryKeyTableIsAFinding(_ column: String) throws {
         let copy = try Self.damagedCopy("cdplus-samplemodel2/SampleModel2_V1.sqlite", "UPDATE Z_PRIMARYKEY SET \(column) = 'x' WHERE Z_NAME = 'GraphicNovel'")
-        let commands = [["inspect"], ["dump", "--format", "json"], ["dump", "--format", "description"], ["dump", "--format", "table"],
-                        ["clean", "--dry-run"], ["reset", "--dry-run", "--recreate"]]
+        let commands = [
+            ["inspect"], ["dump", "--format", "json"], ["dump", "--format", "description"], ["dump", "--format", "table"],
+            ["clean", "--dry-run"], ["reset", "--dry-run", "--recreate"],
+        ]
         for command in commands {
             let result = try CommandRunner.run([command[0], copy.path] + command.dropFirst())
             #expect([0, 1].contains(result.status), "\(command): \(result.stderr)")

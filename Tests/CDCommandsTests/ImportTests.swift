@@ -16,28 +16,39 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "unknown entity", json: #"{"Shelf":[{"label":"a"}]}"#, status: 2,
-             message: "Shelf #1: the model has no entity Shelf"),
-        Case(name: "unknown property", json: #"[{"_entity":"Tag","_id":"t","colour":"red"}]"#, status: 2,
-             message: #"Tag #1 (_id "t"): colour: Tag has no property colour"#),
-        Case(name: "wrong type", json: #"{"Tag":[{"label":"a"},{"label":7}]}"#, status: 2,
-             message: "Tag #2: label: expected a string, got a number"),
-        Case(name: "integer out of range", json: #"{"Service":[{"name":"a","hours":2147483648}]}"#, status: 2,
-             message: "Service #1: hours: 2147483648 is out of range for Integer 32 (-2147483648…2147483647)"),
-        Case(name: "dangling id", json: #"{"Review":[{"stars":1,"subject":"nowhere"}]}"#, status: 2,
-             message: #"Review #1: subject: no object has _id "nowhere""#),
-        Case(name: "wrong destination entity", json: #"{"Tag":[{"_id":"t"}],"Review":[{"stars":1,"subject":"t"}]}"#, status: 2,
-             message: #"Review #1: subject: "t" is a Tag, not a Item"#),
-        Case(name: "abstract entity", json: #"{"Item":[{"name":"a"}]}"#, status: 2,
-             message: "Item #1: Item is abstract and cannot be instantiated"),
-        Case(name: "transient attribute", json: #"{"Product":[{"name":"a","label":"x"}]}"#, status: 2,
-             message: "Product #1: label: is transient and cannot be given a value"),
-        Case(name: "derived attribute", json: #"{"Catalog":[{"title":"a","pageCount":3}]}"#, status: 2,
-             message: "Catalog #1: pageCount: is derived and cannot be given a value"),
-        Case(name: "sides disagree", json: #"{"Catalog":[{"_id":"c","title":"a","pages":[]}],"Page":[{"catalog":"c"}]}"#, status: 2,
-             message: #"Catalog #1 (_id "c"): pages lists 0 objects, but 1 objects name it through catalog"#),
-        Case(name: "malformed JSON", json: "[{\"_entity\":\"Tag\",}]", status: 2,
-             message: "malformed JSON at line 1, column 19: expected a key string"),
+        Case(
+            name: "unknown entity", json: #"{"Shelf":[{"label":"a"}]}"#, status: 2,
+            message: "Shelf #1: the model has no entity Shelf"),
+        Case(
+            name: "unknown property", json: #"[{"_entity":"Tag","_id":"t","colour":"red"}]"#, status: 2,
+            message: #"Tag #1 (_id "t"): colour: Tag has no property colour"#),
+        Case(
+            name: "wrong type", json: #"{"Tag":[{"label":"a"},{"label":7}]}"#, status: 2,
+            message: "Tag #2: label: expected a string, got a number"),
+        Case(
+            name: "integer out of range", json: #"{"Service":[{"name":"a","hours":2147483648}]}"#, status: 2,
+            message: "Service #1: hours: 2147483648 is out of range for Integer 32 (-2147483648…2147483647)"),
+        Case(
+            name: "dangling id", json: #"{"Review":[{"stars":1,"subject":"nowhere"}]}"#, status: 2,
+            message: #"Review #1: subject: no object has _id "nowhere""#),
+        Case(
+            name: "wrong destination entity", json: #"{"Tag":[{"_id":"t"}],"Review":[{"stars":1,"subject":"t"}]}"#, status: 2,
+            message: #"Review #1: subject: "t" is a Tag, not a Item"#),
+        Case(
+            name: "abstract entity", json: #"{"Item":[{"name":"a"}]}"#, status: 2,
+            message: "Item #1: Item is abstract and cannot be instantiated"),
+        Case(
+            name: "transient attribute", json: #"{"Product":[{"name":"a","label":"x"}]}"#, status: 2,
+            message: "Product #1: label: is transient and cannot be given a value"),
+        Case(
+            name: "derived attribute", json: #"{"Catalog":[{"title":"a","pageCount":3}]}"#, status: 2,
+            message: "Catalog #1: pageCount: is derived and cannot be given a value"),
+        Case(
+            name: "sides disagree", json: #"{"Catalog":[{"_id":"c","title":"a","pages":[]}],"Page":[{"catalog":"c"}]}"#, status: 2,
+            message: #"Catalog #1 (_id "c"): pages lists 0 objects, but 1 objects name it through catalog"#),
+        Case(
+            name: "malformed JSON", json: "[{\"_entity\":\"Tag\",}]", status: 2,
+            message: "malformed JSON at line 1, column 19: expected a key string"),
     ]
 
     @Test(arguments: cases)

@@ -96,8 +96,9 @@ import Testing
             signal(SIGPIPE, previous)
             close(descriptors[1])
         }
-        let io = CommandIO(output: .fileDescriptor(descriptors[1]), error: .memory(), input: .data(Data()),
-                           environment: [:], terminalColumns: nil)
+        let io = CommandIO(
+            output: .fileDescriptor(descriptors[1]), error: .memory(), input: .data(Data()),
+            environment: [:], terminalColumns: nil)
         #expect(CommandLineEntry.run(["dump", copy, "--format", "json"], io: io) == 141)
         #expect(io.output.isClosed)
         #expect(io.error.text.isEmpty)

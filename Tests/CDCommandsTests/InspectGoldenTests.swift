@@ -42,12 +42,14 @@ import Testing
     }
 
     @Test func modelHashesJSON() throws {
-        try check(["model", "--hashes", "--json"], store: "cdplus-samplemodel2/SampleModel2_V1.sqlite",
-                  golden: "model/samplemodel2-1344-hashes.json")
+        try check(
+            ["model", "--hashes", "--json"], store: "cdplus-samplemodel2/SampleModel2_V1.sqlite",
+            golden: "model/samplemodel2-1344-hashes.json")
     }
 
     @Test func modelHashesText() throws {
-        try check(["model", "--hashes"], store: "wibosco-migration/CoreDataMigration_Example_3.sqlite",
-                  golden: "model/wibosco-3-hashes.txt")
+        try check(
+            ["model", "--hashes"], store: "wibosco-migration/CoreDataMigration_Example_3.sqlite",
+            golden: "model/wibosco-3-hashes.txt")
     }
 }

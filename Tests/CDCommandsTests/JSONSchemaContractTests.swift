@@ -13,27 +13,34 @@ import Testing
     static let wibosco = Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path
 
     /// Checks that `output` is one JSON document conforming to `schema` (at `pointer` in it).
-    static func expectConforms(_ output: String, to schema: String, at pointer: String = "",
-                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectConforms(
+        _ output: String, to schema: String, at pointer: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let validator = try JSONSchemaValidator(file: schema, in: folder, at: pointer)
         let problems = try validator.problems(in: JSONValue(parsing: output))
         #expect(problems == [], "\(schema)\(pointer): \(problems.prefix(10).joined(separator: "\n"))", sourceLocation: sourceLocation)
     }
 
     /// Checks every line of NDJSON `output` (at least one) against `schema` at `pointer`.
-    static func expectLinesConform(_ output: String, to schema: String, at pointer: String = "",
-                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectLinesConform(
+        _ output: String, to schema: String, at pointer: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let lines = output.split(separator: "\n")
         #expect(!lines.isEmpty, "no output to check", sourceLocation: sourceLocation)
         for line in lines { try expectConforms(String(line), to: schema, at: pointer, sourceLocation: sourceLocation) }
     }
 
     /// Runs `arguments` in-process, expects one of `statuses`, and returns standard output.
-    static func run(_ arguments: [String], statuses: Set<Int32> = [0], stdin: Data = Data(),
-                    sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    static func run(
+        _ arguments: [String], statuses: Set<Int32> = [0], stdin: Data = Data(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String {
         let result = CommandRunner.runInProcess(arguments, stdin: stdin)
-        #expect(statuses.contains(result.status), "\(arguments.joined(separator: " ")): status \(result.status), \(result.stderr)",
-                sourceLocation: sourceLocation)
+        #expect(
+            statuses.contains(result.status), "\(arguments.joined(separator: " ")): status \(result.status), \(result.stderr)",
+            sourceLocation: sourceLocation)
         return result.stdout
     }
 
@@ -53,11 +60,14 @@ import Testing
 
     @Test func everySchemaIsCheckedAndDocumented() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()
-        #expect(files == ["clean.schema.json", "compat.schema.json", "create.schema.json", "diff-line.schema.json", "diff.schema.json",
-                          "dump.schema.json", "explain.schema.json",
-                          "find.schema.json", "history.schema.json", "inspect.schema.json", "model-hashes.schema.json",
-                          "model-lint.schema.json", "model-sql.schema.json", "model.schema.json", "reset.schema.json",
-                          "rows.schema.json", "sql.schema.json", "trace.schema.json", "validate.schema.json", "watch.schema.json"])
+        #expect(
+            files == [
+                "clean.schema.json", "compat.schema.json", "create.schema.json", "diff-line.schema.json", "diff.schema.json",
+                "dump.schema.json", "explain.schema.json",
+                "find.schema.json", "history.schema.json", "inspect.schema.json", "model-hashes.schema.json",
+                "model-lint.schema.json", "model-sql.schema.json", "model.schema.json", "reset.schema.json",
+                "rows.schema.json", "sql.schema.json", "trace.schema.json", "validate.schema.json", "watch.schema.json",
+            ])
         // This suite checks them all but watch's, which the watch test checks on its live output.
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let source = try ["JSONSchemaContractTests.swift", "ChangesCommandTests.swift"]
@@ -223,8 +233,10 @@ import Testing
     }
 
     /// A bundle, a compiled bundle, an Xcode 3 binary model and a ruby-xcdm schema folder.
-    @Test(arguments: ["cdplus-samplemodel/SampleModel.xcdatamodeld", "nintendoish-gamelibrary-model/GameLibrary.momd",
-                      "mogenerator-test-models/legacy-6f34c08a/test.xcdatamodel", "xcdm-cdq/templates/init/schemas"])
+    @Test(arguments: [
+        "cdplus-samplemodel/SampleModel.xcdatamodeld", "nintendoish-gamelibrary-model/GameLibrary.momd",
+        "mogenerator-test-models/legacy-6f34c08a/test.xcdatamodel", "xcdm-cdq/templates/init/schemas",
+    ])
     func modelSource(_ path: String) throws {
         try StoreContracts.modelSource(Corpus.url(path).path)
     }
@@ -244,19 +256,21 @@ import Testing
     }
 
     /// The corpus' migration pairs with each store option: every verdict and every error code.
-    @Test(arguments: [
-        ("wibosco-migration/CoreDataMigration_Example_1.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
-        ("wibosco-migration/CoreDataMigration_Example_3.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
-        ("wibosco-migration/CoreDataMigration_Example_WAL.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
-        ("wibosco-migration/CoreDataMigration_Example_2.sqlite", "wibosco-revised/CoreDataMigration_Example.xcdatamodeld", nil),
-        ("bookmigration/Model1.sqlite", "bookmigration/Model.xcdatamodeld", "Model2"),
-        ("cdplus-samplemodel/SampleModel_V2.sqlite", "cdplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel3"),
-        ("recipes-migration/Recipes.sqlite", "recipes-migration/Recipes.xcdatamodeld", "Recipes 2"),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("wibosco-migration/CoreDataMigration_Example_1.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
+            ("wibosco-migration/CoreDataMigration_Example_3.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
+            ("wibosco-migration/CoreDataMigration_Example_WAL.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", nil),
+            ("wibosco-migration/CoreDataMigration_Example_2.sqlite", "wibosco-revised/CoreDataMigration_Example.xcdatamodeld", nil),
+            ("bookmigration/Model1.sqlite", "bookmigration/Model.xcdatamodeld", "Model2"),
+            ("cdplus-samplemodel/SampleModel_V2.sqlite", "cdplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel3"),
+            ("recipes-migration/Recipes.sqlite", "recipes-migration/Recipes.xcdatamodeld", "Recipes 2"),
+        ] as [(String, String, String?)])
     func compat(_ store: String, _ model: String, _ version: String?) throws {
         let copy = try Corpus.copyStore(store).path
         for options in ["infer", "migrate", "none"] {
-            let arguments = ["compat", "--json", copy, "--model", Corpus.url(model).path, "--options", options]
+            let arguments =
+                ["compat", "--json", copy, "--model", Corpus.url(model).path, "--options", options]
                 + (version.map { ["--version", $0] } ?? [])
             try Self.expectConforms(Self.run(arguments, statuses: [0, 1]), to: "compat.schema.json")
         }
@@ -294,8 +308,9 @@ import Testing
         try Self.expectLinesConform(Self.run(["query", copy, "Book.all", "--format", "ndjson"]), to: "dump.schema.json", at: "/$defs/object")
         try Self.expectConforms(Self.run(["query", copy, "--entity", "Book", "--count", "--format", "json"]), to: "rows.schema.json")
         try Self.expectConforms(Self.run(["query", copy, "--entity", "Book", "--distinct", "title", "--format", "json"]), to: "rows.schema.json")
-        try Self.expectLinesConform(Self.run(["query", copy, "--entity", "Book", "--aggregate", "max:price", "--format", "ndjson"]),
-                                    to: "rows.schema.json", at: "/$defs/row")
+        try Self.expectLinesConform(
+            Self.run(["query", copy, "--entity", "Book", "--aggregate", "max:price", "--format", "ndjson"]),
+            to: "rows.schema.json", at: "/$defs/row")
     }
 
     /// The console prints objects with the dump renderers (run as the executable: the console
@@ -313,8 +328,9 @@ import Testing
     @Test func sql() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel2/SampleModel2_V1.sqlite").path
         for format in ["json", "ndjson"] {
-            try Self.expectConforms(Self.run(["sql", copy, "--entity", "Book", "--where", "title BEGINSWITH 'A'", "--format", format]),
-                                    to: "sql.schema.json")
+            try Self.expectConforms(
+                Self.run(["sql", copy, "--entity", "Book", "--where", "title BEGINSWITH 'A'", "--format", format]),
+                to: "sql.schema.json")
         }
         let raw = "SELECT Z_PK, ZTITLE, ZPRICE, ZUNIQUEID FROM ZBOOK WHERE Z_PK < ?"
         try Self.expectConforms(Self.run(["sql", copy, "--raw", raw, "--arg", "5", "--format", "json"]), to: "rows.schema.json")
@@ -329,8 +345,9 @@ import Testing
     }
 
     /// Every reference dump of errors.md, read from standard input.
-    @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: Golden.fixtures.appendingPathComponent("explain").path)
-        .filter { $0.hasSuffix(".dump") }.sorted())
+    @Test(
+        arguments: try FileManager.default.contentsOfDirectory(atPath: Golden.fixtures.appendingPathComponent("explain").path)
+            .filter { $0.hasSuffix(".dump") }.sorted())
     func explainDump(_ fixture: String) throws {
         let dump = try Data(contentsOf: Golden.fixtures.appendingPathComponent("explain/\(fixture)"))
         try Self.expectConforms(Self.run(["explain", "-", "--json"], stdin: dump), to: "explain.schema.json")
@@ -347,19 +364,22 @@ import Testing
                 petName = nil;
             }), NSValidationErrorKey=petName, NSLocalizedDescription=petName is a required value.}
             """
-        try Self.expectConforms(Self.run(["explain", "-", "--json", "--store", copy, "--model", model], stdin: Data(validation.utf8)),
-                                to: "explain.schema.json")
+        try Self.expectConforms(
+            Self.run(["explain", "-", "--json", "--store", copy, "--model", model], stdin: Data(validation.utf8)),
+            to: "explain.schema.json")
         let incompatible = try String(contentsOf: Golden.fixtures.appendingPathComponent("explain/errors-md-5.1-1.dump"), encoding: .utf8)
-        try Self.expectConforms(Self.run(["explain", "--json", "--text", incompatible, "--store", copy, "--model", model]),
-                                to: "explain.schema.json")
+        try Self.expectConforms(
+            Self.run(["explain", "--json", "--text", incompatible, "--store", copy, "--model", model]),
+            to: "explain.schema.json")
     }
 
     // MARK: maintenance
 
     @Test func create() throws {
         let folder = try TemporaryDirectory.make()
-        try Self.expectConforms(Self.run(["create", folder.appendingPathComponent("empty.sqlite").path, "--model", Self.wibosco, "--json"]),
-                                to: "create.schema.json")
+        try Self.expectConforms(
+            Self.run(["create", folder.appendingPathComponent("empty.sqlite").path, "--model", Self.wibosco, "--json"]),
+            to: "create.schema.json")
         let shop = Golden.fixtures.appendingPathComponent("import/Shop.xcdatamodel").path
         let seed = Golden.fixtures.appendingPathComponent("import/shop-seed.json").path
         for extra in [[], ["--dry-run"]] {
@@ -369,8 +389,9 @@ import Testing
         // A catalog without its mandatory title: imported, not installed, the validation errors reported.
         let invalid = folder.appendingPathComponent("invalid.json")
         try Data(#"{"Catalog": [{}]}"#.utf8).write(to: invalid)
-        let output = Self.run(["create", folder.appendingPathComponent("invalid.sqlite").path, "--model", shop, "--import", invalid.path, "--json"],
-                              statuses: [1])
+        let output = Self.run(
+            ["create", folder.appendingPathComponent("invalid.sqlite").path, "--model", shop, "--import", invalid.path, "--json"],
+            statuses: [1])
         try Self.expectConforms(output, to: "create.schema.json")
         #expect(output.contains("\"installed\" : false"))
     }
@@ -399,17 +420,22 @@ import Testing
     @Test func find() throws {
         let root = try TemporaryDirectory.make()
         let device = root.appendingPathComponent("Devices/5A1D3C2B-0000-4000-8000-000000000001")
-        try PropertyListSerialization.data(fromPropertyList: ["name": "iPhone 15 Pro", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-17-2"],
-                                           format: .xml, options: 0).write(to: device.appendingPathComponent("device.plist").creatingFolder())
+        try PropertyListSerialization.data(
+            fromPropertyList: ["name": "iPhone 15 Pro", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-17-2"],
+            format: .xml, options: 0
+        ).write(to: device.appendingPathComponent("device.plist").creatingFolder())
         let app = device.appendingPathComponent("data/Containers/Data/Application/0E7A5C41-1111-4111-8111-111111111111")
         try PropertyListSerialization.data(fromPropertyList: ["MCMMetadataIdentifier": "com.example.Notes"], format: .binary, options: 0)
             .write(to: app.appendingPathComponent(".com.apple.mobile_container_manager.metadata.plist").creatingFolder())
-        for (store, folder) in [("cdplus-samplemodel/SampleModel_V1.sqlite", app.appendingPathComponent("Library/Application Support")),
-                                ("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite", root.appendingPathComponent("Elsewhere"))] {
+        for (store, folder) in [
+            ("cdplus-samplemodel/SampleModel_V1.sqlite", app.appendingPathComponent("Library/Application Support")),
+            ("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite", root.appendingPathComponent("Elsewhere")),
+        ] {
             let copy = try Corpus.copyStore(store)
             for name in try FileManager.default.contentsOfDirectory(atPath: copy.deletingLastPathComponent().path) {
-                try FileManager.default.copyItem(at: copy.deletingLastPathComponent().appendingPathComponent(name),
-                                                 to: folder.appendingPathComponent(name).creatingFolder())
+                try FileManager.default.copyItem(
+                    at: copy.deletingLastPathComponent().appendingPathComponent(name),
+                    to: folder.appendingPathComponent(name).creatingFolder())
             }
         }
         let output = Self.run(["find", root.path, "--json"])

@@ -62,8 +62,10 @@ import Testing
 
     @Test func cleanDryRunText() throws {
         let copy = try Corpus.copyStore(Self.historyStore)
-        try Self.golden("clean-dry-run.txt", CommandRunner.runInProcess(
-            ["clean", copy.path, "--dry-run", "--history-before", "2023-05-01", "--repair-primary-keys", "--vacuum"]), copy)
+        try Self.golden(
+            "clean-dry-run.txt",
+            CommandRunner.runInProcess(
+                ["clean", copy.path, "--dry-run", "--history-before", "2023-05-01", "--repair-primary-keys", "--vacuum"]), copy)
     }
 
     @Test func cleanText() throws {
@@ -83,10 +85,14 @@ import Testing
     @Test func cleanJSON() throws {
         let copy = try Corpus.copyStore(Self.historyStore)
         let bytesBefore = try Self.storeBytes(copy)
-        let report = try Self.json(CommandRunner.runInProcess(
-            ["clean", copy.path, "--json", "--no-backup", "--history-before", "2023-06-01T00:00:00Z", "--vacuum"]))
-        #expect(Set(report.keys) == ["store", "dryRun", "backup", "checkpoint", "externalData", "history", "primaryKeys",
-                                     "vacuum", "bytesBefore", "bytesAfter", "bytesReclaimed"])
+        let report = try Self.json(
+            CommandRunner.runInProcess(
+                ["clean", copy.path, "--json", "--no-backup", "--history-before", "2023-06-01T00:00:00Z", "--vacuum"]))
+        #expect(
+            Set(report.keys) == [
+                "store", "dryRun", "backup", "checkpoint", "externalData", "history", "primaryKeys",
+                "vacuum", "bytesBefore", "bytesAfter", "bytesReclaimed",
+            ])
         #expect(report["store"] as? String == copy.path)
         #expect(report["dryRun"] as? Bool == false)
         #expect(report["backup"] is NSNull)

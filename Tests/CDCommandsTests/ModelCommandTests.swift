@@ -16,8 +16,11 @@ import Testing
 
     @Test func everyVersionOfASourceBundle() throws {
         let versions = try hashes([Corpus.url("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path])
-        #expect(versions.map(\.name) == ["CoreDataMigration_Example", "CoreDataMigration_Example 2",
-                                         "CoreDataMigration_Example 3", "CoreDataMigration_Example 4"])
+        #expect(
+            versions.map(\.name) == [
+                "CoreDataMigration_Example", "CoreDataMigration_Example 2",
+                "CoreDataMigration_Example 3", "CoreDataMigration_Example 4",
+            ])
         #expect(versions.map(\.current) == [false, false, false, true])
     }
 
@@ -90,8 +93,13 @@ import Testing
 @Suite struct ModelDiagramCommandTests {
     static let models: [(golden: String, arguments: [String])] = [
         ("model/ios-example", [Corpus.url("core-data-editor-models/iOS_Example.xcdatamodel").path]),
-        ("model/samplemodel3", [Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path,
-                                "--version", "SampleModel3"]),
+        (
+            "model/samplemodel3",
+            [
+                Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.xcdatamodeld").path,
+                "--version", "SampleModel3",
+            ]
+        ),
     ]
 
     @Test(arguments: ["dot", "mermaid"])
@@ -134,13 +142,17 @@ import Testing
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_3.sqlite")
         let result = CommandRunner.runInProcess(["model", "--sql", store.path])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZDATE TIMESTAMP, ZPOSTID VARCHAR );\n"))
+        #expect(
+            result.stdout.contains(
+                "CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZDATE TIMESTAMP, ZPOSTID VARCHAR );\n"))
         #expect(result.stdout.contains("CREATE INDEX ZCOLOR_ZPOST_INDEX ON ZCOLOR (ZPOST);\n"))
         #expect(result.stdout.hasPrefix("-- entityNumbering: Z_PRIMARYKEY numbers equal the computed order [held]\n"))
     }
 
     @Test func jsonContract() throws {
-        let result = CommandRunner.runInProcess(["model", "--sql", "--json", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path, "--version", "SampleModel2"])
+        let result = CommandRunner.runInProcess([
+            "model", "--sql", "--json", Corpus.url("cdplus-samplemodel/SampleModel.xcdatamodeld").path, "--version", "SampleModel2",
+        ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let tables = try #require(json["tables"] as? [[String: Any]])

@@ -35,8 +35,10 @@ import Testing
 
     @Test func dumpWhereMatchesQuery() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let dump = CommandRunner.runInProcess(["dump", copy.path, "Book", "--where", "author.alias BEGINSWITH %@", "--arg", "A",
-                                          "--sort", "title", "--format", "csv"])
+        let dump = CommandRunner.runInProcess([
+            "dump", copy.path, "Book", "--where", "author.alias BEGINSWITH %@", "--arg", "A",
+            "--sort", "title", "--format", "csv",
+        ])
         let query = CommandRunner.runInProcess(["query", copy.path, "Book where author.alias BEGINSWITH 'A' sort by title", "--format", "csv"])
         #expect(dump.status == 0 && query.status == 0, "\(dump.stderr)\(query.stderr)")
         #expect(dump.stdout == query.stdout)
@@ -55,23 +57,28 @@ import Testing
 
     @Test func sqlPrintsTheStatementWithoutRunningIt() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let result = CommandRunner.runInProcess(["sql", copy.path, "Page where book.title == %@ AND number > %@ sort by number desc limit 2",
-                                            "--arg", "title 1", "--arg", "3"])
-        #expect(result.stdout == """
-            SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZCONTENT, t0.ZISBOOKMARKED, t0.ZNUMBER, t0.ZBOOK, t0.Z1_BOOK FROM ZPAGE t0 \
-            JOIN ZBOOK t1 ON t0.ZBOOK = t1.Z_PK WHERE ( t1.ZTITLE = ? AND  t0.ZNUMBER > ?) ORDER BY t0.ZNUMBER DESC LIMIT 2
-            bind[0] = "title 1"
-            bind[1] = 3
+        let result = CommandRunner.runInProcess([
+            "sql", copy.path, "Page where book.title == %@ AND number > %@ sort by number desc limit 2",
+            "--arg", "title 1", "--arg", "3",
+        ])
+        #expect(
+            result.stdout == """
+                SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZCONTENT, t0.ZISBOOKMARKED, t0.ZNUMBER, t0.ZBOOK, t0.Z1_BOOK FROM ZPAGE t0 \
+                JOIN ZBOOK t1 ON t0.ZBOOK = t1.Z_PK WHERE ( t1.ZTITLE = ? AND  t0.ZNUMBER > ?) ORDER BY t0.ZNUMBER DESC LIMIT 2
+                bind[0] = "title 1"
+                bind[1] = 3
 
-            """)
+                """)
         let json = CommandRunner.runInProcess(["sql", copy.path, "--entity", "Book", "--count", "--format", "json"])
         #expect(json.stdout == "{\"entity\":\"Book\",\"sql\":\"SELECT COUNT(*) FROM ZBOOK\",\"arguments\":[]}\n")
     }
 
     @Test func rawSQLRunsWithCoreDataFunctionsAndNeverWrites() throws {
         let copy = try Corpus.copyStore(Self.books)
-        let raw = CommandRunner.runInProcess(["sql", copy.path, "--raw",
-                                         "SELECT COUNT(*) AS n FROM ZBOOK t0 WHERE NSCoreDataStringSearch(t0.ZTITLE, ?, 257, 1)", "--arg", "TITLE 1"])
+        let raw = CommandRunner.runInProcess([
+            "sql", copy.path, "--raw",
+            "SELECT COUNT(*) AS n FROM ZBOOK t0 WHERE NSCoreDataStringSearch(t0.ZTITLE, ?, 257, 1)", "--arg", "TITLE 1",
+        ])
         let expected = try Self.plainCount(copy, "SELECT COUNT(*) FROM ZBOOK WHERE instr(lower(ZTITLE), 'title 1') > 0")
         #expect(raw.stdout == "\(expected)\n")
         let sorted = CommandRunner.runInProcess(["sql", copy.path, "--raw", "SELECT ZALIAS FROM ZWRITER ORDER BY ZALIAS COLLATE NSCollateNoCase LIMIT 1"])
@@ -89,10 +96,12 @@ import Testing
         let copy = try Corpus.copyStore("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
         #expect(before.keys.contains { $0.hasSuffix("-wal") })
-        for arguments in [["query", copy.path, "--entity", "Entry", "--count", "--sql-debug", "4"],
-                          ["sql", copy.path, "--raw", "SELECT * FROM ZENTRY"],
-                          ["sql", copy.path, "--entity", "Entry"],
-                          ["dump", copy.path, "Entry", "--where", "TRUEPREDICATE"]] {
+        for arguments in [
+            ["query", copy.path, "--entity", "Entry", "--count", "--sql-debug", "4"],
+            ["sql", copy.path, "--raw", "SELECT * FROM ZENTRY"],
+            ["sql", copy.path, "--entity", "Entry"],
+            ["dump", copy.path, "Entry", "--where", "TRUEPREDICATE"],
+        ] {
             let result = CommandRunner.runInProcess(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
@@ -136,15 +145,17 @@ import Testing
     /// What Core Data prints when it opens a store, as reference/sqldebug.md §8 block 5 records
     /// it (the Books store is in WAL mode, so `pragma journal_mode=wal` is among them).
     static func connectionLines(path: String) -> [String] {
-        ["CoreData: annotation: Connecting to sqlite database file at \"\(path)\"",
-         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
-         "CoreData: sql: pragma recursive_triggers=1",
-         "CoreData: sql: pragma journal_mode=wal",
-         "CoreData: sql: SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA",
-         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
-         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_MODELCACHE'",
-         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ACHANGE'",
-         "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ATRANSACTION'"]
+        [
+            "CoreData: annotation: Connecting to sqlite database file at \"\(path)\"",
+            "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
+            "CoreData: sql: pragma recursive_triggers=1",
+            "CoreData: sql: pragma journal_mode=wal",
+            "CoreData: sql: SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA",
+            "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'",
+            "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_MODELCACHE'",
+            "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ACHANGE'",
+            "CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ATRANSACTION'",
+        ]
     }
 
     /// Level 1 of a simple fetch is exactly Core Data's: the opening, the fetch and its two
@@ -164,8 +175,10 @@ import Testing
     /// No line of levels 1–3 is one of cdstore's own catalogue reads; level 4 shows them, but
     /// only under the `cdstore:` prefix.
     @Test func cdstoresOwnStatementsAreNeverCoreDataLines() throws {
-        let ownReads = ["sqlite_master", "table_xinfo", "table_info", "index_list", "database_list",
-                        "Z_CONTENT", "Z_PRIMARYKEY", "SELECT Z_UUID", "BEGIN", "COMMIT"]
+        let ownReads = [
+            "sqlite_master", "table_xinfo", "table_info", "index_list", "database_list",
+            "Z_CONTENT", "Z_PRIMARYKEY", "SELECT Z_UUID", "BEGIN", "COMMIT",
+        ]
         for level in 1...4 {
             let lines = try Self.trace(Self.fetch + ["--sql-debug", "\(level)"])
             let coreData = lines.filter { $0.hasPrefix("CoreData: sql: ") }

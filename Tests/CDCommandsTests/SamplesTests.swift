@@ -113,7 +113,10 @@ import Testing
         #expect(text.status == 0)
         // The headline, then two lines that name the store and the model by path.
         let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.prefix(2) == ["Opens: yes, after lightweight migration (needs NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption)", ""])
+        #expect(
+            lines.prefix(2) == [
+                "Opens: yes, after lightweight migration (needs NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption)", "",
+            ])
         #expect(lines.dropFirst(2).first?.hasPrefix("Store:            /") == true)
         #expect(lines.dropFirst(2).first?.hasSuffix("/Articles-0001.sqlite") == true)
         #expect(lines.dropFirst(3).first?.hasSuffix("/Samples/schemas/Articles") == true)

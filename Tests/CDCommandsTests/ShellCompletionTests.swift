@@ -54,8 +54,9 @@ import Testing
     @Test func optionValuesAndOtherFilesBeforeTheStoreAreSkipped() throws {
         let store = try Self.sample("TaskList.sqlite")
         let model = Corpus.repositoryRoot.appendingPathComponent("Samples/CoreDataPlus/SampleModel.momd/SampleModel.mom").path
-        let result = Self.complete("dump", argument: "positional@1",
-                                   line: ["cdstore", "dump", "--model", model, "--limit=3", store.path, "T"])
+        let result = Self.complete(
+            "dump", argument: "positional@1",
+            line: ["cdstore", "dump", "--model", model, "--limit=3", store.path, "T"])
         #expect(result.stdout == "Task\n")
     }
 
@@ -106,23 +107,28 @@ import Testing
         let stores = home.appendingPathComponent("Samples/Stores")
         try FileManager.default.createDirectory(at: stores, withIntermediateDirectories: true)
         for name in ["TaskList.sqlite", "FailedBank.sqlite", "Articles.sqlite"] {
-            try FileManager.default.copyItem(at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/\(name)"),
-                                             to: stores.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: Corpus.repositoryRoot.appendingPathComponent("Samples/Stores/\(name)"),
+                to: stores.appendingPathComponent(name))
         }
         let checksums = try Checksums.of(directory: stores)
         // The documented set-up line, in a bash that reads nothing else.
-        try Data("""
+        try Data(
+            """
             PS1='$ '
             cd '\(home.path)'
             source <(cdstore --generate-completion-script bash)
             echo ready
 
-            """.utf8).write(to: home.appendingPathComponent("bashrc"))
+            """.utf8
+        ).write(to: home.appendingPathComponent("bashrc"))
         let path = executable.deletingLastPathComponent().path + ":/usr/bin:/bin"
         let server = try TmuxServer()
-        try server.run(["new-session", "-d", "-x", "120", "-y", "40",
-                        "env -i HOME='\(home.path)' TMPDIR='\(home.path)' PATH='\(path)' TERM=xterm "
-                            + "bash --noprofile --rcfile '\(home.path)/bashrc' -i"])
+        try server.run([
+            "new-session", "-d", "-x", "120", "-y", "40",
+            "env -i HOME='\(home.path)' TMPDIR='\(home.path)' PATH='\(path)' TERM=xterm "
+                + "bash --noprofile --rcfile '\(home.path)/bashrc' -i",
+        ])
         try server.waitFor("ready\n$")
 
         /// Clears the line, types `line`, presses Tab and waits for `screen`. capture-pane drops
@@ -135,16 +141,20 @@ import Testing
         }
         try expectCompletion(of: "cdstore inspect Samples/St", shows: "$ cdstore inspect Samples/Stores/")
         try expectCompletion(of: "cdstore inspect Samples/Stores/Ta", shows: "$ cdstore inspect Samples/Stores/TaskList.sqlite")
-        try expectCompletion(of: "cdstore dump Samples/Stores/TaskList.sqlite Ta",
-                             shows: "$ cdstore dump Samples/Stores/TaskList.sqlite Task")
-        try expectCompletion(of: "cdstore dump Samples/Stores/FailedBank.sqlite F",
-                             shows: "$ cdstore dump Samples/Stores/FailedBank.sqlite FailedBank")
+        try expectCompletion(
+            of: "cdstore dump Samples/Stores/TaskList.sqlite Ta",
+            shows: "$ cdstore dump Samples/Stores/TaskList.sqlite Task")
+        try expectCompletion(
+            of: "cdstore dump Samples/Stores/FailedBank.sqlite F",
+            shows: "$ cdstore dump Samples/Stores/FailedBank.sqlite FailedBank")
         try server.run(["send-keys", "Tab", "Tab"])
         try server.waitFor("FailedBankDetails  FailedBankInfo")
-        try expectCompletion(of: "cdstore query Samples/Stores/Articles.sqlite --entity Au",
-                             shows: "$ cdstore query Samples/Stores/Articles.sqlite --entity Author")
-        try expectCompletion(of: "cdstore compat Samples/Stores/Articles.sqlite --model Samples/Stores/Fa",
-                             shows: "--model Samples/Stores/FailedBank.sqlite")
+        try expectCompletion(
+            of: "cdstore query Samples/Stores/Articles.sqlite --entity Au",
+            shows: "$ cdstore query Samples/Stores/Articles.sqlite --entity Author")
+        try expectCompletion(
+            of: "cdstore compat Samples/Stores/Articles.sqlite --model Samples/Stores/Fa",
+            shows: "--model Samples/Stores/FailedBank.sqlite")
         try server.run(["send-keys", "C-u"])
 
         #expect(try Checksums.of(directory: stores) == checksums)

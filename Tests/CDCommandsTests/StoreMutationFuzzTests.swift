@@ -31,20 +31,27 @@ import Testing
             let store = Self.stores[index % Self.stores.count]
             let copy = try Corpus.copyStore(store.path)
             let mutation = try StoreMutator.mutate(copy, random: &random)
-            var commands = [["inspect", copy.path], ["dump", copy.path, "--format", "json"], ["dump", copy.path],
-                            ["validate", copy.path], ["model", copy.path, "--sql"]]
+            var commands = [
+                ["inspect", copy.path], ["dump", copy.path, "--format", "json"], ["dump", copy.path],
+                ["validate", copy.path], ["model", copy.path, "--sql"],
+            ]
             if let model = store.model { commands.append(["compat", copy.path, "--model", Corpus.url(model).path]) }
             for arguments in commands {
                 let result = try CommandRunner.run(arguments)
                 let errorLines = result.stderr.split(separator: "\n")
-                let acceptable = [0, 1].contains(result.status)
+                let acceptable =
+                    [0, 1].contains(result.status)
                     || (result.status == 2 && errorLines.count == 1 && errorLines[0].hasPrefix("cdstore: error: ") && errorLines[0].count > 16)
                 if !acceptable {
                     let kept = try keep.map { try Self.keepStore(copy, in: $0, seed: seed, index: index) }
-                    print("store mutation fuzz: CRASH seed \(seed) case \(index) (\(mutation)): status \(result.status)"
-                          + " — reproduce: cdstore \(arguments.dropFirst().isEmpty ? arguments[0] : ([arguments[0], kept?.path ?? copy.path] + arguments.dropFirst(2)).joined(separator: " "))")
+                    print(
+                        "store mutation fuzz: CRASH seed \(seed) case \(index) (\(mutation)): status \(result.status)"
+                            + " — reproduce: cdstore \(arguments.dropFirst().isEmpty ? arguments[0] : ([arguments[0], kept?.path ?? copy.path] + arguments.dropFirst(2)).joined(separator: " "))"
+                    )
                 }
-                #expect(acceptable, "seed \(seed) case \(index) \(mutation): cdstore \(arguments.joined(separator: " ")) → \(result.status): \(result.stderr.prefix(300))")
+                #expect(
+                    acceptable,
+                    "seed \(seed) case \(index) \(mutation): cdstore \(arguments.joined(separator: " ")) → \(result.status): \(result.stderr.prefix(300))")
             }
             try? FileManager.default.removeItem(at: copy.deletingLastPathComponent())
         }
@@ -78,8 +85,10 @@ struct SplitMix64: RandomNumberGenerator {
 /// in Core Data's columns, dropped or renamed tables, random pages and WAL frames.
 enum StoreMutator {
     /// SQL literals of every storage class, and numbers no column should hold.
-    static let hostileValues = ["'x'", "''", "x'00ff'", "1.5", "-1", "0", "NULL", "1099511627776", "-1099511627776",
-                                "9223372036854775807", "-9223372036854775808", "'12'", "x''"]
+    static let hostileValues = [
+        "'x'", "''", "x'00ff'", "1.5", "-1", "0", "NULL", "1099511627776", "-1099511627776",
+        "9223372036854775807", "-9223372036854775808", "'12'", "x''",
+    ]
 
     /// Applies one mutation chosen by `random` and describes it.
     static func mutate(_ store: URL, random: inout SplitMix64) throws -> String {
@@ -113,7 +122,8 @@ enum StoreMutator {
         let statement: String
         switch Int.random(in: 0..<8, using: &random) {
         case 0:
-            statement = "UPDATE Z_PRIMARYKEY SET \(["Z_ENT", "Z_SUPER", "Z_MAX", "Z_NAME"].randomElement(using: &random) ?? "Z_MAX") = \(value)"
+            statement =
+                "UPDATE Z_PRIMARYKEY SET \(["Z_ENT", "Z_SUPER", "Z_MAX", "Z_NAME"].randomElement(using: &random) ?? "Z_MAX") = \(value)"
                 + " WHERE rowid IN \(try rows(db, "Z_PRIMARYKEY", count: 1, random: &random))"
         case 1:
             statement = "UPDATE Z_METADATA SET Z_PLIST = \(literal(damaged(try blob(db, "SELECT Z_PLIST FROM Z_METADATA"), random: &random)))"
@@ -126,14 +136,17 @@ enum StoreMutator {
             statement = "UPDATE Z_MODELCACHE SET Z_CONTENT = \(literal([UInt8](deflated)))"
         case 4:
             let table = tables.randomElement(using: &random) ?? "Z_PRIMARYKEY"
-            statement = Bool.random(using: &random) ? "DROP TABLE \(table.quotedDatabaseIdentifier)"
+            statement =
+                Bool.random(using: &random)
+                ? "DROP TABLE \(table.quotedDatabaseIdentifier)"
                 : "ALTER TABLE \(table.quotedDatabaseIdentifier) RENAME TO \("X" + table)"
         default:
             let entityTables = tables.filter { !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains($0) }
             let table = entityTables.randomElement(using: &random) ?? "Z_PRIMARYKEY"
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.quotedDatabaseIdentifier))").compactMap { $0["name"] as String? }
             let column = columns.randomElement(using: &random) ?? "Z_ENT"
-            statement = "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = \(value)"
+            statement =
+                "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = \(value)"
                 + " WHERE rowid IN \(try rows(db, table, count: 3, random: &random))"
         }
         return statement

@@ -2,9 +2,9 @@ import CDTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `cdstore trace --follow` as a user runs it: the built executable reading a pipe that stays

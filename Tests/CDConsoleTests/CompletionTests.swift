@@ -55,7 +55,7 @@ import Testing
 
     @Test func objectIDs() throws {
         #expect(try Self.complete("Author/p1.ar") == Completion(start: 10, candidates: ["articles"]))
-        #expect(try Self.complete("x-coredata://F0843FEE/Article/p1.") .candidates == ["author"])
+        #expect(try Self.complete("x-coredata://F0843FEE/Article/p1.").candidates == ["author"])
     }
 
     @Test func dotCommands() throws {

@@ -35,7 +35,8 @@ import Testing
         /// exits the pane prints `EXIT=<status>` and stays open.
         func startConsole(environment: String = "", options: String = "") throws {
             let executable = try #require(CommandRunner.executable)
-            let command = "env -u NO_COLOR HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm \(environment) "
+            let command =
+                "env -u NO_COLOR HOME=\(home.path) XDG_STATE_HOME=\(home.path)/state TMPDIR=\(home.path) TERM=xterm \(environment) "
                 + "\(executable.path) console \(store.path) \(options); echo EXIT=$?; sleep 60"
             if (try? tmux(["has-session"])) == nil {
                 try tmux(["new-session", "-d", "-x", "120", "-y", "40", command])

@@ -28,69 +28,87 @@ import Testing
         // Version 1 had `color` as a String; version 4 has a mandatory to-one `color` to the new
         // Color entity: the attribute is dropped, the relationship added, and the 1001 posts have
         // none, so the migrated store fails validation.
-        Expectation(store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco, version: nil,
-                    matched: "CoreDataMigration_Example", migration: .impossible, error: 134110,
-                    changes: ["entityAdded Color", "attributeRemoved Post.color", "relationshipAdded Post.color", "attributeAdded Post.hide"]),
-        Expectation(store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: wibosco, version: nil,
-                    matched: "CoreDataMigration_Example 2", migration: .impossible, error: 134110,
-                    changes: ["attributeRemoved Post.hexColor", "relationshipAdded Post.color"]),
+        Expectation(
+            store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", model: wibosco, version: nil,
+            matched: "CoreDataMigration_Example", migration: .impossible, error: 134110,
+            changes: ["entityAdded Color", "attributeRemoved Post.color", "relationshipAdded Post.color", "attributeAdded Post.hide"]),
+        Expectation(
+            store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: wibosco, version: nil,
+            matched: "CoreDataMigration_Example 2", migration: .impossible, error: 134110,
+            changes: ["attributeRemoved Post.hexColor", "relationshipAdded Post.color"]),
         // 3 → 4 only adds the optional `hide`: inferred.
-        Expectation(store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, version: nil,
-                    matched: "CoreDataMigration_Example 3", migration: .lightweight, error: nil,
-                    changes: ["attributeAdded Post.hide"]),
-        Expectation(store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco, version: nil,
-                    matched: "CoreDataMigration_Example 4", migration: .none, error: nil, changes: []),
+        Expectation(
+            store: "wibosco-migration/CoreDataMigration_Example_3.sqlite", model: wibosco, version: nil,
+            matched: "CoreDataMigration_Example 3", migration: .lightweight, error: nil,
+            changes: ["attributeAdded Post.hide"]),
+        Expectation(
+            store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", model: wibosco, version: nil,
+            matched: "CoreDataMigration_Example 4", migration: .none, error: nil, changes: []),
         // Migration2to3.xcmappingmodel maps the second store to version 3.
-        Expectation(store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: wibosco, version: "CoreDataMigration_Example 3",
-                    matched: "CoreDataMigration_Example 2", migration: .mappingModel, error: nil, changes: []),
+        Expectation(
+            store: "wibosco-migration/CoreDataMigration_Example_2.sqlite", model: wibosco, version: "CoreDataMigration_Example 3",
+            matched: "CoreDataMigration_Example 2", migration: .mappingModel, error: nil, changes: []),
         // Revised: version 3 adds a mandatory to-many `sections`, which the 10 posts lack.
-        Expectation(store: "wibosco-revised/CoreDataMigration_Example_1.sqlite", model: revised, version: nil,
-                    matched: "CoreDataMigration_Example", migration: .impossible, error: 134110,
-                    changes: ["relationshipAdded Post.sections", "entityAdded Section", "attributeAdded Post.softDeleted"]),
-        Expectation(store: "wibosco-revised/CoreDataMigration_Example_2.sqlite", model: revised, version: nil,
-                    matched: "CoreDataMigration_Example 2", migration: .impossible, error: 134110,
-                    changes: ["relationshipAdded Post.sections"]),
+        Expectation(
+            store: "wibosco-revised/CoreDataMigration_Example_1.sqlite", model: revised, version: nil,
+            matched: "CoreDataMigration_Example", migration: .impossible, error: 134110,
+            changes: ["relationshipAdded Post.sections", "entityAdded Section", "attributeAdded Post.softDeleted"]),
+        Expectation(
+            store: "wibosco-revised/CoreDataMigration_Example_2.sqlite", model: revised, version: nil,
+            matched: "CoreDataMigration_Example 2", migration: .impossible, error: 134110,
+            changes: ["relationshipAdded Post.sections"]),
         // Version 2's hexColor carries the renaming ID "color"; version 4's no longer does.
-        Expectation(store: "wibosco-revised/CoreDataMigration_Example_1.sqlite", model: Self.revised, version: "CoreDataMigration_Example 2",
-                    matched: "CoreDataMigration_Example", migration: .lightweight, error: nil,
-                    changes: ["attributeRenamed Post.hexColor"]),
+        Expectation(
+            store: "wibosco-revised/CoreDataMigration_Example_1.sqlite", model: Self.revised, version: "CoreDataMigration_Example 2",
+            matched: "CoreDataMigration_Example", migration: .lightweight, error: nil,
+            changes: ["attributeRenamed Post.hexColor"]),
         // 3 → 4: a mandatory Boolean with default NO, and a uniqueness constraint on Section.
-        Expectation(store: "wibosco-revised/CoreDataMigration_Example_3.sqlite", model: revised, version: nil,
-                    matched: "CoreDataMigration_Example 3", migration: .lightweight, error: nil,
-                    changes: ["attributeAdded Post.softDeleted", "entityChanged Section"]),
+        Expectation(
+            store: "wibosco-revised/CoreDataMigration_Example_3.sqlite", model: revised, version: nil,
+            matched: "CoreDataMigration_Example 3", migration: .lightweight, error: nil,
+            changes: ["attributeAdded Post.softDeleted", "entityChanged Section"]),
         // Model1 → Model3: only optional additions and removals, so inference works (the bundle's
         // mapping models go 1→2 and 2→3; Core Data does not chain them).
-        Expectation(store: "bookmigration/Model1.sqlite", model: "bookmigration/Model.xcdatamodeld", version: nil,
-                    matched: "Model1", migration: .lightweight, error: nil,
-                    changes: ["entityAdded Author", "entityAdded File", "attributeRemoved Book.authorName", "relationshipAdded Book.authors"]),
-        Expectation(store: "bookmigration/Model1.sqlite", model: "bookmigration/Model.xcdatamodeld", version: "Model2",
-                    matched: "Model1", migration: .mappingModel, error: nil, changes: []),
+        Expectation(
+            store: "bookmigration/Model1.sqlite", model: "bookmigration/Model.xcdatamodeld", version: nil,
+            matched: "Model1", migration: .lightweight, error: nil,
+            changes: ["entityAdded Author", "entityAdded File", "attributeRemoved Book.authorName", "relationshipAdded Book.authors"]),
+        Expectation(
+            store: "bookmigration/Model1.sqlite", model: "bookmigration/Model.xcdatamodeld", version: "Model2",
+            matched: "Model1", migration: .mappingModel, error: nil, changes: []),
         // The current version is the first one, which wrote V1.
-        Expectation(store: "cdplus-samplemodel/SampleModel_V1.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: nil,
-                    matched: "SampleModel", migration: .none, error: nil, changes: []),
+        Expectation(
+            store: "cdplus-samplemodel/SampleModel_V1.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: nil,
+            matched: "SampleModel", migration: .none, error: nil, changes: []),
         // Going back from 2 to 1: Person.id is mandatory without a default in version 1, and V2 has 20 people.
-        Expectation(store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: nil,
-                    matched: "SampleModel2", migration: .impossible, error: 134110,
-                    changes: ["attributeAdded Person.id", "entityRenamed ExpensiveSportCar"]),
+        Expectation(
+            store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: nil,
+            matched: "SampleModel2", migration: .impossible, error: 134110,
+            changes: ["attributeAdded Person.id", "entityRenamed ExpensiveSportCar"]),
         // V2toV3.xcmappingmodel connects the store to SampleModel3.
-        Expectation(store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: "SampleModel3",
-                    matched: "SampleModel2", migration: .mappingModel, error: nil,
-                    changes: ["entityAdded Maker", "attributeRemoved Car.maker"]),
+        Expectation(
+            store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.xcdatamodeld", version: "SampleModel3",
+            matched: "SampleModel2", migration: .mappingModel, error: nil,
+            changes: ["entityAdded Maker", "attributeRemoved Car.maker"]),
         // The compiled bundle names the same versions.
-        Expectation(store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.momd", version: "SampleModel3",
-                    matched: "SampleModel2", migration: .mappingModel, error: nil, changes: ["entityAdded Maker"]),
-        Expectation(store: "recipes-migration/Recipes.sqlite", model: "recipes-migration/Recipes.xcdatamodeld", version: nil,
-                    matched: "Recipes", migration: .none, error: nil, changes: []),
+        Expectation(
+            store: "cdplus-samplemodel/SampleModel_V2.sqlite", model: "cdplus-samplemodel/SampleModel.momd", version: "SampleModel3",
+            matched: "SampleModel2", migration: .mappingModel, error: nil, changes: ["entityAdded Maker"]),
+        Expectation(
+            store: "recipes-migration/Recipes.sqlite", model: "recipes-migration/Recipes.xcdatamodeld", version: nil,
+            matched: "Recipes", migration: .none, error: nil, changes: []),
         // MappingModel.xcmappingmodel maps Recipes to Recipes 2 (which adds a mandatory chef).
-        Expectation(store: "recipes-migration/Recipes.sqlite", model: "recipes-migration/Recipes.xcdatamodeld", version: "Recipes 2",
-                    matched: "Recipes", migration: .mappingModel, error: nil,
-                    changes: ["entityAdded Chef", "relationshipAdded Recipe.chef", "toOneToToMany Recipe.type"]),
+        Expectation(
+            store: "recipes-migration/Recipes.sqlite", model: "recipes-migration/Recipes.xcdatamodeld", version: "Recipes 2",
+            matched: "Recipes", migration: .mappingModel, error: nil,
+            changes: ["entityAdded Chef", "relationshipAdded Recipe.chef", "toOneToToMany Recipe.type"]),
     ]
 
     @Test(arguments: expectations)
     func verdict(_ expected: Expectation) throws {
-        let report = try Compatibility.analyse(storePath: Corpus.copyStore(expected.store).path,
-                                               modelPath: Corpus.url(expected.model).path, versionName: expected.version)
+        let report = try Compatibility.analyse(
+            storePath: Corpus.copyStore(expected.store).path,
+            modelPath: Corpus.url(expected.model).path, versionName: expected.version)
         #expect(report.matchedVersion == expected.matched)
         #expect(report.migration == expected.migration)
         #expect(report.compatible == (expected.migration == .none))

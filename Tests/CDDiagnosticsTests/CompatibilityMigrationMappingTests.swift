@@ -28,8 +28,9 @@ import Testing
         try FileManager.default.copyItem(at: Corpus.url(Self.bundle), to: bundle)
         try FileManager.default.copyItem(at: Self.cdm, to: bundle.appendingPathComponent("Wibosco2to3.cdm"))
         let store = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_2.sqlite").path
-        let report = try Compatibility.analyse(storePath: store, modelPath: bundle.path,
-                                               versionName: "CoreDataMigration_Example 3", options: .migrate)
+        let report = try Compatibility.analyse(
+            storePath: store, modelPath: bundle.path,
+            versionName: "CoreDataMigration_Example 3", options: .migrate)
         #expect(report.expectedError == nil, "\(report.reason)")
         #expect(report.mappingModels.map(\.connectsStoreToCurrent) == [true])
         let toFour = try Compatibility.analyse(storePath: store, modelPath: bundle.path, options: .migrate)

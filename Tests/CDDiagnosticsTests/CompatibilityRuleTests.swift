@@ -21,14 +21,18 @@ import Testing
 
     /// A store written by `writer`, holding `rows` rows per entity.
     func store(_ writer: ModelVersion, rows: [String: Int] = [:]) -> StoreFacts {
-        StoreFacts(versionHashes: VersionHashes.entityHashes(of: writer.model), versionIdentifiers: [],
-                   cachedModel: writer.model, rowCounts: rows)
+        StoreFacts(
+            versionHashes: VersionHashes.entityHashes(of: writer.model), versionIdentifiers: [],
+            cachedModel: writer.model, rowCounts: rows)
     }
 
-    func analyse(_ store: StoreFacts, _ versions: [ModelVersion], current: ModelVersion,
-                 mappings: [MigrationMappingModel] = [], options: MigrationOptions = .infer) -> CompatibilityReport {
-        Compatibility.analyse(store: store, versions: versions, current: current, mappings: mappings,
-                              options: options, storePath: "store", modelPath: "model")
+    func analyse(
+        _ store: StoreFacts, _ versions: [ModelVersion], current: ModelVersion,
+        mappings: [MigrationMappingModel] = [], options: MigrationOptions = .infer
+    ) -> CompatibilityReport {
+        Compatibility.analyse(
+            store: store, versions: versions, current: current, mappings: mappings,
+            options: options, storePath: "store", modelPath: "model")
     }
 
     func kinds(_ report: CompatibilityReport) -> [String] {
@@ -39,8 +43,9 @@ import Testing
     /// to-one, which cannot be inferred.
     @Test func toManyToToOneIs134190() throws {
         let all = try versions("recipes-migration/Recipes.xcdatamodeld")
-        let report = analyse(store(try version("recipes-migration/Recipes.xcdatamodeld", "Recipes 2")), all,
-                             current: try version("recipes-migration/Recipes.xcdatamodeld", "Recipes"))
+        let report = analyse(
+            store(try version("recipes-migration/Recipes.xcdatamodeld", "Recipes 2")), all,
+            current: try version("recipes-migration/Recipes.xcdatamodeld", "Recipes"))
         #expect(report.matchedVersion == "Recipes 2")
         #expect(report.expectedError == 134190)
         #expect(report.migration == .impossible)
@@ -117,7 +122,9 @@ import Testing
         let index = try #require(current.model.entities.firstIndex { $0.name == "Article" })
         current.model.entities[index].name = "Story"
         current.model.entities[index].renamingIdentifier = "Article"
-        current.model = edit(current.model, entity: "Story", attribute: "body") { $0.common.name = "text"; $0.common.renamingIdentifier = "body" }
+        current.model = edit(current.model, entity: "Story", attribute: "body") {
+            $0.common.name = "text"; $0.common.renamingIdentifier = "body"
+        }
         let report = analyse(store(writer), all, current: current)
         #expect(Set(kinds(report)) == ["entityRenamed Story", "attributeRenamed Story.text"])
         #expect(report.expectedError == nil)
@@ -148,7 +155,9 @@ import Testing
         var current = writer
         current.name = "edited"
         // Renaming IDs are not hashed: renaming `body` as well makes the store need a migration.
-        current.model = edit(writer.model, entity: "Article", attribute: "body") { $0.common.name = "text"; $0.common.renamingIdentifier = "title" }
+        current.model = edit(writer.model, entity: "Article", attribute: "body") {
+            $0.common.name = "text"; $0.common.renamingIdentifier = "title"
+        }
         let report = analyse(store(writer), all, current: current)
         #expect(report.expectedError == 134190)
         #expect(report.changes.contains { $0.property == "title" && !$0.inferable })
@@ -187,12 +196,16 @@ import Testing
         let mapped = analyse(filled, all, current: three, mappings: [mapping], options: .migrate)
         #expect(mapped.mappingModels.map(\.connectsStoreToCurrent) == [true])
         // Without options the reason says what the options would change.
-        #expect(analyse(empty, all, current: three, options: .none).reason.hasSuffix(
-            "With NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption it opens after lightweight migration."))
-        #expect(analyse(filled, all, current: three, options: .none).reason.hasSuffix(
-            "The migration options alone would not help: with them the app gets 134110 (`--options infer` shows why)."))
-        #expect(analyse(filled, all, current: three, options: .migrate).reason.hasSuffix(
-            "Fix: add a mapping model from CoreDataMigration_Example 2 to CoreDataMigration_Example 3 (inference would not help: the inferred migration to CoreDataMigration_Example 3 fails validation: Post.color is new and non-optional, and Post has 1 row)."))
+        #expect(
+            analyse(empty, all, current: three, options: .none).reason.hasSuffix(
+                "With NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption it opens after lightweight migration."))
+        #expect(
+            analyse(filled, all, current: three, options: .none).reason.hasSuffix(
+                "The migration options alone would not help: with them the app gets 134110 (`--options infer` shows why)."))
+        #expect(
+            analyse(filled, all, current: three, options: .migrate).reason.hasSuffix(
+                "Fix: add a mapping model from CoreDataMigration_Example 2 to CoreDataMigration_Example 3 (inference would not help: the inferred migration to CoreDataMigration_Example 3 fails validation: Post.color is new and non-optional, and Post has 1 row)."
+            ))
     }
 
     /// No version matches: 134130, with the differences taken from the store's cached model when
@@ -226,8 +239,10 @@ import Testing
         #expect(report.mappingModels.isEmpty)
     }
 
-    func edit(_ model: ManagedObjectModel, entity: String, attribute: String,
-              _ change: (inout AttributeDescription) -> Void) -> ManagedObjectModel {
+    func edit(
+        _ model: ManagedObjectModel, entity: String, attribute: String,
+        _ change: (inout AttributeDescription) -> Void
+    ) -> ManagedObjectModel {
         var model = model
         guard let e = model.entities.firstIndex(where: { $0.name == entity }) else { return model }
         model.entities[e].properties = model.entities[e].properties.map { property in
@@ -256,8 +271,9 @@ import Testing
         var current = two
         current.name = "edited"
         current.model = CompatibilityRuleTests().edit(two.model, entity: "Post", attribute: "content") { $0.common.isOptional = false }
-        let report = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
-                                           options: .infer, storePath: store, modelPath: "model")
+        let report = Compatibility.analyse(
+            store: facts, versions: versions, current: current, mappings: [],
+            options: .infer, storePath: store, modelPath: "model")
         #expect(report.changes.map(\.kind) == [.madeMandatory])
         #expect(report.expectedError == nil)
     }
@@ -277,13 +293,17 @@ import Testing
         let helper = CompatibilityRuleTests()
         var current = two
         current.name = "edited"
-        current.model = helper.edit(two.model, entity: "LuxuryCar", attribute: "isLimitedEdition") { $0.common.isOptional = false; $0.defaultValue = nil }
-        let passing = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
-                                            options: .infer, storePath: store, modelPath: "model")
+        current.model = helper.edit(two.model, entity: "LuxuryCar", attribute: "isLimitedEdition") {
+            $0.common.isOptional = false; $0.defaultValue = nil
+        }
+        let passing = Compatibility.analyse(
+            store: facts, versions: versions, current: current, mappings: [],
+            options: .infer, storePath: store, modelPath: "model")
         #expect(passing.expectedError == nil, "\(passing.reason)")
         current.model = helper.edit(current.model, entity: "Car", attribute: "markedForDeletionAsOf") { $0.common.isOptional = false }
-        let failing = Compatibility.analyse(store: facts, versions: versions, current: current, mappings: [],
-                                            options: .infer, storePath: store, modelPath: "model")
+        let failing = Compatibility.analyse(
+            store: facts, versions: versions, current: current, mappings: [],
+            options: .infer, storePath: store, modelPath: "model")
         #expect(failing.expectedError == 134110)
         #expect(failing.reason.contains("125 rows of Car have no markedForDeletionAsOf"), "\(failing.reason)")
     }

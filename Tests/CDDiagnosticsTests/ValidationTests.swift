@@ -36,14 +36,18 @@ import Testing
         let database = try DatabaseQueue(path: store.path)
         return try database.read { db in
             let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA") ?? ""
-            let entity = try String.fetchOne(db, sql: "SELECT p.Z_NAME FROM \(table) t JOIN Z_PRIMARYKEY p ON p.Z_ENT = t.Z_ENT WHERE t.Z_PK = ?",
-                                             arguments: [pk]) ?? ""
+            let entity =
+                try String.fetchOne(
+                    db, sql: "SELECT p.Z_NAME FROM \(table) t JOIN Z_PRIMARYKEY p ON p.Z_ENT = t.Z_ENT WHERE t.Z_PK = ?",
+                    arguments: [pk]) ?? ""
             return "x-coredata://\(uuid)/\(entity)/p\(pk)"
         }
     }
 
-    @Test(arguments: [books, "plaso-accounts3/Accounts3.sqlite", "wibosco-migration/CoreDataMigration_Example_3.sqlite",
-                      "cdplus-samplemodel3/SampleModel3_V1.sqlite"])
+    @Test(arguments: [
+        books, "plaso-accounts3/Accounts3.sqlite", "wibosco-migration/CoreDataMigration_Example_3.sqlite",
+        "cdplus-samplemodel3/SampleModel3_V1.sqlite",
+    ])
     func cleanStoresReportNothing(_ source: String) throws {
         let report = try Self.report(try Self.store(source))
         #expect(report.errors.isEmpty && report.integrity.isEmpty, "\(report.errors) \(report.integrity)")
@@ -54,9 +58,13 @@ import Testing
     @Test func nullMandatoryValue() throws {
         let copy = try Self.store(Self.books, "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3")
         let report = try Self.report(copy)
-        #expect(report.errors == [ValidationFailure(code: 1570, entity: try Self.uri(copy, "ZBOOK", 3).split(separator: "/")[2].description,
-                                                    key: "title", object: try Self.uri(copy, "ZBOOK", 3), value: nil,
-                                                    message: "title is a required value.")])
+        #expect(
+            report.errors == [
+                ValidationFailure(
+                    code: 1570, entity: try Self.uri(copy, "ZBOOK", 3).split(separator: "/")[2].description,
+                    key: "title", object: try Self.uri(copy, "ZBOOK", 3), value: nil,
+                    message: "title is a required value.")
+            ])
         #expect(report.integrity.isEmpty)
     }
 
@@ -114,8 +122,10 @@ import Testing
         let unknown = try Self.report(try Self.store(Self.books, "UPDATE ZBOOK SET Z_ENT = 42 WHERE Z_PK = 7"))
         #expect(unknown.errors.isEmpty)
         #expect(unknown.integrity.map { "\($0.kind.rawValue) \($0.key ?? "") \($0.count)" } == ["unknownEntity ZBOOK 1"])
-        let abstract = try Self.report(try Self.store(Self.books,
-            "UPDATE ZWRITER SET Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Writer') WHERE Z_PK = 2"))
+        let abstract = try Self.report(
+            try Self.store(
+                Self.books,
+                "UPDATE ZWRITER SET Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Writer') WHERE Z_PK = 2"))
         #expect(abstract.errors.isEmpty)
         #expect(abstract.integrity.map { "\($0.kind.rawValue) \($0.entity ?? "") \($0.count)" } == ["abstractEntity Writer 1"])
     }
@@ -125,8 +135,9 @@ import Testing
     static func externalStore() throws -> (URL, ManagedObjectModel, URL) {
         let copy = try Self.store(Self.books, "UPDATE ZBOOK SET ZCOVER = X'02434F5645522D3200' WHERE Z_PK = 2")
         let cached = try ModelSource.versions(at: copy.path)[0].model
-        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(of: "<attribute name=\"cover\" ",
-                                                                       with: "<attribute name=\"cover\" allowsExternalBinaryDataStorage=\"YES\" ")
+        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(
+            of: "<attribute name=\"cover\" ",
+            with: "<attribute name=\"cover\" allowsExternalBinaryDataStorage=\"YES\" ")
         let model = try XMLModelReader.model(fromXML: Data(xml.utf8))
         let folder = copy.deletingLastPathComponent().appendingPathComponent(".SampleModel2_V1_SUPPORT/_EXTERNAL_DATA")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -152,13 +163,16 @@ import Testing
     @Test func boundsFromAContentsFileAreCheckedWithTheirCodes() throws {
         let copy = try Self.store()
         let cached = try ModelSource.versions(at: copy.path)[0].model
-        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(of: "<attribute name=\"price\" ",
-                                                                       with: "<attribute name=\"price\" minValueString=\"10.5\" maxValueString=\"20\" ")
+        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(
+            of: "<attribute name=\"price\" ",
+            with: "<attribute name=\"price\" minValueString=\"10.5\" maxValueString=\"20\" ")
         let report = try Self.report(copy, model: try XMLModelReader.model(fromXML: Data(xml.utf8)))
         let database = try DatabaseQueue(path: copy.path)
         let (high, low) = try database.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE ZPRICE > 20") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE ZPRICE < 10.5") ?? -1)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE ZPRICE > 20") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE ZPRICE < 10.5") ?? -1
+            )
         }
         #expect(report.errors.filter { $0.code == 1610 }.count == high)
         #expect(report.errors.filter { $0.code == 1620 }.count == low)

@@ -47,29 +47,33 @@ import Testing
             }
             func owner(ofPage pk: Int64) throws -> String? {
                 guard let row = try Row.fetchOne(db, sql: "SELECT ZBOOK, Z1_BOOK FROM ZPAGE WHERE Z_PK = ?", arguments: [pk]),
-                      let book: Int64 = row[0] else { return nil }
+                    let book: Int64 = row[0]
+                else { return nil }
                 return name(row[1] ?? 1, book)
             }
             for _ in 0..<count {
                 switch Int.random(in: 0..<9, using: &random) {
                 case 0:
                     let pk = nextPK["ZFEEDBACK"]!; nextPK["ZFEEDBACK"] = pk + 1
-                    try db.execute(sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT) VALUES (?, 3, 1, ?, ?, ?)",
-                                   arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)"])
+                    try db.execute(
+                        sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT) VALUES (?, 3, 1, ?, ?, ?)",
+                        arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)"])
                     recorded.inserted.insert(name(3, pk))
                     touched.insert(name(3, pk))
                 case 1:
                     let pk = nextPK["ZPAGE"]!; nextPK["ZPAGE"] = pk + 1
                     let book = books[Int.random(in: 0..<books.count, using: &random)]
-                    try db.execute(sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZISBOOKMARKED, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (?, 4, 1, 0, ?, ?, ?)",
-                                   arguments: [pk, Int.random(in: 1...500, using: &random), book.pk, book.ent])
+                    try db.execute(
+                        sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZISBOOKMARKED, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (?, 4, 1, 0, ?, ?, ?)",
+                        arguments: [pk, Int.random(in: 1...500, using: &random), book.pk, book.ent])
                     recorded.inserted.insert(name(4, pk))
                     touched.insert(name(4, pk))
                     markUpdated(name(book.ent, book.pk), "pages")
                 case 2:
                     let pk = nextPK["ZBOOK"]!; nextPK["ZBOOK"] = pk + 1
-                    try db.execute(sql: "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 1, 1, ?, ?)",
-                                   arguments: [pk, "new book \(pk)", Double(Int.random(in: 100...5000, using: &random)) / 100])
+                    try db.execute(
+                        sql: "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 1, 1, ?, ?)",
+                        arguments: [pk, "new book \(pk)", Double(Int.random(in: 100...5000, using: &random)) / 100])
                     recorded.inserted.insert(name(1, pk))
                     touched.insert(name(1, pk))
                 case 3:
@@ -90,7 +94,9 @@ import Testing
                     markUpdated(name(row.ent, row.pk), ["ZRATING": "rating", "ZAUTHORALIAS": "authorAlias", "ZCOMMENT": "comment"][column]!)
                 case 6:
                     guard let row = try randomRow("ZPAGE") else { continue }
-                    try db.execute(sql: "UPDATE ZPAGE SET ZNUMBER = IFNULL(ZNUMBER, 0) + 100000, ZISBOOKMARKED = 1 - IFNULL(ZISBOOKMARKED, 0) WHERE Z_PK = ?", arguments: [row.pk])
+                    try db.execute(
+                        sql: "UPDATE ZPAGE SET ZNUMBER = IFNULL(ZNUMBER, 0) + 100000, ZISBOOKMARKED = 1 - IFNULL(ZISBOOKMARKED, 0) WHERE Z_PK = ?",
+                        arguments: [row.pk])
                     markUpdated(name(row.ent, row.pk), "number")
                     markUpdated(name(row.ent, row.pk), "isBookmarked")
                 case 7:
@@ -105,8 +111,9 @@ import Testing
                     if let from { markUpdated(from, "pages") }
                 default:
                     guard let row = try randomRow("ZBOOK") else { continue }
-                    try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = ?, ZPUBLISHEDAT = ? WHERE Z_PK = ?",
-                                   arguments: ["retitled \(row.pk)", 600_000_000 + Double(row.pk), row.pk])
+                    try db.execute(
+                        sql: "UPDATE ZBOOK SET ZTITLE = ?, ZPUBLISHEDAT = ? WHERE Z_PK = ?",
+                        arguments: ["retitled \(row.pk)", 600_000_000 + Double(row.pk), row.pk])
                     markUpdated(name(row.ent, row.pk), "title")
                     markUpdated(name(row.ent, row.pk), "publishedAt")
                 }
@@ -153,8 +160,14 @@ import Testing
         for (table, ents) in [("ZBOOK", [1, 2]), ("ZFEEDBACK", [3]), ("ZPAGE", [4])] {
             for ent in ents {
                 let (deleted, inserted) = try queue.inDatabase { db in
-                    (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM a.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM b.\(table) WHERE Z_ENT = ?)", arguments: [ent, ent]) ?? 0,
-                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM b.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM a.\(table) WHERE Z_ENT = ?)", arguments: [ent, ent]) ?? 0)
+                    (
+                        try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM a.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM b.\(table) WHERE Z_ENT = ?)",
+                            arguments: [ent, ent]) ?? 0,
+                        try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM b.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM a.\(table) WHERE Z_ENT = ?)",
+                            arguments: [ent, ent]) ?? 0
+                    )
                 }
                 if deleted + inserted > 0 { counted[Self.entityNames[ent] ?? ""] = (deleted, inserted) }
             }
@@ -163,7 +176,8 @@ import Testing
         for line in result.stdout.split(separator: "\n") {
             let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
             guard value["section"] as? String == "entity", let entity = value["entity"] as? String,
-                  let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0 else { continue }
+                let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0
+            else { continue }
             countedByDiff[entity] = (deleted, inserted)
         }
         #expect(countedByDiff.mapValues { [$0.deleted, $0.inserted] } == counted.mapValues { [$0.deleted, $0.inserted] })

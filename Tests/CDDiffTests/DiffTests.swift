@@ -10,7 +10,9 @@ import Testing
     /// inserted, a page moved to another book (to-many members removed and added).
     static func changedSampleModel2() throws -> (a: URL, b: URL) {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(b, """
+        try DiffFixtures.sqlite(
+            b,
+            """
             UPDATE ZBOOK SET ZTITLE = 'A new "title"', ZPRICE = 12.5, ZPUBLISHEDAT = 700000000, \
                 ZUNIQUEID = X'00112233445566778899AABBCCDDEEFF', ZCOVER = NULL WHERE Z_PK = 1;
             UPDATE ZBOOK SET ZISBLACKANDWHITE = 1 - ZISBLACKANDWHITE WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZBOOK WHERE Z_ENT = 2);
@@ -101,9 +103,15 @@ import Testing
         let model = Corpus.url("wibosco-revised/CoreDataMigration_Example.xcdatamodeld").path
         let old = folder.appendingPathComponent("Old.sqlite"), new = folder.appendingPathComponent("New.sqlite")
         let newest = folder.appendingPathComponent("Newest.sqlite")
-        #expect(CommandRunner.runInProcess(["create", old.path, "--model", model, "--version", "CoreDataMigration_Example 2", "--framework-version", "866"]).status == 0)
-        #expect(CommandRunner.runInProcess(["create", new.path, "--model", model, "--version", "CoreDataMigration_Example 2", "--framework-version", "1344"]).status == 0)
-        #expect(CommandRunner.runInProcess(["create", newest.path, "--model", model, "--version", "CoreDataMigration_Example 3", "--framework-version", "1344"]).status == 0)
+        #expect(
+            CommandRunner.runInProcess(["create", old.path, "--model", model, "--version", "CoreDataMigration_Example 2", "--framework-version", "866"]).status
+                == 0)
+        #expect(
+            CommandRunner.runInProcess(["create", new.path, "--model", model, "--version", "CoreDataMigration_Example 2", "--framework-version", "1344"]).status
+                == 0)
+        #expect(
+            CommandRunner.runInProcess(["create", newest.path, "--model", model, "--version", "CoreDataMigration_Example 3", "--framework-version", "1344"])
+                .status == 0)
         var frameworks = DiffFixtures.diff(old, new, ["--only", "schema"])
         frameworks = DiffFixtures.Run(status: frameworks.status, stdout: Self.withoutUUIDs(frameworks.stdout), stderr: frameworks.stderr)
         #expect(frameworks.status == 1, "\(frameworks.stderr)")
@@ -121,7 +129,9 @@ import Testing
     /// Rows renumbered (as an import into a fresh store would) match by a business key.
     @Test func keyMatchingAfterRenumbering() throws {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(b, """
+        try DiffFixtures.sqlite(
+            b,
+            """
             UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
             UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
             UPDATE ZWRITER SET Z_PK = Z_PK + 500;
@@ -130,13 +140,18 @@ import Testing
             """)
         let byPK = DiffFixtures.diff(a, b, ["Book", "--only", "data", "--limit", "0", "--format", "json"])
         #expect(byPK.status == 1)
-        #expect(byPK.stdout.contains("\"entity\":\"Book\",\"renamedFrom\":null,\"key\":null,\"deleted\":51,\"inserted\":51,\"updated\":0"), "\(byPK.stdout.prefix(600))")
+        #expect(
+            byPK.stdout.contains("\"entity\":\"Book\",\"renamedFrom\":null,\"key\":null,\"deleted\":51,\"inserted\":51,\"updated\":0"),
+            "\(byPK.stdout.prefix(600))")
         // Books point to renumbered writers: compared by Z_PK, every author changes.
         let authorsByPK = DiffFixtures.diff(a, b, ["Book", "--only", "data", "--key", "Book=uniqueID", "--format", "json", "--limit", "0"])
-        let authored = try DatabaseQueue(path: a.path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE Z_ENT = 1 AND ZAUTHOR IS NOT NULL") } ?? 0
+        let authored =
+            try DatabaseQueue(path: a.path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZBOOK WHERE Z_ENT = 1 AND ZAUTHOR IS NOT NULL") } ?? 0
         #expect(authored > 40)
-        #expect(authorsByPK.stdout.contains("{\"entity\":\"Book\",\"renamedFrom\":null,\"key\":[\"uniqueID\"],\"deleted\":0,\"inserted\":0,\"updated\":\(authored),"),
-                "\(authorsByPK.stdout.prefix(600))")
+        #expect(
+            authorsByPK.stdout.contains(
+                "{\"entity\":\"Book\",\"renamedFrom\":null,\"key\":[\"uniqueID\"],\"deleted\":0,\"inserted\":0,\"updated\":\(authored),"),
+            "\(authorsByPK.stdout.prefix(600))")
         // With the writers' key too, the targets are the same writers: only the retitled book differs.
         let byKey = DiffFixtures.diff(a, b, ["Book", "--only", "data", "--key", "Book=uniqueID", "--key", "Writer=alias"])
         #expect(byKey.status == 1, "\(byKey.stderr)")
@@ -148,7 +163,9 @@ import Testing
     /// reported, removed from one and added to the other.
     @Test func toManyMembersByKeyAfterRenumbering() throws {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(b, """
+        try DiffFixtures.sqlite(
+            b,
+            """
             UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
             UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
             UPDATE ZWRITER SET Z_PK = Z_PK + 500;
@@ -156,7 +173,9 @@ import Testing
             UPDATE ZBOOK SET ZAUTHOR = 3 - (ZAUTHOR - 500) + 500 WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK WHERE ZAUTHOR IS NOT NULL ORDER BY Z_PK LIMIT 1 OFFSET 4);
             """)
         let byPK = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--format", "json", "--limit", "0"])
-        #expect(byPK.stdout.contains("{\"entity\":\"Author\",\"renamedFrom\":null,\"key\":[\"alias\"],\"deleted\":0,\"inserted\":0,\"updated\":2,"), "\(byPK.stdout.prefix(600))")
+        #expect(
+            byPK.stdout.contains("{\"entity\":\"Author\",\"renamedFrom\":null,\"key\":[\"alias\"],\"deleted\":0,\"inserted\":0,\"updated\":2,"),
+            "\(byPK.stdout.prefix(600))")
         let byKey = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--key", "Book=uniqueID"])
         #expect(byKey.status == 1, "\(byKey.stderr)")
         try DiffFixtures.expectGolden("samplemodel2-members-key.txt", byKey.stdout)
@@ -191,7 +210,9 @@ import Testing
         let result = DiffFixtures.diff(a, b, ["--key", "Feedback=authorAlias"])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("cdstore: error: --key Feedback=authorAlias is not unique in A: several Feedback objects have authorAlias = \""), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("cdstore: error: --key Feedback=authorAlias is not unique in A: several Feedback objects have authorAlias = \""),
+            "\(result.stderr)")
         let unknown = DiffFixtures.diff(a, b, ["--key", "Feedback=nothing"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "cdstore: error: --key Feedback=…: nothing is not a stored attribute of Feedback in B\n")
@@ -213,11 +234,12 @@ import Testing
         let unrelated = try Corpus.copyStore("wibosco-migration/CoreDataMigration_Example_1.sqlite")
         let result = DiffFixtures.diff(store, unrelated)
         #expect(result.status == 2)
-        #expect(result.stderr == """
-            cdstore: error: A and B have no entity in common: they are not stores of the same app
-            hint: compare two versions of one app's store, or pass --only schema to compare the tables
+        #expect(
+            result.stderr == """
+                cdstore: error: A and B have no entity in common: they are not stores of the same app
+                hint: compare two versions of one app's store, or pass --only schema to compare the tables
 
-            """)
+                """)
         let unknownEntity = DiffFixtures.diff(store, store, ["Nothing"])
         #expect(unknownEntity.status == 2)
         #expect(unknownEntity.stderr.hasPrefix("cdstore: error: unknown entity \"Nothing\"; entities: "))

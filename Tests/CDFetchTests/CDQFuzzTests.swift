@@ -36,7 +36,8 @@ private let cdqFragments = [
     "\u{301}", "👍🏽", "日本", ";", "+", "where", " sort by ", " limit ", " offset ", "WHERE", "==", "%@",
 ]
 
-private let validChains = cdqReadmeExamples.map(\.chain) + cdqSourceExamples.map(\.chain)
+private let validChains =
+    cdqReadmeExamples.map(\.chain) + cdqSourceExamples.map(\.chain)
     + cdqFeatureExamples.map(\.chain) + [
         "Author where name LIKE[c] 'a*' AND (x == 1 OR y IN {1, 2}) sort by name desc, b limit 5 offset 2",
         "Author where title == 'sort by limit 5' limit 2",

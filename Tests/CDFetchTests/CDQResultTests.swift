@@ -84,8 +84,9 @@ import Testing
             for row in rows {
                 let created = formatter.date(from: row.4)!.timeIntervalSinceReferenceDate
                 let published = formatter.date(from: row.7)!.timeIntervalSinceReferenceDate
-                try db.execute(sql: "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, \(names.joined(separator: ", "))) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [row.0, row.1, row.2, row.3, created, row.5, row.6, published, row.8])
+                try db.execute(
+                    sql: "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, \(names.joined(separator: ", "))) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [row.0, row.1, row.2, row.3, created, row.5, row.6, published, row.8])
             }
             CoreDataSQLFunctions.register(in: db)
         }

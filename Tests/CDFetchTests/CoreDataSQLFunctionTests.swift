@@ -100,7 +100,8 @@ import Testing
                 let sql = "SELECT \(call(pattern: "?", flags: "\(fixed.flags)", operation: "\(fixed.operation)")) FROM t ORDER BY id"
                 let got = try Bool.fetchAll(db, sql: sql, arguments: [fixed.pattern, fixed.pattern])
                 for (row, matched) in zip(rows, got) where matched != expected(row.value, fixed.pattern, fixed.flags, fixed.operation) {
-                    mismatches.append("bound \(fixed.pattern.debugDescription), flags \(fixed.flags), operation \(fixed.operation): \(row.value.debugDescription)")
+                    mismatches.append(
+                        "bound \(fixed.pattern.debugDescription), flags \(fixed.flags), operation \(fixed.operation): \(row.value.debugDescription)")
                 }
             }
             let changing = try Bool.fetchAll(db, sql: "SELECT \(call(pattern: "'aB*'", flags: "f", operation: "o")) FROM t ORDER BY id")
@@ -116,7 +117,8 @@ import Testing
         let database = try DatabaseQueue()
         return try database.read { db in
             CoreDataSQLFunctions.register(in: db)
-            return try String.fetchAll(db, sql: "SELECT column1 FROM (VALUES ('b'), ('A'), ('a10'), ('a2'), ('C')) ORDER BY column1 COLLATE \(collation), column1")
+            return try String.fetchAll(
+                db, sql: "SELECT column1 FROM (VALUES ('b'), ('A'), ('a10'), ('a2'), ('C')) ORDER BY column1 COLLATE \(collation), column1")
         }
     }
 

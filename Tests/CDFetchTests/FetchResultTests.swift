@@ -35,9 +35,12 @@ import Testing
         }
 
         func primaryKeys(_ entity: String, _ predicate: String, _ arguments: [String] = []) throws -> [Int64] {
-            try primaryKeys(CDFetch.FetchRequest(entity: entity, predicate: PredicateParser.parse(predicate, arguments: arguments),
-                                                 sortDescriptors: []))
-                .sorted()
+            try primaryKeys(
+                CDFetch.FetchRequest(
+                    entity: entity, predicate: PredicateParser.parse(predicate, arguments: arguments),
+                    sortDescriptors: [])
+            )
+            .sorted()
         }
 
         func values(_ request: CDFetch.FetchRequest) throws -> [[ObjectValue]] {
@@ -75,36 +78,59 @@ import Testing
     @Test func toManyCountsAndQuantifiers() throws {
         let store = try Fixture(Self.books)
         let pagesPerBook = "(SELECT COUNT(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK)"
-        #expect(try store.primaryKeys("Book", "pages.@count > 90")
-            == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE \(pagesPerBook) > 90")))
-        #expect(try store.primaryKeys("Book", "ANY pages.isBookmarked == YES")
-            == (try store.keys("SELECT DISTINCT b.Z_PK FROM ZBOOK b JOIN ZPAGE p ON p.ZBOOK = b.Z_PK WHERE p.ZISBOOKMARKED = 1")))
+        #expect(
+            try store.primaryKeys("Book", "pages.@count > 90")
+                == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE \(pagesPerBook) > 90")))
+        #expect(
+            try store.primaryKeys("Book", "ANY pages.isBookmarked == YES")
+                == (try store.keys("SELECT DISTINCT b.Z_PK FROM ZBOOK b JOIN ZPAGE p ON p.ZBOOK = b.Z_PK WHERE p.ZISBOOKMARKED = 1")))
         #expect(try store.primaryKeys("Book", "pages.isBookmarked == YES") == (try store.primaryKeys("Book", "ANY pages.isBookmarked == YES")))
-        #expect(try store.primaryKeys("Book", "ALL pages.number > 3")
-            == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE NOT EXISTS (SELECT 1 FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND NOT (p.ZNUMBER > 3))")))
-        #expect(try store.primaryKeys("Book", "SUBQUERY(pages, $p, $p.number > 50 AND $p.isBookmarked == NO).@count >= 2")
-            == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE (SELECT COUNT(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND p.ZNUMBER > 50 AND p.ZISBOOKMARKED = 0) >= 2")))
+        #expect(
+            try store.primaryKeys("Book", "ALL pages.number > 3")
+                == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE NOT EXISTS (SELECT 1 FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND NOT (p.ZNUMBER > 3))")))
+        #expect(
+            try store.primaryKeys("Book", "SUBQUERY(pages, $p, $p.number > 50 AND $p.isBookmarked == NO).@count >= 2")
+                == (try store.keys(
+                    "SELECT b.Z_PK FROM ZBOOK b WHERE (SELECT COUNT(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND p.ZNUMBER > 50 AND p.ZISBOOKMARKED = 0) >= 2")))
         // NONE as Core Data runs it: objects with a member failing the test (sqldebug.md excerpt 24).
-        #expect(try store.primaryKeys("Book", "NONE pages.isBookmarked == YES")
-            == (try store.keys("SELECT DISTINCT b.Z_PK FROM ZBOOK b LEFT JOIN ZPAGE p ON p.ZBOOK = b.Z_PK WHERE NOT (p.ZISBOOKMARKED = 1)")))
-        #expect(try store.primaryKeys("Book", "SUBQUERY(pages, $p, $p.isBookmarked == YES).@count == 0")
-            == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE NOT EXISTS (SELECT 1 FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND p.ZISBOOKMARKED = 1)")))
+        #expect(
+            try store.primaryKeys("Book", "NONE pages.isBookmarked == YES")
+                == (try store.keys("SELECT DISTINCT b.Z_PK FROM ZBOOK b LEFT JOIN ZPAGE p ON p.ZBOOK = b.Z_PK WHERE NOT (p.ZISBOOKMARKED = 1)")))
+        #expect(
+            try store.primaryKeys("Book", "SUBQUERY(pages, $p, $p.isBookmarked == YES).@count == 0")
+                == (try store.keys("SELECT b.Z_PK FROM ZBOOK b WHERE NOT EXISTS (SELECT 1 FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK AND p.ZISBOOKMARKED = 1)")))
         let sums = try store.values(CDFetch.FetchRequest(entity: "Author", result: .aggregate(.count, keyPath: "books")))
-        #expect(sums == [[.integer(Int64(try store.sql("SELECT COUNT(b.Z_PK) FROM ZWRITER w LEFT JOIN ZBOOK b ON b.ZAUTHOR = w.Z_PK WHERE w.Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')") ?? -1))]])
-        #expect(try store.primaryKeys("Author", "books.@sum.price > 100")
-            == (try store.keys("SELECT w.Z_PK FROM ZWRITER w WHERE w.Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author') AND (SELECT total(b.ZPRICE) FROM ZBOOK b WHERE b.ZAUTHOR = w.Z_PK) > 100")))
+        #expect(
+            sums == [
+                [
+                    .integer(
+                        Int64(
+                            try store.sql(
+                                "SELECT COUNT(b.Z_PK) FROM ZWRITER w LEFT JOIN ZBOOK b ON b.ZAUTHOR = w.Z_PK WHERE w.Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')"
+                            ) ?? -1))
+                ]
+            ])
+        #expect(
+            try store.primaryKeys("Author", "books.@sum.price > 100")
+                == (try store.keys(
+                    "SELECT w.Z_PK FROM ZWRITER w WHERE w.Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author') AND (SELECT total(b.ZPRICE) FROM ZBOOK b WHERE b.ZAUTHOR = w.Z_PK) > 100"
+                )))
     }
 
     @Test func keyPathsAggregatesAndDistinctValues() throws {
         let store = try Fixture(Self.books)
-        #expect(try store.primaryKeys("Page", "book.author.alias BEGINSWITH %@", ["A"])
-            == (try store.keys("SELECT p.Z_PK FROM ZPAGE p JOIN ZBOOK b ON p.ZBOOK = b.Z_PK JOIN ZWRITER w ON b.ZAUTHOR = w.Z_PK WHERE substr(w.ZALIAS, 1, 1) = 'A'")))
+        #expect(
+            try store.primaryKeys("Page", "book.author.alias BEGINSWITH %@", ["A"])
+                == (try store.keys(
+                    "SELECT p.Z_PK FROM ZPAGE p JOIN ZBOOK b ON p.ZBOOK = b.Z_PK JOIN ZWRITER w ON b.ZAUTHOR = w.Z_PK WHERE substr(w.ZALIAS, 1, 1) = 'A'")))
         let total = try store.values(CDFetch.FetchRequest(entity: "Book", result: .aggregate(.sum, keyPath: "price")))
         #expect(total == [[.decimal(try store.sql("SELECT total(ZPRICE) FROM ZBOOK", as: Double.self) ?? -1)]])
         let newest = try store.values(CDFetch.FetchRequest(entity: "Book", result: .aggregate(.max, keyPath: "publishedAt")))
         #expect(newest == [[.date(try store.sql("SELECT max(ZPUBLISHEDAT) FROM ZBOOK", as: Double.self) ?? -1)]])
-        let aliases = try store.values(CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "author.alias")],
-                                                            result: .distinct(["author.alias"])))
+        let aliases = try store.values(
+            CDFetch.FetchRequest(
+                entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "author.alias")],
+                result: .distinct(["author.alias"])))
         let expected = try store.plain.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT w.ZALIAS FROM ZBOOK b JOIN ZWRITER w ON b.ZAUTHOR = w.Z_PK ORDER BY w.ZALIAS")
         }
@@ -113,55 +139,82 @@ import Testing
 
     @Test func stringOperatorsDatesUUIDsAndObjectIDs() throws {
         let store = try Fixture(Self.books)
-        #expect(try store.primaryKeys("Author", "alias LIKE[c] %@", ["*a?*"])
-            == (try store.keys("SELECT Z_PK FROM ZWRITER WHERE ZALIAS LIKE '%a_%' AND Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')")))
-        #expect(try store.primaryKeys("Author", "alias MATCHES %@", ["[A-Z].*[0-9]"])
-            == (try store.keys("SELECT Z_PK FROM ZWRITER WHERE ZALIAS GLOB '[A-Z]*[0-9]' AND Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')")))
-        #expect(try store.primaryKeys("Book", "title CONTAINS[c] %@", ["TITLE 1"])
-            == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE instr(lower(ZTITLE), 'title 1') > 0")))
-        #expect(try store.primaryKeys("Book", "title ENDSWITH %@ OR title BEGINSWITH %@", ["5", "title 2"])
-            == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE ZTITLE LIKE '%5' OR substr(ZTITLE, 1, 7) = 'title 2'")))
+        #expect(
+            try store.primaryKeys("Author", "alias LIKE[c] %@", ["*a?*"])
+                == (try store.keys("SELECT Z_PK FROM ZWRITER WHERE ZALIAS LIKE '%a_%' AND Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')")))
+        #expect(
+            try store.primaryKeys("Author", "alias MATCHES %@", ["[A-Z].*[0-9]"])
+                == (try store.keys(
+                    "SELECT Z_PK FROM ZWRITER WHERE ZALIAS GLOB '[A-Z]*[0-9]' AND Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author')")))
+        #expect(
+            try store.primaryKeys("Book", "title CONTAINS[c] %@", ["TITLE 1"])
+                == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE instr(lower(ZTITLE), 'title 1') > 0")))
+        #expect(
+            try store.primaryKeys("Book", "title ENDSWITH %@ OR title BEGINSWITH %@", ["5", "title 2"])
+                == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE ZTITLE LIKE '%5' OR substr(ZTITLE, 1, 7) = 'title 2'")))
         let cut = try #require(try store.sql("SELECT ZPUBLISHEDAT FROM ZBOOK ORDER BY ZPUBLISHEDAT LIMIT 1 OFFSET 10", as: Double.self))
         let iso = ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: cut.rounded(.down)))
-        #expect(try store.primaryKeys("Book", "publishedAt >= %@", [iso])
-            == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE ZPUBLISHEDAT >= \(cut.rounded(.down))")))
+        #expect(
+            try store.primaryKeys("Book", "publishedAt >= %@", [iso])
+                == (try store.keys("SELECT Z_PK FROM ZBOOK WHERE ZPUBLISHEDAT >= \(cut.rounded(.down))")))
         let uuidHex = try #require(try store.sql("SELECT hex(ZUNIQUEID) FROM ZBOOK WHERE Z_PK = 3", as: String.self))
         let chars = Array(uuidHex)
         let uuid = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
         #expect(try store.primaryKeys("Book", "uniqueID == %@", [uuid]) == [3])
         let storeUUID = store.runner.reader.storeUUID
-        #expect(try store.primaryKeys("Page", "book == %@", ["x-coredata://\(storeUUID)/Book/p3"])
-            == (try store.keys("SELECT Z_PK FROM ZPAGE WHERE ZBOOK = 3")))
-        #expect(try store.primaryKeys("Page", "book.title IN {%@, %@} AND number BETWEEN {2, 4}", ["title 1", "title 2"])
-            == (try store.keys("SELECT p.Z_PK FROM ZPAGE p JOIN ZBOOK b ON p.ZBOOK = b.Z_PK WHERE b.ZTITLE IN ('title 1', 'title 2') AND p.ZNUMBER BETWEEN 2 AND 4")))
+        #expect(
+            try store.primaryKeys("Page", "book == %@", ["x-coredata://\(storeUUID)/Book/p3"])
+                == (try store.keys("SELECT Z_PK FROM ZPAGE WHERE ZBOOK = 3")))
+        #expect(
+            try store.primaryKeys("Page", "book.title IN {%@, %@} AND number BETWEEN {2, 4}", ["title 1", "title 2"])
+                == (try store.keys(
+                    "SELECT p.Z_PK FROM ZPAGE p JOIN ZBOOK b ON p.ZBOOK = b.Z_PK WHERE b.ZTITLE IN ('title 1', 'title 2') AND p.ZNUMBER BETWEEN 2 AND 4")))
     }
 
     @Test func sortingLimitsAndLast() throws {
         let store = try Fixture(Self.books)
-        let sorted = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "price", ascending: false),
-                                                                             SortDescriptor(keyPath: "title", comparison: .caseInsensitiveCompare)],
-                                          limit: 5, offset: 2)
-        #expect(try store.primaryKeys(sorted)
-            == (try store.plain.read { db in try Int64.fetchAll(db, sql: "SELECT Z_PK FROM ZBOOK ORDER BY ZPRICE DESC, ZTITLE COLLATE NOCASE LIMIT 5 OFFSET 2") }))
+        let sorted = CDFetch.FetchRequest(
+            entity: "Book",
+            sortDescriptors: [
+                SortDescriptor(keyPath: "price", ascending: false),
+                SortDescriptor(keyPath: "title", comparison: .caseInsensitiveCompare),
+            ],
+            limit: 5, offset: 2)
+        #expect(
+            try store.primaryKeys(sorted)
+                == (try store.plain.read { db in
+                    try Int64.fetchAll(db, sql: "SELECT Z_PK FROM ZBOOK ORDER BY ZPRICE DESC, ZTITLE COLLATE NOCASE LIMIT 5 OFFSET 2")
+                }))
         var last = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "title")], limit: 2, takesLast: true)
-        #expect(try store.primaryKeys(last)
-            == (try store.plain.read { db in try Int64.fetchAll(db, sql: "SELECT Z_PK FROM (SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY ZTITLE DESC LIMIT 2) ORDER BY ZTITLE") }))
+        #expect(
+            try store.primaryKeys(last)
+                == (try store.plain.read { db in
+                    try Int64.fetchAll(db, sql: "SELECT Z_PK FROM (SELECT Z_PK, ZTITLE FROM ZBOOK ORDER BY ZTITLE DESC LIMIT 2) ORDER BY ZTITLE")
+                }))
         last.limit = nil
         #expect(try store.primaryKeys(last).count == 1)
-        #expect(try store.runner.count(CDFetch.FetchRequest(entity: "Book", limit: 3, offset: 50)) == min(3, max(0, (try store.sql("SELECT COUNT(*) FROM ZBOOK") ?? 0) - 50)))
+        #expect(
+            try store.runner.count(CDFetch.FetchRequest(entity: "Book", limit: 3, offset: 50))
+                == min(3, max(0, (try store.sql("SELECT COUNT(*) FROM ZBOOK") ?? 0) - 50)))
     }
 
     @Test func manyToMany() throws {
         let store = try Fixture(Self.accounts)
         let link = "Z_4SUPPORTEDDATACLASSES"
-        #expect(try store.primaryKeys("AccountType", "supportedDataclasses.@count > 3")
-            == (try store.keys("SELECT t.Z_PK FROM ZACCOUNTTYPE t WHERE (SELECT COUNT(*) FROM \(link) j WHERE j.Z_4SUPPORTEDTYPES = t.Z_PK) > 3")))
-        #expect(try store.primaryKeys("Dataclass", "supportedTypes.@count == 0")
-            == (try store.keys("SELECT d.Z_PK FROM ZDATACLASS d WHERE NOT EXISTS (SELECT 1 FROM \(link) j WHERE j.Z_7SUPPORTEDDATACLASSES = d.Z_PK)")))
-        #expect(try store.primaryKeys("Dataclass", "ANY supportedTypes.visibility == 0")
-            == (try store.keys("SELECT DISTINCT d.Z_PK FROM ZDATACLASS d JOIN \(link) j ON j.Z_7SUPPORTEDDATACLASSES = d.Z_PK JOIN ZACCOUNTTYPE t ON t.Z_PK = j.Z_4SUPPORTEDTYPES WHERE t.ZVISIBILITY = 0")))
-        #expect(try store.count("AccountType", "NONE supportedDataclasses != nil")
-            == (try store.sql("SELECT COUNT(*) FROM ZACCOUNTTYPE t WHERE NOT EXISTS (SELECT 1 FROM \(link) j WHERE j.Z_4SUPPORTEDTYPES = t.Z_PK)")))
+        #expect(
+            try store.primaryKeys("AccountType", "supportedDataclasses.@count > 3")
+                == (try store.keys("SELECT t.Z_PK FROM ZACCOUNTTYPE t WHERE (SELECT COUNT(*) FROM \(link) j WHERE j.Z_4SUPPORTEDTYPES = t.Z_PK) > 3")))
+        #expect(
+            try store.primaryKeys("Dataclass", "supportedTypes.@count == 0")
+                == (try store.keys("SELECT d.Z_PK FROM ZDATACLASS d WHERE NOT EXISTS (SELECT 1 FROM \(link) j WHERE j.Z_7SUPPORTEDDATACLASSES = d.Z_PK)")))
+        #expect(
+            try store.primaryKeys("Dataclass", "ANY supportedTypes.visibility == 0")
+                == (try store.keys(
+                    "SELECT DISTINCT d.Z_PK FROM ZDATACLASS d JOIN \(link) j ON j.Z_7SUPPORTEDDATACLASSES = d.Z_PK JOIN ZACCOUNTTYPE t ON t.Z_PK = j.Z_4SUPPORTEDTYPES WHERE t.ZVISIBILITY = 0"
+                )))
+        #expect(
+            try store.count("AccountType", "NONE supportedDataclasses != nil")
+                == (try store.sql("SELECT COUNT(*) FROM ZACCOUNTTYPE t WHERE NOT EXISTS (SELECT 1 FROM \(link) j WHERE j.Z_4SUPPORTEDTYPES = t.Z_PK)")))
     }
 
     @Test(arguments: [
@@ -191,12 +244,16 @@ import Testing
     @Test func randomRequestsRunOrSayWhy() throws {
         let store = try FetchResultTests.Fixture(FetchResultTests.books)
         var rng = SeededGenerator(seed: 0x5EED_F37C)
-        let keys = ["title", "price", "publishedAt", "uniqueID", "pagesCount", "author", "author.alias", "author.age", "pages",
-                    "pages.number", "pages.isBookmarked", "pages.@count", "pages.@sum.number", "pages.@max.number", "pages.book.title",
-                    "isBlackAndWhite", "cover", "nothing", "pages.@avg", "title.@count"]
+        let keys = [
+            "title", "price", "publishedAt", "uniqueID", "pagesCount", "author", "author.alias", "author.age", "pages",
+            "pages.number", "pages.isBookmarked", "pages.@count", "pages.@sum.number", "pages.@max.number", "pages.book.title",
+            "isBlackAndWhite", "cover", "nothing", "pages.@avg", "title.@count",
+        ]
         let operators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "CONTAINS[cd]", "ENDSWITH[c]", "LIKE", "MATCHES", "IN", "BETWEEN"]
-        let values = ["nil", "3", "-2.5", "'title 1'", "YES", "{1, 2}", "{'a', 'b', 'c'}", "CAST('2020-01-01T00:00:00Z', 'NSDate')",
-                      "'x-coredata://X/Book/p2'", "'[a-z]+.*'", "pages.@count"]
+        let values = [
+            "nil", "3", "-2.5", "'title 1'", "YES", "{1, 2}", "{'a', 'b', 'c'}", "CAST('2020-01-01T00:00:00Z', 'NSDate')",
+            "'x-coredata://X/Book/p2'", "'[a-z]+.*'", "pages.@count",
+        ]
         let quantifiers = ["", "", "ANY ", "ALL ", "NONE "]
         func comparison() -> String {
             quantifiers.randomElement(using: &rng)! + keys.randomElement(using: &rng)! + " "

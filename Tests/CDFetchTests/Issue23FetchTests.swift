@@ -28,10 +28,11 @@ import Testing
             let reader = try ObjectReader(snapshot: try StoreSnapshot(path: store.path))
             runner = FetchRunner(reader: reader)
             graph = try LoadedGraph(reader: reader)
-            entity1 = Dictionary(uniqueKeysWithValues: graph.objects(ofKind: "Entity1").compactMap { object in
-                if case .string(let name)? = object.attributes["name"] { return (name, object.primaryKey) }
-                return nil
-            })
+            entity1 = Dictionary(
+                uniqueKeysWithValues: graph.objects(ofKind: "Entity1").compactMap { object in
+                    if case .string(let name)? = object.attributes["name"] { return (name, object.primaryKey) }
+                    return nil
+                })
             guard let objectX = graph.objects(ofKind: "Entity2").first(where: { $0.attributes["name"] == .string("X") }) else {
                 throw SetupFailure(reason: "no object X")
             }

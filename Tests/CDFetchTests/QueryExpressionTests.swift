@@ -41,34 +41,56 @@ struct KeywordCase: Sendable, CustomTestStringConvertible {
 let keywordExamples: [KeywordCase] = [
     KeywordCase("Author", FetchRequest(entity: "Author")),
     KeywordCase("  Author  ", FetchRequest(entity: "Author")),
-    KeywordCase("Author where name == 'x'",
-                FetchRequest(entity: "Author", predicate: cmp(key("name"), .equal, str("x")))),
-    KeywordCase("Author WHERE name LIKE[c] %@ SORT BY name DESC, date LIMIT 5 OFFSET 10", ["*kesp*"],
-                FetchRequest(entity: "Author", predicate: cmp(key("name"), .like, str("*kesp*"), .caseInsensitive),
-                             sortDescriptors: [SortDescriptor(keyPath: "name", ascending: false),
-                                               SortDescriptor(keyPath: "date")],
-                             limit: 5, offset: 10)),
-    KeywordCase("Author where title == 'sort by x limit 5' limit 2",
-                FetchRequest(entity: "Author", predicate: cmp(key("title"), .equal, str("sort by x limit 5")),
-                             limit: 2)),
-    KeywordCase("Author where limit > 5 AND offset < 2 limit 3",
-                FetchRequest(entity: "Author", predicate: .and([cmp(key("limit"), .greater, int(5)),
-                                                                 cmp(key("offset"), .less, int(2))]), limit: 3)),
-    KeywordCase("Author where (a == 1 OR b IN {1, 2}) offset 4 sort by books.@count ascending, a.b descending",
-                FetchRequest(entity: "Author",
-                             predicate: .or([cmp(key("a"), .equal, int(1)),
-                                             cmp(key("b"), .in, .aggregate([int(1), int(2)]))]),
-                             sortDescriptors: [SortDescriptor(keyPath: "books.@count"),
-                                               SortDescriptor(keyPath: "a.b", ascending: false)],
-                             offset: 4)),
-    KeywordCase("Author where x == %@ AND y == %K", ["5", "z"],
-                FetchRequest(entity: "Author",
-                             predicate: .and([cmp(key("x"), .equal, int(5)), cmp(key("y"), .equal, key("z"))]))),
-    KeywordCase("Author sort by #where",
-                FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(keyPath: "where")])),
+    KeywordCase(
+        "Author where name == 'x'",
+        FetchRequest(entity: "Author", predicate: cmp(key("name"), .equal, str("x")))),
+    KeywordCase(
+        "Author WHERE name LIKE[c] %@ SORT BY name DESC, date LIMIT 5 OFFSET 10", ["*kesp*"],
+        FetchRequest(
+            entity: "Author", predicate: cmp(key("name"), .like, str("*kesp*"), .caseInsensitive),
+            sortDescriptors: [
+                SortDescriptor(keyPath: "name", ascending: false),
+                SortDescriptor(keyPath: "date"),
+            ],
+            limit: 5, offset: 10)),
+    KeywordCase(
+        "Author where title == 'sort by x limit 5' limit 2",
+        FetchRequest(
+            entity: "Author", predicate: cmp(key("title"), .equal, str("sort by x limit 5")),
+            limit: 2)),
+    KeywordCase(
+        "Author where limit > 5 AND offset < 2 limit 3",
+        FetchRequest(
+            entity: "Author",
+            predicate: .and([
+                cmp(key("limit"), .greater, int(5)),
+                cmp(key("offset"), .less, int(2)),
+            ]), limit: 3)),
+    KeywordCase(
+        "Author where (a == 1 OR b IN {1, 2}) offset 4 sort by books.@count ascending, a.b descending",
+        FetchRequest(
+            entity: "Author",
+            predicate: .or([
+                cmp(key("a"), .equal, int(1)),
+                cmp(key("b"), .in, .aggregate([int(1), int(2)])),
+            ]),
+            sortDescriptors: [
+                SortDescriptor(keyPath: "books.@count"),
+                SortDescriptor(keyPath: "a.b", ascending: false),
+            ],
+            offset: 4)),
+    KeywordCase(
+        "Author where x == %@ AND y == %K", ["5", "z"],
+        FetchRequest(
+            entity: "Author",
+            predicate: .and([cmp(key("x"), .equal, int(5)), cmp(key("y"), .equal, key("z"))]))),
+    KeywordCase(
+        "Author sort by #where",
+        FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(keyPath: "where")])),
     KeywordCase("Author limit 0", FetchRequest(entity: "Author")),
-    KeywordCase("Book\nwhere\tauthor.name BEGINSWITH \"A\"\nlimit 1",
-                FetchRequest(entity: "Book", predicate: cmp(key("author.name"), .beginsWith, str("A")), limit: 1)),
+    KeywordCase(
+        "Book\nwhere\tauthor.name BEGINSWITH \"A\"\nlimit 1",
+        FetchRequest(entity: "Book", predicate: cmp(key("author.name"), .beginsWith, str("A")), limit: 1)),
 ]
 
 @Test(arguments: keywordExamples)
@@ -78,8 +100,11 @@ func parsesTheKeywordForm(_ example: KeywordCase) throws {
 
 @Test func dispatchesCDQChains() throws {
     let request = try QueryExpression.parse("Author.where(:name).eq('Shakespeare').sort_by(:created_at).limit(1)")
-    #expect(request == FetchRequest(entity: "Author", predicate: cmp(key("name"), .equal, str("Shakespeare")),
-                                    sortDescriptors: [SortDescriptor(keyPath: "created_at")], limit: 1))
+    #expect(
+        request
+            == FetchRequest(
+                entity: "Author", predicate: cmp(key("name"), .equal, str("Shakespeare")),
+                sortDescriptors: [SortDescriptor(keyPath: "created_at")], limit: 1))
 }
 
 /// A query that must fail, its arguments, where the error must point and a phrase of its message.

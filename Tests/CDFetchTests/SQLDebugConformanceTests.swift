@@ -25,7 +25,8 @@ import Testing
 
     /// Excerpts with a stated fetch that cdstore cannot reproduce, and why.
     static let unmatched: [Int: String] = [
-        2: "the 2013 log selects ZAUTHOR, ZTITLE, ZCOPYRIGHT, neither by name (as every later log does, and cdstore) nor in the table order of the corpus's CoreDataBooks store (ZCOPYRIGHT, ZAUTHOR, ZTITLE); checked below as the same columns in another order",
+        2:
+            "the 2013 log selects ZAUTHOR, ZTITLE, ZCOPYRIGHT, neither by name (as every later log does, and cdstore) nor in the table order of the corpus's CoreDataBooks store (ZCOPYRIGHT, ZAUTHOR, ZTITLE); checked below as the same columns in another order",
         5: "connection-time bookkeeping of SwiftData, not a fetch",
         6: "the first lines are a save (cdstore never writes); the refetch at its end is matched",
         9: "the second statement fires a to-many fault; cdstore reads --include members with its own statement",
@@ -61,77 +62,104 @@ import Testing
         """
 
     static let cases: [Case] = [
-        Case(excerpt: 1, line: 0, entities: """
-            <entity name="Person"><attribute name="age" attributeType="Integer 16"/><attribute name="firstName" attributeType="String"/>
-              <attribute name="lastName" attributeType="String"/><attribute name="personID" attributeType="UUID"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Person", predicate: predicate("age > %@", ["18"])), binds: [18.databaseValue]),
-        Case(excerpt: 3, line: 0, entities: """
-            <entity name="Word"><attribute name="word" attributeType="String"/>
-              <relationship name="wordCategory" maxCount="1" destinationEntity="WordCategory" inverseName="words" inverseEntity="WordCategory"/></entity>
-            <entity name="WordCategory"><attribute name="firstLetter" attributeType="String"/>
-              <relationship name="words" toMany="YES" destinationEntity="Word" inverseName="wordCategory" inverseEntity="Word"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Word", predicate: predicate(#"wordCategory.firstLetter == "s""#), result: .count),
-             binds: ["s".databaseValue]),
-        Case(excerpt: 6, line: 11, entities: """
-            <entity name="BudgetCategory"><attribute name="amount" attributeType="Double"/><attribute name="title" attributeType="String"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "BudgetCategory")),
+        Case(
+            excerpt: 1, line: 0,
+            entities: """
+                <entity name="Person"><attribute name="age" attributeType="Integer 16"/><attribute name="firstName" attributeType="String"/>
+                  <attribute name="lastName" attributeType="String"/><attribute name="personID" attributeType="UUID"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "Person", predicate: predicate("age > %@", ["18"])), binds: [18.databaseValue]),
+        Case(
+            excerpt: 3, line: 0,
+            entities: """
+                <entity name="Word"><attribute name="word" attributeType="String"/>
+                  <relationship name="wordCategory" maxCount="1" destinationEntity="WordCategory" inverseName="words" inverseEntity="WordCategory"/></entity>
+                <entity name="WordCategory"><attribute name="firstLetter" attributeType="String"/>
+                  <relationship name="words" toMany="YES" destinationEntity="Word" inverseName="wordCategory" inverseEntity="Word"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "Word", predicate: predicate(#"wordCategory.firstLetter == "s""#), result: .count),
+            binds: ["s".databaseValue]),
+        Case(
+            excerpt: 6, line: 11,
+            entities: """
+                <entity name="BudgetCategory"><attribute name="amount" attributeType="Double"/><attribute name="title" attributeType="String"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "BudgetCategory")),
         Case(excerpt: 7, line: 0, entities: itemWithAttachments, request: CDFetch.FetchRequest(entity: "Item", result: .count)),
-        Case(excerpt: 8, line: 0, entities: #"<entity name="Item"><attribute name="timestamp" attributeType="Date"/></entity>"#,
-             request: CDFetch.FetchRequest(entity: "Item", predicate: predicate("timestamp > %@", ["2024-05-01T10:00:00Z"])),
-             binds: [Date(timeIntervalSince1970: 1_714_557_600).timeIntervalSinceReferenceDate.databaseValue]),
-        Case(excerpt: 9, line: 0, entities: """
-            <entity name="Item"><attribute name="timestamp" attributeType="Date"/>
-              <relationship name="tags" toMany="YES" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/></entity>
-            <entity name="Tag"><attribute name="name" attributeType="String"/>
-              <relationship name="items" toMany="YES" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Item")),
-        Case(excerpt: 11, line: 0, entities: """
-            <entity name="Item"><attribute name="timestamp" attributeType="Date"/>
-              <relationship name="attachments" toMany="YES" destinationEntity="Attachment" inverseName="item" inverseEntity="Attachment"/></entity>
-            <entity name="Attachment"><attribute name="title" attributeType="String"/>
-              <relationship name="item" maxCount="1" destinationEntity="Item" inverseName="attachments" inverseEntity="Item"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Item", predicate: predicate("attachments.@count > 2")), binds: [2.databaseValue]),
-        Case(excerpt: 12, line: 0, entities: itemWithAttachments,
-             request: CDFetch.FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(keyPath: "attachmentCount")])),
-        Case(excerpt: 13, line: 0, entities: itemWithAttachments,
-             request: CDFetch.FetchRequest(entity: "Item", result: .aggregate(.count, keyPath: "attachments"))),
-        Case(excerpt: 14, line: 0, entities: itemWithAttachments,
-             request: CDFetch.FetchRequest(entity: "Item", result: .aggregate(.sum, keyPath: "attachmentCount"))),
-        Case(excerpt: 18, line: 0, entities: """
-            <entity name="Book"><attribute name="author" attributeType="String"/><attribute name="cover" attributeType="Binary"/>
-              <attribute name="publishedYear" attributeType="Integer 64"/><attribute name="title" attributeType="String"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Book", predicate: predicate("title CONTAINS[cdl] %@", ["Maui"])), binds: ["Maui".databaseValue],
-             dropFromLog: ("ORDER BY t0.Z_PK", "SwiftData's own Z_PK sort (see excerpt 17)")),
-        Case(excerpt: 23, line: 0, entities: manyToMany,
-             request: CDFetch.FetchRequest(entity: "A", predicate: predicate("manyBs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
-             binds: [0.databaseValue]),
-        Case(excerpt: 23, line: 1, entities: manyToMany,
-             request: CDFetch.FetchRequest(entity: "B", predicate: predicate("manyAs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
-             binds: [0.databaseValue]),
-        Case(excerpt: 24, line: 0, entities: manyToMany,
-             request: CDFetch.FetchRequest(entity: "A", predicate: predicate("NONE manyBs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
-             binds: []),
-        Case(excerpt: 24, line: 1, entities: manyToMany,
-             request: CDFetch.FetchRequest(entity: "B", predicate: predicate("NONE manyAs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
-             binds: []),
-        Case(excerpt: 25, line: 0, entities: """
-            <entity name="Channel"><attribute name="group" attributeType="String"/><attribute name="id" attributeType="UUID"/>
-              <attribute name="isFavorite" attributeType="Boolean"/><attribute name="logoURL" attributeType="URI"/>
-              <attribute name="name" attributeType="String"/><attribute name="playlistID" attributeType="UUID"/>
-              <attribute name="streamURL" attributeType="URI"/><attribute name="tvgID" attributeType="String"/>
-              <relationship name="playlist" maxCount="1" destinationEntity="Playlist" inverseName="channels" inverseEntity="Playlist"/></entity>
-            <entity name="Playlist"><attribute name="name" attributeType="String"/>
-              <relationship name="channels" toMany="YES" destinationEntity="Channel" inverseName="playlist" inverseEntity="Channel"/></entity>
-            """, request: CDFetch.FetchRequest(entity: "Channel", predicate: predicate("playlist != nil AND playlist == %@",
-                                                                                ["x-coredata://5E1B3C2A-0000-4000-8000-000000000001/Playlist/p3"])),
-             binds: [3.databaseValue]),
+        Case(
+            excerpt: 8, line: 0, entities: #"<entity name="Item"><attribute name="timestamp" attributeType="Date"/></entity>"#,
+            request: CDFetch.FetchRequest(entity: "Item", predicate: predicate("timestamp > %@", ["2024-05-01T10:00:00Z"])),
+            binds: [Date(timeIntervalSince1970: 1_714_557_600).timeIntervalSinceReferenceDate.databaseValue]),
+        Case(
+            excerpt: 9, line: 0,
+            entities: """
+                <entity name="Item"><attribute name="timestamp" attributeType="Date"/>
+                  <relationship name="tags" toMany="YES" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/></entity>
+                <entity name="Tag"><attribute name="name" attributeType="String"/>
+                  <relationship name="items" toMany="YES" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "Item")),
+        Case(
+            excerpt: 11, line: 0,
+            entities: """
+                <entity name="Item"><attribute name="timestamp" attributeType="Date"/>
+                  <relationship name="attachments" toMany="YES" destinationEntity="Attachment" inverseName="item" inverseEntity="Attachment"/></entity>
+                <entity name="Attachment"><attribute name="title" attributeType="String"/>
+                  <relationship name="item" maxCount="1" destinationEntity="Item" inverseName="attachments" inverseEntity="Item"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "Item", predicate: predicate("attachments.@count > 2")), binds: [2.databaseValue]),
+        Case(
+            excerpt: 12, line: 0, entities: itemWithAttachments,
+            request: CDFetch.FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(keyPath: "attachmentCount")])),
+        Case(
+            excerpt: 13, line: 0, entities: itemWithAttachments,
+            request: CDFetch.FetchRequest(entity: "Item", result: .aggregate(.count, keyPath: "attachments"))),
+        Case(
+            excerpt: 14, line: 0, entities: itemWithAttachments,
+            request: CDFetch.FetchRequest(entity: "Item", result: .aggregate(.sum, keyPath: "attachmentCount"))),
+        Case(
+            excerpt: 18, line: 0,
+            entities: """
+                <entity name="Book"><attribute name="author" attributeType="String"/><attribute name="cover" attributeType="Binary"/>
+                  <attribute name="publishedYear" attributeType="Integer 64"/><attribute name="title" attributeType="String"/></entity>
+                """, request: CDFetch.FetchRequest(entity: "Book", predicate: predicate("title CONTAINS[cdl] %@", ["Maui"])), binds: ["Maui".databaseValue],
+            dropFromLog: ("ORDER BY t0.Z_PK", "SwiftData's own Z_PK sort (see excerpt 17)")),
+        Case(
+            excerpt: 23, line: 0, entities: manyToMany,
+            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("manyBs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            binds: [0.databaseValue]),
+        Case(
+            excerpt: 23, line: 1, entities: manyToMany,
+            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("manyAs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            binds: [0.databaseValue]),
+        Case(
+            excerpt: 24, line: 0, entities: manyToMany,
+            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("NONE manyBs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            binds: []),
+        Case(
+            excerpt: 24, line: 1, entities: manyToMany,
+            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("NONE manyAs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            binds: []),
+        Case(
+            excerpt: 25, line: 0,
+            entities: """
+                <entity name="Channel"><attribute name="group" attributeType="String"/><attribute name="id" attributeType="UUID"/>
+                  <attribute name="isFavorite" attributeType="Boolean"/><attribute name="logoURL" attributeType="URI"/>
+                  <attribute name="name" attributeType="String"/><attribute name="playlistID" attributeType="UUID"/>
+                  <attribute name="streamURL" attributeType="URI"/><attribute name="tvgID" attributeType="String"/>
+                  <relationship name="playlist" maxCount="1" destinationEntity="Playlist" inverseName="channels" inverseEntity="Playlist"/></entity>
+                <entity name="Playlist"><attribute name="name" attributeType="String"/>
+                  <relationship name="channels" toMany="YES" destinationEntity="Channel" inverseName="playlist" inverseEntity="Channel"/></entity>
+                """,
+            request: CDFetch.FetchRequest(
+                entity: "Channel",
+                predicate: predicate(
+                    "playlist != nil AND playlist == %@",
+                    ["x-coredata://5E1B3C2A-0000-4000-8000-000000000001/Playlist/p3"])),
+            binds: [3.databaseValue]),
     ]
 
     /// SQL statements of excerpt `number` in the reference, in order: after `sql: ` in log lines,
     /// bare `SELECT` lines, and the quoted statement of an `AK-33|…=["…"]` record.
     static func loggedStatements(excerpt number: Int) throws -> [String] {
-        let reference = try String(contentsOf: Corpus.root.deletingLastPathComponent()
-            .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: Corpus.root.deletingLastPathComponent()
+                .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
         guard let start = reference.range(of: "\n### \(number). ") else { return [] }
         let rest = reference[start.upperBound...]
         let end = rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex
@@ -140,7 +168,7 @@ import Testing
         for line in rest[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("```") { inCode.toggle(); continue }
             guard inCode else { continue }
-            if let quoted = line.range(of: "=[\"") , let close = line.range(of: "\"]", options: .backwards) {
+            if let quoted = line.range(of: "=[\""), let close = line.range(of: "\"]", options: .backwards) {
                 statements.append(String(line[quoted.upperBound..<close.lowerBound]))
             } else if let marker = line.range(of: "sql: ") {
                 statements.append(String(line[marker.upperBound...]))
@@ -215,8 +243,9 @@ import Testing
     /// Every excerpt is either matched above or listed with a reason, so a new excerpt in the
     /// reference cannot go unnoticed.
     @Test func everyExcerptIsAccountedFor() throws {
-        let reference = try String(contentsOf: Corpus.root.deletingLastPathComponent()
-            .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: Corpus.root.deletingLastPathComponent()
+                .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
         let numbers = reference.split(separator: "\n").compactMap { line -> Int? in
             guard line.hasPrefix("### ") else { return nil }
             return Int(line.dropFirst(4).prefix { $0.isNumber })
@@ -231,8 +260,9 @@ import Testing
 
     /// Excerpt 4 is excerpt 3 at level 3: the bind line of the log matches the bound value.
     @Test func excerpt4BindLine() throws {
-        let reference = try String(contentsOf: Corpus.root.deletingLastPathComponent()
-            .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
+        let reference = try String(
+            contentsOf: Corpus.root.deletingLastPathComponent()
+                .appendingPathComponent("reference/sqldebug.md"), encoding: .utf8)
         let testCase = try #require(Self.cases.first { $0.excerpt == 3 })
         let (model, mapping, _) = try Self.store(for: testCase.entities)
         let statement = try FetchSQL(model: model, mapping: mapping).statement(for: testCase.request)

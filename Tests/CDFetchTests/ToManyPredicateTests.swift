@@ -58,8 +58,10 @@ import Testing
         let x = store.entity2(Self.x)
         let statement = try store.sql("ANY e2a == %@ OR ANY e2b == %@", [x, x])
         // The 2013 log of this fetch (issue 23), columns aside.
-        #expect(statement.sql.hasSuffix(
-            " FROM ZENTITY1 t0 LEFT OUTER JOIN Z_1E2A t1 ON t0.Z_PK = t1.Z_1E1A LEFT OUTER JOIN Z_1E2B t3 ON t0.Z_PK = t3.Z_1E1B WHERE ( t1.Z_2E2A = ? OR  t3.Z_2E2B = ?)"))
+        #expect(
+            statement.sql.hasSuffix(
+                " FROM ZENTITY1 t0 LEFT OUTER JOIN Z_1E2A t1 ON t0.Z_PK = t1.Z_1E1A LEFT OUTER JOIN Z_1E2B t3 ON t0.Z_PK = t3.Z_1E1B WHERE ( t1.Z_2E2A = ? OR  t3.Z_2E2B = ?)"
+            ))
         #expect(statement.sql.hasPrefix("SELECT DISTINCT 0, t0.Z_PK, t0.Z_OPT, "))
         // An object is bound as its Z_PK, as Core Data binds it.
         #expect(statement.arguments == [Int64(Self.x).databaseValue, Int64(Self.x).databaseValue])
@@ -83,10 +85,17 @@ import Testing
 
     @Test func wrongObjectsAreRefusedNotCompared() throws {
         let store = try Fixture()
-        #expect(throws: FetchSQLError("x-coredata://\(store.storeUUID)/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match")) {
+        #expect(
+            throws: FetchSQLError(
+                "x-coredata://\(store.storeUUID)/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match"
+            )
+        ) {
             try store.sql("ANY e2b == %@", ["x-coredata://\(store.storeUUID)/Entity1/p1"])
         }
-        #expect(throws: FetchSQLError("\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil")) {
+        #expect(
+            throws: FetchSQLError(
+                "\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil")
+        ) {
             try store.sql("partner == %@", ["X"])
         }
         #expect(throws: FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")) {

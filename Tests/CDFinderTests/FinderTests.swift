@@ -17,10 +17,12 @@ import Testing
         let root = try TemporaryDirectory.make()
         let devices = root.appendingPathComponent("Library/Developer/CoreSimulator/Devices")
         let phone = "5A1D3C2B-0000-4000-8000-000000000001", pad = "5A1D3C2B-0000-4000-8000-000000000002"
-        try writePlist(["name": "iPhone 15 Pro", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-17-2", "UDID": phone],
-                       to: devices.appendingPathComponent("\(phone)/device.plist"), format: .binary)
-        try writePlist(["name": "iPad Air (5th generation)", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-16-4", "UDID": pad],
-                       to: devices.appendingPathComponent("\(pad)/device.plist"), format: .xml)
+        try writePlist(
+            ["name": "iPhone 15 Pro", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-17-2", "UDID": phone],
+            to: devices.appendingPathComponent("\(phone)/device.plist"), format: .binary)
+        try writePlist(
+            ["name": "iPad Air (5th generation)", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-16-4", "UDID": pad],
+            to: devices.appendingPathComponent("\(pad)/device.plist"), format: .xml)
         let metadata = ".com.apple.mobile_container_manager.metadata.plist"
         let notesApp = devices.appendingPathComponent("\(phone)/data/Containers/Data/Application/0E7A5C41-1111-4111-8111-111111111111")
         try writePlist(["MCMMetadataIdentifier": "com.example.Notes"], to: notesApp.appendingPathComponent(metadata), format: .binary)
@@ -30,25 +32,31 @@ import Testing
         try writePlist(["MCMMetadataIdentifier": "group.com.example.Books"], to: group.appendingPathComponent(metadata), format: .binary)
 
         var tree = Tree(root: root, lockedFolder: notesApp.appendingPathComponent("Library/Private"))
-        let phoneLocation = StoreLocation(device: "iPhone 15 Pro", runtime: "iOS 17.2", deviceUDID: phone,
-                                          bundleID: "com.example.Notes", container: .app)
-        let padApp = StoreLocation(device: "iPad Air (5th generation)", runtime: "iOS 16.4", deviceUDID: pad,
-                                   bundleID: "com.example.Books", container: .app)
-        let padGroup = StoreLocation(device: "iPad Air (5th generation)", runtime: "iOS 16.4", deviceUDID: pad,
-                                     bundleID: "group.com.example.Books", container: .appGroup)
+        let phoneLocation = StoreLocation(
+            device: "iPhone 15 Pro", runtime: "iOS 17.2", deviceUDID: phone,
+            bundleID: "com.example.Notes", container: .app)
+        let padApp = StoreLocation(
+            device: "iPad Air (5th generation)", runtime: "iOS 16.4", deviceUDID: pad,
+            bundleID: "com.example.Books", container: .app)
+        let padGroup = StoreLocation(
+            device: "iPad Air (5th generation)", runtime: "iOS 16.4", deviceUDID: pad,
+            bundleID: "group.com.example.Books", container: .appGroup)
         func place(_ corpusStore: String, at folder: URL, as name: String, _ location: StoreLocation) throws {
             try copyStore(corpusStore, to: folder.appendingPathComponent(name))
             tree.expected[folder.appendingPathComponent(name).path] = location
         }
-        try place("cdplus-samplemodel/SampleModel_V1.sqlite", at: notesApp.appendingPathComponent("Library/Application Support"),
-                  as: "Notes.sqlite", phoneLocation)
+        try place(
+            "cdplus-samplemodel/SampleModel_V1.sqlite", at: notesApp.appendingPathComponent("Library/Application Support"),
+            as: "Notes.sqlite", phoneLocation)
         // Any file name: a store without the .sqlite extension, in Documents.
         try place("apple-coredatabooks/CoreDataBooks.sqlite", at: booksApp.appendingPathComponent("Documents"), as: "Books.db", padApp)
         // A WAL store whose main file holds nothing: every page is in the -wal.
-        try place("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite", at: group.appendingPathComponent("Library/Application Support"),
-                  as: "Shared.sqlite", padGroup)
-        try place("wibosco-migration/CoreDataMigration_Example_WAL.sqlite", at: group.appendingPathComponent("Library/Application Support"),
-                  as: "Posts.sqlite", padGroup)
+        try place(
+            "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite", at: group.appendingPathComponent("Library/Application Support"),
+            as: "Shared.sqlite", padGroup)
+        try place(
+            "wibosco-migration/CoreDataMigration_Example_WAL.sqlite", at: group.appendingPathComponent("Library/Application Support"),
+            as: "Posts.sqlite", padGroup)
         // Negative samples: a SQLite database that is not a Core Data store, and text.
         let plain = try DatabaseQueue(path: notesApp.appendingPathComponent("Library/Caches/cache.sqlite").path(creating: true))
         try plain.write { db in try db.execute(sql: "CREATE TABLE ZTHING (Z_PK INTEGER PRIMARY KEY); INSERT INTO ZTHING VALUES (1)") }
@@ -109,14 +117,18 @@ import Testing
         let report = StoreFinder.find(roots: [tree.root.path])
         let shared = try #require(report.stores.first { $0.path.hasSuffix("Shared.sqlite") })
         let posts = try #require(report.stores.first { $0.path.hasSuffix("Posts.sqlite") })
-        for (store, corpus) in [(shared, "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite"),
-                                (posts, "wibosco-migration/CoreDataMigration_Example_WAL.sqlite")] {
+        for (store, corpus) in [
+            (shared, "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite"),
+            (posts, "wibosco-migration/CoreDataMigration_Example_WAL.sqlite"),
+        ] {
             let copy = try Corpus.copyStore(corpus)
             defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
             let queue = try DatabaseQueue(path: copy.path)
             let (uuid, entities) = try queue.read { db in
-                (try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA"),
-                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") ?? 0)
+                (
+                    try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") ?? 0
+                )
             }
             try queue.close()
             #expect(store.storeUUID == uuid)

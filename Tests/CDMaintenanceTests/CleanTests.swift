@@ -84,8 +84,9 @@ import Testing
 
     static func externalModel(_ store: URL) throws -> ManagedObjectModel {
         let cached = try ModelSource.versions(at: store.path)[0].model
-        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(of: "<attribute name=\"cover\" ",
-                                                                       with: "<attribute name=\"cover\" allowsExternalBinaryDataStorage=\"YES\" ")
+        let xml = ModelXMLWriter.xml(for: cached).replacingOccurrences(
+            of: "<attribute name=\"cover\" ",
+            with: "<attribute name=\"cover\" allowsExternalBinaryDataStorage=\"YES\" ")
         return try XMLModelReader.model(fromXML: Data(xml.utf8))
     }
 
@@ -116,14 +117,20 @@ import Testing
         let cutoff = try #require(CoreDataDate(iso8601: "2023-05-01T00:00:00Z")?.date)
         let seconds = cutoff.timeIntervalSinceReferenceDate
         let oldTransactions: Int = try #require(try Self.query(copy, "SELECT COUNT(*) FROM ATRANSACTION WHERE ZTIMESTAMP < ?", arguments: [seconds]))
-        let oldChanges: Int = try #require(try Self.query(copy, """
-            SELECT COUNT(*) FROM ACHANGE c JOIN ATRANSACTION t ON c.ZTRANSACTIONID = t.Z_PK WHERE t.ZTIMESTAMP < ?
-            """, arguments: [seconds]))
+        let oldChanges: Int = try #require(
+            try Self.query(
+                copy,
+                """
+                SELECT COUNT(*) FROM ACHANGE c JOIN ATRANSACTION t ON c.ZTRANSACTIONID = t.Z_PK WHERE t.ZTIMESTAMP < ?
+                """, arguments: [seconds]))
         #expect(oldTransactions > 0 && oldTransactions < 84)
         #expect(oldChanges > 0 && oldChanges < 298)
         let report = try StoreCleaner.run(path: copy.path, options: .init(historyBefore: cutoff, backup: false))
-        #expect(report.history == CleanReport.History(before: "2023-05-01T00:00:00.000Z", present: true,
-                                                      transactions: oldTransactions, changes: oldChanges))
+        #expect(
+            report.history
+                == CleanReport.History(
+                    before: "2023-05-01T00:00:00.000Z", present: true,
+                    transactions: oldTransactions, changes: oldChanges))
         #expect(try Self.query(copy, "SELECT COUNT(*) FROM ATRANSACTION") == 84 - oldTransactions)
         #expect(try Self.query(copy, "SELECT COUNT(*) FROM ACHANGE") == 298 - oldChanges)
         #expect(try Self.query(copy, "SELECT COUNT(*) FROM ATRANSACTION WHERE ZTIMESTAMP < ?", arguments: [seconds]) == 0)
@@ -154,8 +161,10 @@ import Testing
         let copy = try Stores.withExternalData()
         try Data("stray".utf8).write(to: StoreFiles(path: copy.path).externalDataFolder.appendingPathComponent("STRAY"))
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
-        let report = try StoreCleaner.run(path: copy.path, options: .init(
-            vacuum: true, historyBefore: Date(), repairPrimaryKeys: true, dryRun: true, model: try Self.externalModel(copy)))
+        let report = try StoreCleaner.run(
+            path: copy.path,
+            options: .init(
+                vacuum: true, historyBefore: Date(), repairPrimaryKeys: true, dryRun: true, model: try Self.externalModel(copy)))
         #expect(report.dryRun && report.bytesAfter == nil && report.backup == nil)
         #expect(report.externalData.orphans == ["STRAY"])
         #expect(report.history?.transactions == 1)

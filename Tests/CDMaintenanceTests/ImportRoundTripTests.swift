@@ -20,7 +20,8 @@ import Testing
     static let refused: [String: String] = [
         // ICCloudSyncingObject p26's to-one cloudState names ICCloudState p1, whose inverse
         // to-one cloudSyncingObject is NULL: the two keys of a one-to-one disagree in the original.
-        "plaso-notestore-ios/NoteStore.sqlite": "ICCloudState #1 (_id \"x-coredata://18ECAF41-5FEE-4A53-B472-A13E1E0753E7/ICCloudState/p1\"): cloudSyncingObject is null",
+        "plaso-notestore-ios/NoteStore.sqlite":
+            "ICCloudState #1 (_id \"x-coredata://18ECAF41-5FEE-4A53-B472-A13E1E0753E7/ICCloudState/p1\"): cloudSyncingObject is null"
     ]
 
     /// Stores skipped, with the reason, found by running the test: kept exact so a change shows.
@@ -45,22 +46,26 @@ import Testing
             let snapshot = try StoreSnapshot(path: copy.path)
             guard let cache = try snapshot.read({ db in try ModelCache.read(db, path: copy.path) }) else { continue }
             let model = cache.model
-            let includes = Set(model.entities.flatMap { entity in
-                entity.relationships.filter { $0.isToMany && !$0.common.isTransient }.map(\.name)
-            }).sorted()
+            let includes = Set(
+                model.entities.flatMap { entity in
+                    entity.relationships.filter { $0.isToMany && !$0.common.isTransient }.map(\.name)
+                }
+            ).sorted()
             var unordered: [String: Set<String>] = [:]
             for entity in model.entities {
-                unordered[entity.name] = Set(model.allProperties(of: entity.name).compactMap { property in
-                    guard case .relationship(let relationship) = property, relationship.isToMany, !relationship.isOrdered else { return nil }
-                    return relationship.name
-                })
+                unordered[entity.name] = Set(
+                    model.allProperties(of: entity.name).compactMap { property in
+                        guard case .relationship(let relationship) = property, relationship.isToMany, !relationship.isOrdered else { return nil }
+                        return relationship.name
+                    })
             }
             var left: [String: Set<String>] = [:]
             for entity in model.entities {
-                left[entity.name] = Set(model.allProperties(of: entity.name).compactMap { property in
-                    guard case .attribute(let attribute) = property else { return nil }
-                    return attribute.isDerived ? attribute.name : nil
-                })
+                left[entity.name] = Set(
+                    model.allProperties(of: entity.name).compactMap { property in
+                        guard case .attribute(let attribute) = property else { return nil }
+                        return attribute.isDerived ? attribute.name : nil
+                    })
             }
             let arguments = ["--format", "ndjson", "--binary", "base64"] + includes.flatMap { ["--include", $0] }
             let first = try CommandRunner.run(["dump", copy.path] + arguments)
@@ -135,9 +140,10 @@ import Testing
                 let pk = Int64((object["_id"] as! String).split(separator: "/").last!.dropFirst())!
                 for property in model.allProperties(of: entity) {
                     guard case .attribute(let attribute) = property, attribute.type == .transformable, !attribute.isDerived,
-                          !attribute.common.isTransient, object[attribute.name] != nil,
-                          let column = mapping.column(forProperty: attribute.name, ofEntity: entity),
-                          let table = mapping.table(forEntity: entity) else { continue }
+                        !attribute.common.isTransient, object[attribute.name] != nil,
+                        let column = mapping.column(forProperty: attribute.name, ofEntity: entity),
+                        let table = mapping.table(forEntity: entity)
+                    else { continue }
                     let stored = try Data.fetchOne(db, sql: "SELECT \"\(column.name)\" FROM \"\(table.name)\" WHERE Z_PK = ?", arguments: [pk])
                     guard var bytes = stored else {
                         object[attribute.name] = NSNull()

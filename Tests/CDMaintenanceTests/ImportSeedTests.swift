@@ -33,35 +33,45 @@ import Testing
             }
         }
         do {
-            #expect(try rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
-                ["1", "Catalog", "0", "1"], ["2", "Item", "0", "3"], ["3", "Product", "2", "0"], ["4", "Service", "2", "0"],
-                ["5", "Owner", "0", "1"], ["6", "Page", "0", "3"], ["7", "Review", "0", "2"], ["8", "Tag", "0", "2"],
-            ])
+            #expect(
+                try rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+                    ["1", "Catalog", "0", "1"], ["2", "Item", "0", "3"], ["3", "Product", "2", "0"], ["4", "Service", "2", "0"],
+                    ["5", "Owner", "0", "1"], ["6", "Page", "0", "3"], ["7", "Review", "0", "2"], ["8", "Tag", "0", "2"],
+                ])
             // One key space for Item's hierarchy, in input order; Z_ENT the concrete entity.
-            #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZHOURS FROM ZITEM ORDER BY Z_PK") == [
-                ["1", "3", "1", "Lamp", "NULL"], ["2", "3", "1", "Desk", "NULL"], ["3", "4", "1", "Repair", "3"],
-            ])
-            #expect(try rows("SELECT ZACTIVE, ZSERIAL, ZSTOCK, ZVIEWS, ZCREATED, ZRATIO, ZWEIGHT, ZPRICE, ZLINK, hex(ZUID), hex(ZEXTRA), hex(ZPHOTO), hex(ZTHUMB) FROM ZITEM WHERE Z_PK = 1") == [
-                ["1", "9007199254740993", "-32768", "2147483647", "738851415.25", "0.25", "0.001", "12.5", "https://example.com/lamp",
-                 "614F21514EDD4099BA6DA085528EEF6F", "62706C6973743030", "01000102FF", "0102"],
-            ])
+            #expect(
+                try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZHOURS FROM ZITEM ORDER BY Z_PK") == [
+                    ["1", "3", "1", "Lamp", "NULL"], ["2", "3", "1", "Desk", "NULL"], ["3", "4", "1", "Repair", "3"],
+                ])
+            #expect(
+                try rows(
+                    "SELECT ZACTIVE, ZSERIAL, ZSTOCK, ZVIEWS, ZCREATED, ZRATIO, ZWEIGHT, ZPRICE, ZLINK, hex(ZUID), hex(ZEXTRA), hex(ZPHOTO), hex(ZTHUMB) FROM ZITEM WHERE Z_PK = 1"
+                ) == [
+                    [
+                        "1", "9007199254740993", "-32768", "2147483647", "738851415.25", "0.25", "0.001", "12.5", "https://example.com/lamp",
+                        "614F21514EDD4099BA6DA085528EEF6F", "62706C6973743030", "01000102FF", "0102",
+                    ]
+                ])
             // A whole date is stored as INTEGER through the TIMESTAMP column's affinity.
             #expect(try rows("SELECT typeof(ZCREATED), ZCREATED FROM ZITEM WHERE Z_PK = 2") == [["integer", "-31626001"]])
             // To-one to the abstract Item: the key and the Z2_ companion with the concrete Z_ENT.
-            #expect(try rows("SELECT Z_PK, Z_ENT, ZSTARS, ZSUBJECT, Z2_SUBJECT FROM ZREVIEW ORDER BY Z_PK") == [
-                ["1", "7", "5", "3", "4"], ["2", "7", "4", "1", "3"],
-            ])
+            #expect(
+                try rows("SELECT Z_PK, Z_ENT, ZSTARS, ZSUBJECT, Z2_SUBJECT FROM ZREVIEW ORDER BY Z_PK") == [
+                    ["1", "7", "5", "3", "4"], ["2", "7", "4", "1", "3"],
+                ])
             // One-to-one: both keys, though only Catalog and Owner each named the other.
             #expect(try rows("SELECT Z_PK, ZOWNER, ZTITLE FROM ZCATALOG") == [["1", "1", "Spring"]])
             #expect(try rows("SELECT Z_PK, ZCATALOG FROM ZOWNER") == [["1", "1"]])
             // Ordered one-to-many: the list's order in Z_FOK_, 2048 then 1024 apart.
-            #expect(try rows("SELECT Z_PK, ZNUMBER, ZCATALOG, Z_FOK_CATALOG FROM ZPAGE ORDER BY Z_PK") == [
-                ["1", "1", "1", "3072"], ["2", "2", "1", "2048"], ["3", "3", "NULL", "NULL"],
-            ])
+            #expect(
+                try rows("SELECT Z_PK, ZNUMBER, ZCATALOG, Z_FOK_CATALOG FROM ZPAGE ORDER BY Z_PK") == [
+                    ["1", "1", "1", "3072"], ["2", "2", "1", "2048"], ["3", "3", "NULL", "NULL"],
+                ])
             // Ordered many-to-many: join rows from both sides, ordered by Product.tags.
-            #expect(try rows("SELECT Z_3PRODUCTS, Z_8TAGS, Z_FOK_8TAGS FROM Z_3TAGS ORDER BY Z_FOK_8TAGS") == [
-                ["1", "2", "2048"], ["1", "1", "3072"],
-            ])
+            #expect(
+                try rows("SELECT Z_3PRODUCTS, Z_8TAGS, Z_FOK_8TAGS FROM Z_3TAGS ORDER BY Z_FOK_8TAGS") == [
+                    ["1", "2", "2048"], ["1", "1", "3072"],
+                ])
             // To-many without inverse: the hidden key Z1WATCHERS in the destination table.
             #expect(try rows("SELECT Z_PK, Z1WATCHERS, ZLABEL FROM ZTAG ORDER BY Z_PK") == [["1", "1", "new"], ["2", "1", "sale"]])
         }
@@ -71,8 +81,10 @@ import Testing
         let store = try importSeed()
         let validation = try CommandRunner.run(["validate", store.path])
         #expect(validation.status == 0, "\(validation.stdout)")
-        let dump = try CommandRunner.run(["dump", store.path, "--format", "json", "--binary", "base64",
-                                          "--include", "pages", "--include", "tags", "--include", "products", "--include", "watchers"])
+        let dump = try CommandRunner.run([
+            "dump", store.path, "--format", "json", "--binary", "base64",
+            "--include", "pages", "--include", "tags", "--include", "products", "--include", "watchers",
+        ])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [[String: Any]])
         let byName = Dictionary(objects.compactMap { object in (object["name"] as? String).map { ($0, object) } }) { a, _ in a }
         let lamp = try #require(byName["Lamp"])
@@ -134,6 +146,8 @@ import Testing
         #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.integer(32768), type: .integer16, allowsExternalStorage: false) }
         #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.integer(Int64(Int32.min) - 1), type: .integer32, allowsExternalStorage: false) }
         #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.string("x"), type: .integer64, allowsExternalStorage: false) }
-        #expect(throws: ValueEncoder.Failure.self) { try ValueEncoder.encode(.externalReference(file: "F", exists: true), type: .binary, allowsExternalStorage: true) }
+        #expect(throws: ValueEncoder.Failure.self) {
+            try ValueEncoder.encode(.externalReference(file: "F", exists: true), type: .binary, allowsExternalStorage: true)
+        }
     }
 }

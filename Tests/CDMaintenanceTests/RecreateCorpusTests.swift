@@ -18,8 +18,10 @@ private struct StoreShape {
     init(_ snapshot: StoreSnapshot) throws {
         let path = snapshot.files.main.path
         (schema, metadata, registry, cache) = try snapshot.read { db in
-            (try StoreSchema.read(db), try StoreMetadata.read(db, path: path), try EntityRegistry.read(db),
-             try ModelCache.read(db, path: path))
+            (
+                try StoreSchema.read(db), try StoreMetadata.read(db, path: path), try EntityRegistry.read(db),
+                try ModelCache.read(db, path: path)
+            )
         }
     }
 }
@@ -28,7 +30,7 @@ private struct StoreShape {
 /// `Z_ENT` index to the original, so the recreated store, laid out as Core Data does for the
 /// model, has one index more.
 private let knownFailures: [String: Set<String>] = [
-    "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"],
+    "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"]
 ]
 
 /// Statement text that SQLite or an old framework wrote differently from a fresh store:
@@ -60,8 +62,9 @@ private func normalized(_ sql: String?) -> String {
 
         let mappedTables = Set(blueprint.mapping.tables.map(\.name))
         // SQLite keeps each R-tree in three tables of its own beside the virtual table.
-        let rtreeShadows = Set(blueprint.mapping.tables.filter { $0.kind == .rtree }
-            .flatMap { table in ["_node", "_parent", "_rowid"].map { table.name + $0 } })
+        let rtreeShadows = Set(
+            blueprint.mapping.tables.filter { $0.kind == .rtree }
+                .flatMap { table in ["_node", "_parent", "_rowid"].map { table.name + $0 } })
         #expect(Set(recreated.schema.tables.map(\.name)).subtracting(rtreeShadows) == mappedTables)
         for table in recreated.schema.tables {
             let old = try #require(original.schema.table(named: table.name), "\(table.name) missing from the original")
@@ -83,7 +86,8 @@ private func normalized(_ sql: String?) -> String {
         #expect(ownIndexes.subtracting(originalIndexes) == Set((knownFailures[store] ?? []).map { String($0.dropFirst("missingIndex ".count)) }))
         for index in recreated.schema.indexes {
             guard let old = original.schema.index(named: index.name) else { continue }
-            #expect(normalized(index.sql).replacingOccurrences(of: "WHERE  ", with: "WHERE ")
+            #expect(
+                normalized(index.sql).replacingOccurrences(of: "WHERE  ", with: "WHERE ")
                     == normalized(old.sql).replacingOccurrences(of: "WHERE  ", with: "WHERE "), "\(index.name)")
         }
 

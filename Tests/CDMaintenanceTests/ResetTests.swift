@@ -6,9 +6,9 @@ import Foundation
 import GRDB
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite(.temporaryDirectories) struct ResetTests {
@@ -149,10 +149,12 @@ import Darwin
         }
     }
 
-    @Test(.enabled(if: HeldStore.isAvailable), arguments: [
-        (Stores.walOnly, "SELECT COUNT(*) FROM ZPOST;\n"),
-        (Stores.rollback, "BEGIN IMMEDIATE;\n"),
-    ])
+    @Test(
+        .enabled(if: HeldStore.isAvailable),
+        arguments: [
+            (Stores.walOnly, "SELECT COUNT(*) FROM ZPOST;\n"),
+            (Stores.rollback, "BEGIN IMMEDIATE;\n"),
+        ])
     func aStoreHeldByAnotherProcessIsRefusedUnlessForced(_ store: String, _ commands: String) throws {
         let copy = try Corpus.copyStore(store)
         let held = try HeldStore(copy, commands: commands)

@@ -31,8 +31,10 @@ import Testing
         let pair = Self.pairs[index]
         let original = try StoreSnapshot(path: Corpus.copyStore(pair.store).path)
         let (metadata, registry, statements) = try original.read { db in
-            (try StoreMetadata.read(db, path: original.files.main.path), try EntityRegistry.read(db),
-             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
+            (
+                try StoreMetadata.read(db, path: original.files.main.path), try EntityRegistry.read(db),
+                try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+            )
         }
         let version = try #require(try ModelFiles.versions(at: Corpus.url(pair.model)).first { $0.name == pair.version })
         let target = try TemporaryDirectory.make().appendingPathComponent("new.sqlite")
@@ -40,8 +42,10 @@ import Testing
 
         let created = try StoreSnapshot(path: target.path)
         let (newMetadata, newRegistry, newStatements) = try created.read { db in
-            (try StoreMetadata.read(db, path: target.path), try EntityRegistry.read(db),
-             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
+            (
+                try StoreMetadata.read(db, path: target.path), try EntityRegistry.read(db),
+                try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+            )
         }
         #expect(newStatements == statements.filter(newStatements.contains))
         #expect(Set(newStatements) == Set(statements))
@@ -82,10 +86,12 @@ import Testing
     @Test func frameworkVersionDecidesOptionalParts() throws {
         let model = try #require(try ModelFiles.versions(at: Corpus.repositoryRoot.appendingPathComponent("Samples/schemas/ToDo")).last?.model)
         let directory = try TemporaryDirectory.make()
-        for (version, cache, digest, checksum) in [(519, false, false, false), (639, false, false, false),
-                                                   (640, true, false, false), (641, true, false, false),
-                                                   (752, true, false, false), (866, true, false, false),
-                                                   (1244, true, true, false), (1344, true, true, true)] {
+        for (version, cache, digest, checksum) in [
+            (519, false, false, false), (639, false, false, false),
+            (640, true, false, false), (641, true, false, false),
+            (752, true, false, false), (866, true, false, false),
+            (1244, true, true, false), (1344, true, true, true),
+        ] {
             let path = directory.appendingPathComponent("v\(version).sqlite").path
             let summary = try StoreCreator.create(.fresh(model: model, frameworkVersion: version), at: path)
             #expect((summary.modelCacheBytes != nil) == cache, "\(version)")

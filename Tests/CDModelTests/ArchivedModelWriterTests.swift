@@ -33,7 +33,8 @@ import Testing
             sources += try ModelFiles.versions(at: url).map { Source(description: "\(url.path) \($0.name)", model: $0.model) }
         }
         let samples = Corpus.repositoryRoot.appendingPathComponent("Samples/schemas")
-        let rubyFolders = try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted()
+        let rubyFolders =
+            try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted()
             .filter { !$0.hasPrefix(".") }.map { samples.appendingPathComponent($0) }
             + [Corpus.url("xcdm-ruby-xcdm-fixture/001_baseline.rb"), Corpus.url("xcdm-cdq/001_baseline.rb")]
         for url in rubyFolders {
@@ -99,8 +100,10 @@ import Testing
     ///   original's are put in that form by archiving them alone;
     /// * a fetched property's request has no name of its own in an archive: it takes the
     ///   property's.
-    static func normalised(_ model: ManagedObjectModel, boundsAreRules: Bool,
-                           original: ManagedObjectModel? = nil) throws -> ManagedObjectModel {
+    static func normalised(
+        _ model: ManagedObjectModel, boundsAreRules: Bool,
+        original: ManagedObjectModel? = nil
+    ) throws -> ManagedObjectModel {
         var result = model
         if !boundsAreRules {
             result.fetchRequestTemplates = try result.fetchRequestTemplates.map(canonicalRequest)
@@ -129,7 +132,9 @@ import Testing
                 case .relationship(var relationship):
                     let inverseEntity = relationship.inverseEntity ?? relationship.destinationEntity
                     let declared = model.entity(named: inverseEntity)?.properties.contains { $0.name == relationship.inverseName } == true
-                    relationship.inverseEntity = relationship.inverseName == nil ? nil
+                    relationship.inverseEntity =
+                        relationship.inverseName == nil
+                        ? nil
                         : declared ? inverseEntity : relationship.destinationEntity
                     return .relationship(relationship)
                 case .fetched(var fetched):
@@ -184,13 +189,16 @@ import Testing
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Item", properties: [.attribute(count), .attribute(title), .attribute(when)])])
         let decoded = try roundTrip(model)
         let rules = try #require(decoded.entity(named: "Item")).attributes.map(\.validationRules)
-        #expect(rules == [
-            [ValidationRule(predicate: "SELF >= 1", warning: "1620"), ValidationRule(predicate: "SELF <= 8", warning: "1610")],
-            [ValidationRule(predicate: "SELF CONTAINS[cd] \"title\"", warning: "Must contain title."),
-             ValidationRule(predicate: "length >= 3", warning: "1670"), ValidationRule(predicate: "length <= 50", warning: "1660"),
-             ValidationRule(predicate: "SELF MATCHES \"[A-Z].*\\\"q\\\"\"", warning: "1680")],
-            [ValidationRule(predicate: "SELF >= CAST(0.5, \"NSDate\")", warning: "1640")],
-        ])
+        #expect(
+            rules == [
+                [ValidationRule(predicate: "SELF >= 1", warning: "1620"), ValidationRule(predicate: "SELF <= 8", warning: "1610")],
+                [
+                    ValidationRule(predicate: "SELF CONTAINS[cd] \"title\"", warning: "Must contain title."),
+                    ValidationRule(predicate: "length >= 3", warning: "1670"), ValidationRule(predicate: "length <= 50", warning: "1660"),
+                    ValidationRule(predicate: "SELF MATCHES \"[A-Z].*\\\"q\\\"\"", warning: "1680"),
+                ],
+                [ValidationRule(predicate: "SELF >= CAST(0.5, \"NSDate\")", warning: "1640")],
+            ])
     }
 
     /// Predicates of every shape the formatter prints survive archiving as the same text.
@@ -208,8 +216,9 @@ import Testing
     }
 
     @Test func unparseablePredicateIsRefused() {
-        let model = ManagedObjectModel(entities: [EntityDescription(name: "Item")],
-                                       fetchRequestTemplates: [FetchRequestTemplate(name: "bad", entityName: "Item", predicate: "a <operator 12> 1")])
+        let model = ManagedObjectModel(
+            entities: [EntityDescription(name: "Item")],
+            fetchRequestTemplates: [FetchRequestTemplate(name: "bad", entityName: "Item", predicate: "a <operator 12> 1")])
         #expect(throws: ModelError.self) { try ArchivedModelWriter.archive(model) }
     }
 
@@ -217,12 +226,14 @@ import Testing
     /// property and superentity ↔ sub-entity cycles, and relationships pointing at their inverse.
     @Test func archiveHasCoreDatasShape() throws {
         let owner = RelationshipDescription(common: PropertyCommon(name: "owner"), destinationEntity: "Person", inverseName: "pets", inverseEntity: "Person")
-        let pets = RelationshipDescription(common: PropertyCommon(name: "pets"), destinationEntity: "Pet", inverseName: "owner", inverseEntity: "Pet", maxCount: 0)
-        let model = ManagedObjectModel(entities: [
-            EntityDescription(name: "Pet", isAbstract: true, properties: [.relationship(owner)]),
-            EntityDescription(name: "Dog", parentName: "Pet"),
-            EntityDescription(name: "Person", properties: [.relationship(pets)]),
-        ], versionIdentifiers: ["1"])
+        let pets = RelationshipDescription(
+            common: PropertyCommon(name: "pets"), destinationEntity: "Pet", inverseName: "owner", inverseEntity: "Pet", maxCount: 0)
+        let model = ManagedObjectModel(
+            entities: [
+                EntityDescription(name: "Pet", isAbstract: true, properties: [.relationship(owner)]),
+                EntityDescription(name: "Dog", parentName: "Pet"),
+                EntityDescription(name: "Person", properties: [.relationship(pets)]),
+            ], versionIdentifiers: ["1"])
         let archive = try KeyedArchive(data: try ArchivedModelWriter.archive(model))
         let root = archive.root
         #expect(root.className == "NSManagedObjectModel")
@@ -252,8 +263,9 @@ import Testing
         for store in Corpus.stores {
             let copy = try Corpus.copyStore(store)
             guard let snapshot = try? StoreSnapshot(path: copy.path),
-                  let metadata = try? snapshot.read({ db in try StoreMetadata.read(db, path: copy.path) }),
-                  let plist = metadata.plist else { continue }
+                let metadata = try? snapshot.read({ db in try StoreMetadata.read(db, path: copy.path) }),
+                let plist = metadata.plist
+            else { continue }
             let rewritten = try BinaryPropertyListWriter.data(for: plist)
             #expect(try PropertyList.decode(rewritten) == plist, "\(store)")
             checked += 1

@@ -31,16 +31,19 @@ import Testing
     /// its store matches the version named `Recipes` (see ``recipesTwoIsALaterRevision()``).
     static let pairs: [StorePair] = [
         // framework 230; version `CoreDataBooks` of the versioned bundle, and the same model unversioned
-        StorePair(store: "apple-coredatabooks/CoreDataBooks.sqlite",
-                  bundle: "apple-coredatabooks/CoreDataBooks.xcdatamodeld/CoreDataBooks.xcdatamodel"),
-        StorePair(store: "apple-coredatabooks/CoreDataBooks.sqlite",
-                  bundle: "apple-coredatabooks/legacy-unversioned/CoreDataBooks.xcdatamodel"),
+        StorePair(
+            store: "apple-coredatabooks/CoreDataBooks.sqlite",
+            bundle: "apple-coredatabooks/CoreDataBooks.xcdatamodeld/CoreDataBooks.xcdatamodel"),
+        StorePair(
+            store: "apple-coredatabooks/CoreDataBooks.sqlite",
+            bundle: "apple-coredatabooks/legacy-unversioned/CoreDataBooks.xcdatamodel"),
         // framework 241; the iPhone model and its desktop twin (different transformer names only)
         StorePair(store: "apple-recipes/Recipes.sqlite", bundle: "apple-recipes/Recipes.xcdatamodel"),
         StorePair(store: "apple-recipes/Recipes.sqlite", bundle: "apple-recipes/DesktopRecipes/Recipes.xcdatamodel"),
         // framework 241; version `Recipes` (identifier 1.1) of the two-version bundle
-        StorePair(store: "recipes-migration/Recipes.sqlite",
-                  bundle: "recipes-migration/Recipes.xcdatamodeld/Recipes.xcdatamodel"),
+        StorePair(
+            store: "recipes-migration/Recipes.sqlite",
+            bundle: "recipes-migration/Recipes.xcdatamodeld/Recipes.xcdatamodel"),
     ]
 
     /// The strongest proof: these stores have no `Z_MODELCACHE`, so their stored hashes can only
@@ -58,15 +61,17 @@ import Testing
 
     @Test func storedHashesAreTheKnownValues() throws {
         // Sanity check of the metadata read, against sqlite3 + plistlib on the same files.
-        #expect(try Self.storeHashes("apple-coredatabooks/CoreDataBooks.sqlite").mapValues(\.hexString) == [
-            "Book": "4b2c05cdc2213e563008fe8dce7b01329e96c841c5df361d698bd7fc721a188d",
-        ])
-        #expect(try Self.storeHashes("recipes-migration/Recipes.sqlite").mapValues(\.hexString) == [
-            "Image": "9e36f1371d40fdb66b5350d5445f4ac7a01873f13a5ca61a56a6cd24b758942f",
-            "Ingredient": "e6d08b940d6bf69d5459d393af75c9f99cc1afa6f1ada580b3756df7308065e9",
-            "Recipe": "3dc49d7986203b9716fb3e6cf1c1e9019cf2dd61cefeea6caba523c6dc1c9288",
-            "RecipeType": "12da9a817d80efeb10a836c16c4b45653f62433d87b2ebfcba6d8dcfa93960ae",
-        ])
+        #expect(
+            try Self.storeHashes("apple-coredatabooks/CoreDataBooks.sqlite").mapValues(\.hexString) == [
+                "Book": "4b2c05cdc2213e563008fe8dce7b01329e96c841c5df361d698bd7fc721a188d"
+            ])
+        #expect(
+            try Self.storeHashes("recipes-migration/Recipes.sqlite").mapValues(\.hexString) == [
+                "Image": "9e36f1371d40fdb66b5350d5445f4ac7a01873f13a5ca61a56a6cd24b758942f",
+                "Ingredient": "e6d08b940d6bf69d5459d393af75c9f99cc1afa6f1ada580b3756df7308065e9",
+                "Recipe": "3dc49d7986203b9716fb3e6cf1c1e9019cf2dd61cefeea6caba523c6dc1c9288",
+                "RecipeType": "12da9a817d80efeb10a836c16c4b45653f62433d87b2ebfcba6d8dcfa93960ae",
+            ])
     }
 
     /// `Recipes 2` does not match the recipes-migration store, and this shows why property by
@@ -94,7 +99,8 @@ import Testing
         for property in oldRecipe.properties {
             let counterpart = try #require(newRecipe.properties.first { $0.name == property.name })
             if VersionHashes.propertyHash(property, declaredBy: "Recipe")
-                != VersionHashes.propertyHash(counterpart, declaredBy: "Recipe") {
+                != VersionHashes.propertyHash(counterpart, declaredBy: "Recipe")
+            {
                 changed.append(property.name)
             }
         }
@@ -137,21 +143,25 @@ import Testing
         let rules: [DeleteRule: String] = [.noAction: "noAction", .nullify: "nullify", .cascade: "cascade", .deny: "deny"]
         var lines: [String] = []
         for entity in model.entities {
-            lines.append(entity.name + " class=\(entity.className)" + (entity.parentName.map { " parent=\($0)" } ?? "")
-                + (entity.isAbstract ? " abstract" : "") + info(entity.userInfo))
+            lines.append(
+                entity.name + " class=\(entity.className)" + (entity.parentName.map { " parent=\($0)" } ?? "")
+                    + (entity.isAbstract ? " abstract" : "") + info(entity.userInfo))
             for property in entity.properties {
                 switch property {
                 case .attribute(let a):
                     var line = "  A \(a.name) \(a.type.rawValue)" + flags(a.common)
-                    for (label, value) in [("default", a.defaultValue), ("min", a.minValue), ("max", a.maxValue),
-                                           ("transformer", a.valueTransformerName)] {
+                    for (label, value) in [
+                        ("default", a.defaultValue), ("min", a.minValue), ("max", a.maxValue),
+                        ("transformer", a.valueTransformerName),
+                    ] {
                         if let value { line += " \(label)=\(value)" }
                     }
                     lines.append(line + info(a.common.userInfo))
                 case .relationship(let r):
-                    lines.append("  R \(r.name) -> \(r.destinationEntity)" + (r.inverseName.map { ".\($0)" } ?? "")
-                        + " \(r.minCount)..\(r.maxCount) \(rules[r.deleteRule]!)" + flags(r.common)
-                        + (r.isOrdered ? " ordered" : "") + info(r.common.userInfo))
+                    lines.append(
+                        "  R \(r.name) -> \(r.destinationEntity)" + (r.inverseName.map { ".\($0)" } ?? "")
+                            + " \(r.minCount)..\(r.maxCount) \(rules[r.deleteRule]!)" + flags(r.common)
+                            + (r.isOrdered ? " ordered" : "") + info(r.common.userInfo))
                 case .fetched(let f):
                     lines.append("  F \(f.common.name)")
                 }
@@ -169,28 +179,29 @@ import Testing
     /// relationship counts → 0..0 for to-many, 0..1 for to-one).
     @Test func appleRecipesExactContents() throws {
         let model = try Self.load("apple-recipes/Recipes.xcdatamodel")
-        #expect(Self.summary(model) == [
-            "Image class=NSManagedObject",
-            "  A image 1800 transformer=ImageToDataTransformer",
-            "  R recipe -> Recipe.image 1..1 nullify required indexed",
-            "Ingredient class=Ingredient",
-            "  A amount 700",
-            "  A displayOrder 100 required default=0",
-            "  A name 700 required default=Ingredient Name",
-            "  R recipe -> Recipe.ingredients 1..1 nullify indexed",
-            "Recipe class=Recipe",
-            "  R image -> Image.recipe 1..1 cascade indexed",
-            "  R ingredients -> Ingredient.recipe 0..0 cascade indexed",
-            "  A instructions 700",
-            "  A name 700",
-            "  A overview 700",
-            "  A prepTime 700",
-            "  A thumbnailImage 1800 transformer=ImageToDataTransformer",
-            "  R type -> RecipeType.recipes 1..1 nullify indexed",
-            "RecipeType class=NSManagedObject",
-            "  A name 700",
-            "  R recipes -> Recipe.type 0..0 nullify indexed",
-        ])
+        #expect(
+            Self.summary(model) == [
+                "Image class=NSManagedObject",
+                "  A image 1800 transformer=ImageToDataTransformer",
+                "  R recipe -> Recipe.image 1..1 nullify required indexed",
+                "Ingredient class=Ingredient",
+                "  A amount 700",
+                "  A displayOrder 100 required default=0",
+                "  A name 700 required default=Ingredient Name",
+                "  R recipe -> Recipe.ingredients 1..1 nullify indexed",
+                "Recipe class=Recipe",
+                "  R image -> Image.recipe 1..1 cascade indexed",
+                "  R ingredients -> Ingredient.recipe 0..0 cascade indexed",
+                "  A instructions 700",
+                "  A name 700",
+                "  A overview 700",
+                "  A prepTime 700",
+                "  A thumbnailImage 1800 transformer=ImageToDataTransformer",
+                "  R type -> RecipeType.recipes 1..1 nullify indexed",
+                "RecipeType class=NSManagedObject",
+                "  A name 700",
+                "  R recipes -> Recipe.type 0..0 nullify indexed",
+            ])
         #expect(model.versionIdentifiers.isEmpty && model.configurations.isEmpty && model.fetchRequestTemplates.isEmpty)
         let image = try #require(model.entity(named: "Recipe")?.relationships.first { $0.name == "image" })
         #expect(image.inverseEntity == "Image" && !image.isToMany)
@@ -201,51 +212,52 @@ import Testing
     /// Expected lines produced by the same python script as above.
     @Test func mogeneratorExactContents() throws {
         let model = try Self.load("mogenerator-test-models/legacy-6f34c08a/test.xcdatamodel")
-        #expect(Self.summary(model) == [
-            "Child class=ChildMO parent=Human",
-            "  A childName 700",
-            "  R parent -> Parent.children 1..1 nullify indexed",
-            "  A type 700",
-            "ConcreteEntityWithCustomClass1 class=ConcreteEntityWithCustomClass1 parent=EntitySansCustomClass2",
-            "  A dummy2 100 default=0",
-            "ConcreteEntityWithCustomClass2 class=ConcreteEntityWithCustomClass2 parent=EntitySansCustomClass2",
-            "  A dummy3 100 default=0",
-            "EntitySansCustomClass class=NSManagedObject",
-            "  A foo 700",
-            "EntitySansCustomClass2 class=NSManagedObject",
-            "  A dummy1 100 default=0",
-            "EntityWithBaseClass class=MyBaseClass",
-            "  A bar 700",
-            "Human class=HumanMO userInfo=additionalHeaderFileName=Gender.h",
-            "  A age 100 required default=0 min=0 userInfo=mogenerator.readonly=true",
-            "  A gender 100 required default=0 userInfo=attributeValueScalarType=Gender",
-            "  A hairColor 0 transient",
-            "  A hairColorStorage 1000 transient",
-            "  A humanName 700",
-            "  R meaninglessRelationship -> EntitySansCustomClass 1..1 nullify indexed",
-            "Parent class=ParentMO parent=Human",
-            "  R children -> Child.parent 0..0 cascade indexed ordered",
-            "  A myBinaryData 1000",
-            "  A myBoolean 800",
-            "  A myDate 900",
-            "  A myDecimal 400",
-            "  A myDouble 500",
-            "  A myFloat 600",
-            "  A myInt16 100",
-            "  A myInt16Transient 100 transient",
-            "  A myInt32 200",
-            "  A myInt64 300",
-            "  A myString 700",
-            "  A myTransformableSansClassName 1800",
-            "  A myTransformableWithClassName 1800 userInfo=attributeValueClassName=NSColor",
-            "  A myTransformableWithProtocol 1800 userInfo=attributeTransformableProtocols=MyProtocol,attributeValueClassName=id<MyProtocol>",
-            "  A parentName 700",
-            "fetch allHumans Human",
-            "fetch byHumanName Human where humanName == $humanName",
-            "fetch byParent Child where parent == $parent",
-            "fetch byParentName Child where parent.parentName == $parentName",
-            "fetch oneByHumanName Human where humanName == $humanName",
-        ])
+        #expect(
+            Self.summary(model) == [
+                "Child class=ChildMO parent=Human",
+                "  A childName 700",
+                "  R parent -> Parent.children 1..1 nullify indexed",
+                "  A type 700",
+                "ConcreteEntityWithCustomClass1 class=ConcreteEntityWithCustomClass1 parent=EntitySansCustomClass2",
+                "  A dummy2 100 default=0",
+                "ConcreteEntityWithCustomClass2 class=ConcreteEntityWithCustomClass2 parent=EntitySansCustomClass2",
+                "  A dummy3 100 default=0",
+                "EntitySansCustomClass class=NSManagedObject",
+                "  A foo 700",
+                "EntitySansCustomClass2 class=NSManagedObject",
+                "  A dummy1 100 default=0",
+                "EntityWithBaseClass class=MyBaseClass",
+                "  A bar 700",
+                "Human class=HumanMO userInfo=additionalHeaderFileName=Gender.h",
+                "  A age 100 required default=0 min=0 userInfo=mogenerator.readonly=true",
+                "  A gender 100 required default=0 userInfo=attributeValueScalarType=Gender",
+                "  A hairColor 0 transient",
+                "  A hairColorStorage 1000 transient",
+                "  A humanName 700",
+                "  R meaninglessRelationship -> EntitySansCustomClass 1..1 nullify indexed",
+                "Parent class=ParentMO parent=Human",
+                "  R children -> Child.parent 0..0 cascade indexed ordered",
+                "  A myBinaryData 1000",
+                "  A myBoolean 800",
+                "  A myDate 900",
+                "  A myDecimal 400",
+                "  A myDouble 500",
+                "  A myFloat 600",
+                "  A myInt16 100",
+                "  A myInt16Transient 100 transient",
+                "  A myInt32 200",
+                "  A myInt64 300",
+                "  A myString 700",
+                "  A myTransformableSansClassName 1800",
+                "  A myTransformableWithClassName 1800 userInfo=attributeValueClassName=NSColor",
+                "  A myTransformableWithProtocol 1800 userInfo=attributeTransformableProtocols=MyProtocol,attributeValueClassName=id<MyProtocol>",
+                "  A parentName 700",
+                "fetch allHumans Human",
+                "fetch byHumanName Human where humanName == $humanName",
+                "fetch byParent Child where parent == $parent",
+                "fetch byParentName Child where parent.parentName == $parentName",
+                "fetch oneByHumanName Human where humanName == $humanName",
+            ])
         let meaningless = try #require(model.entity(named: "Human")?.relationships.first)
         #expect(meaningless.inverseName == nil && meaningless.inverseEntity == nil)
     }
@@ -255,16 +267,17 @@ import Testing
     /// hash and inherited properties) and transient properties being left out.
     @Test func mogeneratorHashesAgreeWithAnIndependentImplementation() throws {
         let hashes = VersionHashes.entityHashes(of: try Self.load("mogenerator-test-models/legacy-6f34c08a/test.xcdatamodel"))
-        #expect(hashes.mapValues(\.hexString) == [
-            "Child": "b450be7a72d15058656bd47b356fd05fb2115b42e1187dd32b6cb835da5db08f",
-            "ConcreteEntityWithCustomClass1": "fc87c44df2cdcf1693926e9f8011da7769baab3142f894bdd003f1aa47afe0b9",
-            "ConcreteEntityWithCustomClass2": "016cd23eae20743c0727dba17e371a118cf2a58a4c95f7087cacefe89a128a84",
-            "EntitySansCustomClass": "3b6cbaaa9d66475d48ca18187185de8f94f754f4a7aa15fdccdd0b3ad9da8560",
-            "EntitySansCustomClass2": "6f4e20d3fbca1ba1ad54e94593037e17043800c53f2be7bba0d60fd52cba66af",
-            "EntityWithBaseClass": "4869f9beb3a60c955c91e3e60b7a448b6fa5b9e02e4b2c9ee58a8c8357f457fa",
-            "Human": "9ed198d7a3ddf259dbf0ca9455042436ecf05e61989a92b098581812b87e5240",
-            "Parent": "c553ab4a849e517f32bec733d6c1d27a0509f8e8447f7a95f50228c4bb9c9f08",
-        ])
+        #expect(
+            hashes.mapValues(\.hexString) == [
+                "Child": "b450be7a72d15058656bd47b356fd05fb2115b42e1187dd32b6cb835da5db08f",
+                "ConcreteEntityWithCustomClass1": "fc87c44df2cdcf1693926e9f8011da7769baab3142f894bdd003f1aa47afe0b9",
+                "ConcreteEntityWithCustomClass2": "016cd23eae20743c0727dba17e371a118cf2a58a4c95f7087cacefe89a128a84",
+                "EntitySansCustomClass": "3b6cbaaa9d66475d48ca18187185de8f94f754f4a7aa15fdccdd0b3ad9da8560",
+                "EntitySansCustomClass2": "6f4e20d3fbca1ba1ad54e94593037e17043800c53f2be7bba0d60fd52cba66af",
+                "EntityWithBaseClass": "4869f9beb3a60c955c91e3e60b7a448b6fa5b9e02e4b2c9ee58a8c8357f457fa",
+                "Human": "9ed198d7a3ddf259dbf0ca9455042436ecf05e61989a92b098581812b87e5240",
+                "Parent": "c553ab4a849e517f32bec733d6c1d27a0509f8e8447f7a95f50228c4bb9c9f08",
+            ])
     }
 
     /// Every legacy bundle of the corpus loads; counts from the python decoding.
@@ -366,4 +379,3 @@ import Testing
         Self.assertOneLineFailure { try LegacyElementsReader.model(fromBundleAt: xmlBundle) }
     }
 }
-

@@ -29,7 +29,7 @@ enum CorpusModels {
     /// The model cached in each store that has one (read from a private copy).
     static let cachedVersions: [(source: String, version: ModelVersion)] =
         Corpus.facts { store in try ModelSource.cachedVersion(at: Corpus.copyStore(store).path).first }
-            .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
 
     static var all: [(source: String, version: ModelVersion)] { fileVersions.versions + cachedVersions }
 }
@@ -100,22 +100,30 @@ enum CorpusModels {
         func attribute(_ name: String, _ type: AttributeType, optional: Bool = false) -> PropertyDescription {
             .attribute(AttributeDescription(common: PropertyCommon(name: name, isOptional: optional), type: type))
         }
-        func relationship(_ name: String, to destination: String, inverse: String?, toMany: Bool = false,
-                          ordered: Bool = false, rule: DeleteRule = .nullify) -> PropertyDescription {
-            .relationship(RelationshipDescription(common: PropertyCommon(name: name, isOptional: true), destinationEntity: destination,
-                                                  inverseName: inverse, inverseEntity: inverse == nil ? nil : destination,
-                                                  maxCount: toMany ? 0 : 1, deleteRule: rule, isOrdered: ordered))
+        func relationship(
+            _ name: String, to destination: String, inverse: String?, toMany: Bool = false,
+            ordered: Bool = false, rule: DeleteRule = .nullify
+        ) -> PropertyDescription {
+            .relationship(
+                RelationshipDescription(
+                    common: PropertyCommon(name: name, isOptional: true), destinationEntity: destination,
+                    inverseName: inverse, inverseEntity: inverse == nil ? nil : destination,
+                    maxCount: toMany ? 0 : 1, deleteRule: rule, isOrdered: ordered))
         }
         return ManagedObjectModel(entities: [
-            EntityDescription(name: "Say \"hi\"\\", isAbstract: true, properties: [
-                attribute("a<b>&c", .string, optional: true),
-                attribute("{x}", .integer16),
-                relationship("items", to: "class", inverse: "owner", toMany: true, ordered: true, rule: .cascade),
-            ]),
-            EntityDescription(name: "class", parentName: "entity_1", properties: [
-                relationship("owner", to: "Say \"hi\"\\", inverse: "items"),
-                relationship("#1; (x)", to: "class", inverse: nil),
-            ]),
+            EntityDescription(
+                name: "Say \"hi\"\\", isAbstract: true,
+                properties: [
+                    attribute("a<b>&c", .string, optional: true),
+                    attribute("{x}", .integer16),
+                    relationship("items", to: "class", inverse: "owner", toMany: true, ordered: true, rule: .cascade),
+                ]),
+            EntityDescription(
+                name: "class", parentName: "entity_1",
+                properties: [
+                    relationship("owner", to: "Say \"hi\"\\", inverse: "items"),
+                    relationship("#1; (x)", to: "class", inverse: nil),
+                ]),
             EntityDescription(name: "entity_1", properties: [attribute("name", .date)]),
         ])
     }()
@@ -135,7 +143,8 @@ enum CorpusModels {
         try MermaidDiagram.check(text, against: Self.oddModel, source: "odd")
         // The keyword and the names that are not identifiers get generated IDs, which avoid the
         // entity literally called entity_1.
-        #expect(text.contains("\n  class entity_2[\"Say #34;hi#34;#92;\"] {\n    <<abstract>>\n    a#60;b#62;#38;c: String?\n    #123;x#125;: Integer 16\n  }\n"))
+        #expect(
+            text.contains("\n  class entity_2[\"Say #34;hi#34;#92;\"] {\n    <<abstract>>\n    a#60;b#62;#38;c: String?\n    #123;x#125;: Integer 16\n  }\n"))
         #expect(text.contains("\n  class entity_3[\"class\"]\n"))
         #expect(text.contains("\n  entity_2 \"0..1\" -- \"0..*\" entity_3 : Say #34;hi#34;#92;.items (ordered, cascade) / class.owner (nullify)\n"))
         #expect(text.contains("\n  entity_3 --> \"0..1\" entity_3 : class.#35;1#59; #40;x#41; (nullify)\n"))
@@ -181,7 +190,8 @@ enum MermaidDiagram {
             result += rest[..<hash]
             let afterHash = rest.index(after: hash)
             if let semicolon = rest[afterHash...].firstIndex(of: ";"), let code = UInt32(rest[afterHash..<semicolon]),
-               let scalar = Unicode.Scalar(code) {
+                let scalar = Unicode.Scalar(code)
+            {
                 result.unicodeScalars.append(scalar)
                 rest = rest[rest.index(after: semicolon)...]
             } else {
@@ -194,7 +204,8 @@ enum MermaidDiagram {
 
     static func match(_ line: String, _ pattern: String) -> [String]? {
         guard let expression = try? NSRegularExpression(pattern: "^" + pattern + "$"),
-              let found = expression.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { return nil }
+            let found = expression.firstMatch(in: line, range: NSRange(line.startIndex..., in: line))
+        else { return nil }
         return (0..<found.numberOfRanges).map { index in
             Range(found.range(at: index), in: line).map { String(line[$0]) } ?? ""
         }
@@ -222,9 +233,15 @@ enum MermaidDiagram {
         func name(_ id: String) -> String { classes[id]?.name ?? id }
         while let line = lines.popFirst() {
             if let id = open {
-                if line == "  }" { open = nil } else if line == "    <<abstract>>" { classes[id]?.isAbstract = true } else if line.hasPrefix("    ") {
+                if line == "  }" {
+                    open = nil
+                } else if line == "    <<abstract>>" {
+                    classes[id]?.isAbstract = true
+                } else if line.hasPrefix("    ") {
                     classes[id]?.members.append(decode(String(line.dropFirst(4))))
-                } else { Issue.record("\(source): unexpected line in a class block: \(line)") }
+                } else {
+                    Issue.record("\(source): unexpected line in a class block: \(line)")
+                }
             } else if let parts = match(line, #"  class (\w+)(?:\["([^"]*)"\])?( \{)?"#) {
                 #expect(classes[parts[1]] == nil, "\(source): class \(parts[1]) declared twice")
                 classes[parts[1]] = ClassBlock(name: parts[2].isEmpty ? parts[1] : decode(parts[2]))
@@ -269,10 +286,12 @@ enum MermaidDiagram {
                 #expect(pairs.contains([end, inverseEnd]), "\(source): \(end) and \(inverseEnd) are not drawn as one pair")
             }
         }
-        #expect(ends.sorted { $0.description < $1.description } == expectedEnds.sorted { $0.description < $1.description },
-                "\(source): relationships drawn differ from the model's, or some are drawn twice")
-        let expectedParents = Dictionary(model.entities.compactMap { entity in entity.parentName.map { (entity.name, $0) } },
-                                         uniquingKeysWith: { first, _ in first })
+        #expect(
+            ends.sorted { $0.description < $1.description } == expectedEnds.sorted { $0.description < $1.description },
+            "\(source): relationships drawn differ from the model's, or some are drawn twice")
+        let expectedParents = Dictionary(
+            model.entities.compactMap { entity in entity.parentName.map { (entity.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
         #expect(parents == expectedParents, "\(source)")
     }
 }

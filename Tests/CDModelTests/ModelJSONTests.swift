@@ -24,12 +24,16 @@ import Testing
             #""common":{"isIndexed":false,"isIndexedBySpotlight":false,"isOptional":true,"isReadOnly":false,"isStoredInTruthFile":false,"isTransient":false,"name":"\#(name)","userInfo":{}}"#
         }
         let instructions = try #require(recipe.properties.first)
-        #expect(String(decoding: try encoder.encode(instructions), as: UTF8.self)
-            == #"{"allowsExternalBinaryDataStorage":false,"# + common("instructions")
-            + #","kind":"attribute","preservesValueInHistoryOnDeletion":false,"type":700,"validationRules":[]}"#)
+        #expect(
+            String(decoding: try encoder.encode(instructions), as: UTF8.self)
+                == #"{"allowsExternalBinaryDataStorage":false,"# + common("instructions")
+                + #","kind":"attribute","preservesValueInHistoryOnDeletion":false,"type":700,"validationRules":[]}"#)
         let image = try #require(recipe.properties.first { $0.name == "image" })
-        #expect(String(decoding: try encoder.encode(image), as: UTF8.self)
-            == "{" + common("image") + #","deleteRule":2,"destinationEntity":"Image","inverseEntity":"Image","inverseName":"recipe","isOrdered":false,"kind":"relationship","maxCount":1,"minCount":0}"#)
+        #expect(
+            String(decoding: try encoder.encode(image), as: UTF8.self)
+                == "{" + common("image")
+                + #","deleteRule":2,"destinationEntity":"Image","inverseEntity":"Image","inverseName":"recipe","isOrdered":false,"kind":"relationship","maxCount":1,"minCount":0}"#
+        )
         #expect(try recipe.properties.map { try JSONDecoder().decode(PropertyDescription.self, from: encoder.encode($0)) } == recipe.properties)
     }
 

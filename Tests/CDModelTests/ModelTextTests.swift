@@ -8,8 +8,10 @@ import Testing
         try ModelSource.versions(at: Corpus.copyStore(store).path)
     }
 
-    @Test(arguments: [("samplemodel2-1344", "cdplus-samplemodel2/SampleModel2_V1.sqlite"),
-                      ("netusage-1044", "plaso-netusage/netusage.sqlite")])
+    @Test(arguments: [
+        ("samplemodel2-1344", "cdplus-samplemodel2/SampleModel2_V1.sqlite"),
+        ("netusage-1044", "plaso-netusage/netusage.sqlite"),
+    ])
     func modelTextMatchesGolden(_ name: String, _ store: String) throws {
         let actual = ModelText.render(try cachedVersions(store)) + "\n"
         let expected = try Golden.expected("model/\(name).txt", actual: actual)

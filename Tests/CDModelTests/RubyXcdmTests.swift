@@ -112,8 +112,9 @@ import Testing
         let version = try RubyXcdmSchemaReader.version(fromSchemaAt: Self.cdqSchema)
         let model = version.model
         #expect(version.name == "0.0.1")
-        #expect(model.entities.map(\.name)
-            == ["Article", "Author", "Writer", "Spouse", "Publisher", "Citation", "Timestamp", "Discussion", "Message"])
+        #expect(
+            model.entities.map(\.name)
+                == ["Article", "Author", "Writer", "Spouse", "Publisher", "Citation", "Timestamp", "Discussion", "Message"])
 
         let article = try #require(model.entity(named: "Article"))
         #expect(article.className == "Article")
@@ -166,7 +167,8 @@ import Testing
     // MARK: The DSL
 
     @Test func defaultsAndOptionNormalisation() throws {
-        let model = try schema("""
+        let model = try schema(
+            """
             schema "1" do
               entity "Thing" do
                 integer16 :small
@@ -205,7 +207,8 @@ import Testing
     /// `raw_property` and entity options are not normalised: `true` is written as `true`, which
     /// Core Data does not read as YES.
     @Test func rawPropertiesAndEntityOptions() throws {
-        let model = try schema("""
+        let model = try schema(
+            """
             schema "1" do
               entity "Base", abstract: true, versionHashModifier: "b" do
                 raw_property name: "identifier", attributeType: "UUID", optional: "NO"
@@ -236,7 +239,8 @@ import Testing
     }
 
     @Test func relationshipHelpersAndInference() throws {
-        let model = try schema("""
+        let model = try schema(
+            """
             schema "1" do
               entity "FailedBankInfo" do
                 has_one :details, inverse: "FailedBankDetails.info", deletionRule: "Cascade"
@@ -291,7 +295,8 @@ import Testing
 
     /// Comments, `=begin`/`=end`, `__END__`, both hash syntaxes, parentheses and `{ … }` blocks.
     @Test func rubySyntaxVariants() throws {
-        let model = try schema("""
+        let model = try schema(
+            """
             # leading comment
             =begin
             entity "Ignored" do end
@@ -420,8 +425,11 @@ import Testing
         #expect(versions.map(\.current) == [false, true])
 
         try "schema \"0001 initial\" do\nend\n".write(to: folder.appendingPathComponent("0003_again.rb"), atomically: true, encoding: .utf8)
-        #expect(throws: ModelError.schema(file: folder.appendingPathComponent("0003_again.rb").path, line: 1, column: 1,
-                                          reason: "schema version \"0001 initial\" is also declared by 0001_initial.rb")) {
+        #expect(
+            throws: ModelError.schema(
+                file: folder.appendingPathComponent("0003_again.rb").path, line: 1, column: 1,
+                reason: "schema version \"0001 initial\" is also declared by 0001_initial.rb")
+        ) {
             try ModelFiles.versions(at: folder)
         }
         let empty = try TemporaryDirectory.make()
@@ -437,7 +445,6 @@ import Testing
         }
     }
 }
-
 
 /// `Samples/schemas/<App>/*.rb`: each app's schema history, for showing migrations.
 @Suite struct SampleSchemaTests {
@@ -465,11 +472,12 @@ import Testing
             let after = VersionHashes.entityHashes(of: later.model)
             #expect(before.keys.sorted() == after.keys.sorted(), "\(later.name)")
             let changed = Set(after.keys.filter { before[$0] != after[$0] })
-            let grown = Set(later.model.entities.filter { entity in
-                let previous = earlier.model.entity(named: entity.name)?.properties.map(\.name) ?? []
-                return Set(entity.properties.map(\.name)).isStrictSuperset(of: previous)
-                    && entity.properties.count == previous.count + 1
-            }.map(\.name))
+            let grown = Set(
+                later.model.entities.filter { entity in
+                    let previous = earlier.model.entity(named: entity.name)?.properties.map(\.name) ?? []
+                    return Set(entity.properties.map(\.name)).isStrictSuperset(of: previous)
+                        && entity.properties.count == previous.count + 1
+                }.map(\.name))
             #expect(grown.count == 1, "\(app) \(later.name): \(grown)")
             #expect(changed == grown, "\(app) \(later.name): hashes changed for \(changed.sorted())")
         }

@@ -9,10 +9,12 @@ import Testing
     @Test func xcodeEventTemplate() {
         let timeStamp = AttributeDescription(common: PropertyCommon(name: "timeStamp", isOptional: true), type: .date)
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Event", properties: [.attribute(timeStamp)])])
-        #expect(VersionHashes.propertyHash(.attribute(timeStamp), declaredBy: "Event").hexString
-            == "f9ab6fc10a4f5ed1f08a9467563526463ee199e5dde15bdaabfb057b4bca142a")
-        #expect(VersionHashes.entityHashes(of: model)["Event"]?.hexString
-            == "5431c046d30e7f32c2cc809958add1e7579ad104a3aa8fc4846e97d7af01cc79")
+        #expect(
+            VersionHashes.propertyHash(.attribute(timeStamp), declaredBy: "Event").hexString
+                == "f9ab6fc10a4f5ed1f08a9467563526463ee199e5dde15bdaabfb057b4bca142a")
+        #expect(
+            VersionHashes.entityHashes(of: model)["Event"]?.hexString
+                == "5431c046d30e7f32c2cc809958add1e7579ad104a3aa8fc4846e97d7af01cc79")
     }
 
     /// Vector B: a one-to-one relationship (wibosco-migration store 3).
@@ -20,21 +22,25 @@ import Testing
         func string(_ name: String) -> PropertyDescription {
             .attribute(AttributeDescription(common: PropertyCommon(name: name, isOptional: true), type: .string))
         }
-        let colorPost = RelationshipDescription(common: PropertyCommon(name: "post", isOptional: true),
-                                                destinationEntity: "Post", inverseName: "color", inverseEntity: "Post",
-                                                minCount: 0, maxCount: 1)
-        let postColor = RelationshipDescription(common: PropertyCommon(name: "color", isOptional: false),
-                                                destinationEntity: "Color", inverseName: "post", inverseEntity: "Color",
-                                                minCount: 0, maxCount: 1)
+        let colorPost = RelationshipDescription(
+            common: PropertyCommon(name: "post", isOptional: true),
+            destinationEntity: "Post", inverseName: "color", inverseEntity: "Post",
+            minCount: 0, maxCount: 1)
+        let postColor = RelationshipDescription(
+            common: PropertyCommon(name: "color", isOptional: false),
+            destinationEntity: "Color", inverseName: "post", inverseEntity: "Color",
+            minCount: 0, maxCount: 1)
         let date = AttributeDescription(common: PropertyCommon(name: "date", isOptional: true), type: .date)
         let model = ManagedObjectModel(entities: [
             EntityDescription(name: "Color", properties: [string("colorID"), string("hex"), .relationship(colorPost)]),
             EntityDescription(name: "Post", properties: [.relationship(postColor), .attribute(date), string("postID")]),
         ])
-        #expect(VersionHashes.propertyHash(string("colorID"), declaredBy: "Color").hexString
-            == "3f2deefa8cf0ef152816c95da78ca338dc0ce653913c6ec7115e423c18d74ae1")
-        #expect(VersionHashes.propertyHash(.relationship(colorPost), declaredBy: "Color").hexString
-            == "cc4b02d51149b07989a4ee2397789f4d4a7060529c0c17dac5b537ee441e4c7d")
+        #expect(
+            VersionHashes.propertyHash(string("colorID"), declaredBy: "Color").hexString
+                == "3f2deefa8cf0ef152816c95da78ca338dc0ce653913c6ec7115e423c18d74ae1")
+        #expect(
+            VersionHashes.propertyHash(.relationship(colorPost), declaredBy: "Color").hexString
+                == "cc4b02d51149b07989a4ee2397789f4d4a7060529c0c17dac5b537ee441e4c7d")
         let hashes = VersionHashes.entityHashes(of: model)
         #expect(hashes["Color"]?.hexString == "c42610dacb82dfd67d8281d49d82916bd02493cb4cc897db9ca097fe7c9cb9e7")
         #expect(hashes["Post"]?.hexString == "8a55fd4ce6c31444313d4c97e0247ac5d3ed2528c484daeb70b4e481d36e2345")
@@ -43,8 +49,10 @@ import Testing
     @Test func transientAndFetchedPropertiesDoNotChangeTheEntityHash() {
         let timeStamp = PropertyDescription.attribute(AttributeDescription(common: PropertyCommon(name: "timeStamp", isOptional: true), type: .date))
         let transient = PropertyDescription.attribute(AttributeDescription(common: PropertyCommon(name: "cached", isTransient: true), type: .string))
-        let fetched = PropertyDescription.fetched(FetchedPropertyDescription(common: PropertyCommon(name: "recent"),
-                                                                              fetchRequest: FetchRequestTemplate(name: "recent", entityName: "Event")))
+        let fetched = PropertyDescription.fetched(
+            FetchedPropertyDescription(
+                common: PropertyCommon(name: "recent"),
+                fetchRequest: FetchRequestTemplate(name: "recent", entityName: "Event")))
         let plain = ManagedObjectModel(entities: [EntityDescription(name: "Event", properties: [timeStamp])])
         let extended = ManagedObjectModel(entities: [EntityDescription(name: "Event", properties: [transient, timeStamp, fetched])])
         #expect(VersionHashes.entityHashes(of: plain) == VersionHashes.entityHashes(of: extended))

@@ -6,9 +6,10 @@ import Testing
 
 /// Every `contents` file in the corpus and in the reference examples.
 enum ModelSources {
-    static let contentsFiles: [URL] = Corpus.files(endingWith: "/contents").map(Corpus.url)
+    static let contentsFiles: [URL] =
+        Corpus.files(endingWith: "/contents").map(Corpus.url)
         + ((try? FileManager.default.contentsOfDirectory(atPath: referenceExamples.path)) ?? [])
-            .filter { $0.hasSuffix(".contents.xml") }.sorted().map { referenceExamples.appendingPathComponent($0) }
+        .filter { $0.hasSuffix(".contents.xml") }.sorted().map { referenceExamples.appendingPathComponent($0) }
 
     static let referenceExamples = Corpus.root.deletingLastPathComponent().appendingPathComponent("reference/model-examples")
 
@@ -26,7 +27,8 @@ enum ModelSources {
 
     /// Settings from one real file, checked one by one (Apple's Recipes sample, reference/model-examples).
     @Test func readsAppleRecipes() throws {
-        let model = try XMLModelReader.model(fromXML: Data(contentsOf: ModelSources.referenceExamples.appendingPathComponent("05-AppleRecipes-Recipes.contents.xml")))
+        let model = try XMLModelReader.model(
+            fromXML: Data(contentsOf: ModelSources.referenceExamples.appendingPathComponent("05-AppleRecipes-Recipes.contents.xml")))
         #expect(model.entities.map(\.name) == ["Image", "Ingredient", "Recipe", "RecipeType"])
         #expect(model.versionIdentifiers == [""])
         let displayOrder = try #require(model.entity(named: "Ingredient")?.attributes.first { $0.name == "displayOrder" })
@@ -119,7 +121,10 @@ enum ModelSources {
         let model = try XMLModelReader.model(fromXML: Data(contentsOf: Corpus.url("mogenerator-test-models/test.xcdatamodel/contents")))
         let findings = ModelLint.findings(for: model)
         #expect(findings.map(\.rule) == ["missing-inverse", "missing-inverse", "insecure-transformer"])
-        #expect(findings.first?.message == "Human.meaninglessRelationship does not have an inverse; this is an advanced setting (no object can be in multiple destinations for a specific relationship)")
+        #expect(
+            findings.first?.message
+                == "Human.meaninglessRelationship does not have an inverse; this is an advanced setting (no object can be in multiple destinations for a specific relationship)"
+        )
         #expect(findings.allSatisfy { $0.code == nil })
     }
 
@@ -136,8 +141,11 @@ enum ModelSources {
             </model>
             """
         let findings = ModelLint.findings(for: try XMLModelReader.model(fromXML: Data(xml.utf8)))
-        #expect(findings.map(\.rule) == ["missing-inverse", "cloudkit-mandatory-attribute", "cloudkit-mandatory-relationship",
-                                         "cloudkit-missing-inverse", "cloudkit-ordered", "cloudkit-deny-rule", "cloudkit-unique-constraint"])
+        #expect(
+            findings.map(\.rule) == [
+                "missing-inverse", "cloudkit-mandatory-attribute", "cloudkit-mandatory-relationship",
+                "cloudkit-missing-inverse", "cloudkit-ordered", "cloudkit-deny-rule", "cloudkit-unique-constraint",
+            ])
         #expect(findings.filter { $0.rule.hasPrefix("cloudkit") }.allSatisfy { $0.code == 134060 })
     }
 
@@ -150,6 +158,7 @@ enum ModelSources {
             </model>
             """
         let findings = ModelLint.findings(for: try XMLModelReader.model(fromXML: Data(xml.utf8)))
-        #expect(findings.map(\.message).contains("Session.location: The inverse relationship for Session.location does not reciprocate an inverse relationship"))
+        #expect(
+            findings.map(\.message).contains("Session.location: The inverse relationship for Session.location does not reciprocate an inverse relationship"))
     }
 }

@@ -125,12 +125,16 @@ import Testing
     }
 
     @Test func nilIsUnknownInSQLAndFalseOrTrueInNSPredicate() throws {
-        let schema = Schema(properties: ["Item": ["count": .attribute, "title": .attribute, "owner": .toOne(destination: "Owner")],
-                                         "Owner": ["name": .attribute]])
+        let schema = Schema(properties: [
+            "Item": ["count": .attribute, "title": .attribute, "owner": .toOne(destination: "Owner")],
+            "Owner": ["name": .attribute],
+        ])
         let owner = Node("Owner", 7, schema, ["name": .string("Ann")])
-        let items = [Node("Item", 1, schema, ["count": .integer(5), "title": .string("a")]),
-                     Node("Item", 2, schema, ["count": .null, "title": .null]),
-                     Node("Item", 3, schema, ["count": .integer(2), "title": .string("Straße")])]
+        let items = [
+            Node("Item", 1, schema, ["count": .integer(5), "title": .string("a")]),
+            Node("Item", 2, schema, ["count": .null, "title": .null]),
+            Node("Item", 3, schema, ["count": .integer(2), "title": .string("Straße")]),
+        ]
         items[0].toOne["owner"] = owner
         let evaluator = ObjectGraphEvaluator(schema: schema, fetchedEntity: "Item")
         func keys(_ format: String, _ mode: EvaluationMode = .coreDataSQL) throws -> [Int64] {
@@ -162,13 +166,17 @@ import Testing
     }
 
     @Test func aggregatesAndSubqueries() throws {
-        let schema = Schema(properties: ["Book": ["pages": .toMany(destination: "Page")],
-                                         "Page": ["number": .attribute, "tags": .toMany(destination: "Tag")],
-                                         "Tag": ["name": .attribute]])
+        let schema = Schema(properties: [
+            "Book": ["pages": .toMany(destination: "Page")],
+            "Page": ["number": .attribute, "tags": .toMany(destination: "Tag")],
+            "Tag": ["name": .attribute],
+        ])
         let red = Node("Tag", 1, schema, ["name": .string("red")])
         let blue = Node("Tag", 2, schema, ["name": .string("blue")])
-        let pages = [Node("Page", 1, schema, ["number": .integer(1)]), Node("Page", 2, schema, ["number": .integer(4)]),
-                     Node("Page", 3, schema, ["number": .null])]
+        let pages = [
+            Node("Page", 1, schema, ["number": .integer(1)]), Node("Page", 2, schema, ["number": .integer(4)]),
+            Node("Page", 3, schema, ["number": .null]),
+        ]
         pages[0].toMany["tags"] = [red, blue]
         pages[1].toMany["tags"] = [red]
         let books = [Node("Book", 1, schema), Node("Book", 2, schema), Node("Book", 3, schema)]
@@ -211,8 +219,10 @@ import Testing
     @Test func shapesOutsideTheContractAreRefused() throws {
         let store = Issue23()
         let evaluator = ObjectGraphEvaluator(schema: store.schema, fetchedEntity: "Entity1")
-        for format in ["e2a == %@", "ANY name == 'a'", "nonexistent == 1", "name < 5", "name CONTAINS[n] 'a'",
-                       "name MATCHES '('", "e2a.@sum == 1", "SUBQUERY(e2a, $m, name == 'a').@count == 0"] {
+        for format in [
+            "e2a == %@", "ANY name == 'a'", "nonexistent == 1", "name < 5", "name CONTAINS[n] 'a'",
+            "name MATCHES '('", "e2a.@sum == 1", "SUBQUERY(e2a, $m, name == 'a').@count == 0",
+        ] {
             let predicate = try store.parse(format)
             #expect(throws: NotEvaluable.self, "\(format)") {
                 try evaluator.matches(predicate, store.objects[3], mode: .coreDataSQL)

@@ -23,8 +23,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     ErrorCase("name == \"abc", at: 8, "unterminated string: missing closing \""),
     ErrorCase("name == 'abc\\'", at: 8, "unterminated string: missing closing '"),
     ErrorCase("name ==", at: 7, "expected a value or key path after \"==\", found the end of the predicate"),
-    ErrorCase("name BEGINSWITH[cd]", at: 19,
-              "expected a value or key path after \"BEGINSWITH[cd]\", found the end of the predicate"),
+    ErrorCase(
+        "name BEGINSWITH[cd]", at: 19,
+        "expected a value or key path after \"BEGINSWITH[cd]\", found the end of the predicate"),
     ErrorCase("name LIKE[c] )", at: 13, "expected a value or key path after \"LIKE[c]\", found \")\""),
     ErrorCase("== 'x'", at: 0, "expected a value or key path, found \"==\""),
     ErrorCase("name", at: 4, "expected a comparison operator after \"name\", found the end of the predicate"),
@@ -70,10 +71,12 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     ErrorCase("x == 0x8000000000000000", at: 5, "number \"0x8000000000000000\" is out of range"),
     ErrorCase("x == $", at: 6, "expected a variable name after \"$\""),
     ErrorCase("# == 1", at: 1, "expected a key after \"#\""),
-    ErrorCase("SUBQUERY(books, b, b.year > 1).@count > 0", at: 16,
-              "expected a variable such as $x as the second SUBQUERY argument after \",\", found \"b\""),
-    ErrorCase("x > CAST('yesterday', 'NSDate')", at: 9,
-              "\"yesterday\" is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z"),
+    ErrorCase(
+        "SUBQUERY(books, b, b.year > 1).@count > 0", at: 16,
+        "expected a variable such as $x as the second SUBQUERY argument after \",\", found \"b\""),
+    ErrorCase(
+        "x > CAST('yesterday', 'NSDate')", at: 9,
+        "\"yesterday\" is not an ISO-8601 date such as 2024-05-31 or 2024-05-31T12:00:00Z"),
     ErrorCase("x > CAST(1, NSDate)", at: 12, "expected a quoted type name such as \"NSDate\" after \",\", found \"NSDate\""),
 ])
 func reportsErrorsWithPositions(_ example: ErrorCase) {
@@ -92,10 +95,11 @@ func reportsErrorsWithPositions(_ example: ErrorCase) {
     let error = #expect(throws: PredicateError.self) {
         try PredicateParser.parse("name CONTAINS[x] \"a\"")
     }
-    #expect(error?.caretDiagram == """
-        name CONTAINS[x] "a"
-                      ^
-        """)
+    #expect(
+        error?.caretDiagram == """
+            name CONTAINS[x] "a"
+                          ^
+            """)
     #expect(error?.description == "predicate error at character 14: unknown comparison option \"x\"; expected c, d, n or l")
 }
 

@@ -47,14 +47,15 @@ private func randomArguments(_ rng: inout SeededGenerator) -> [String] {
     #expect(problems.isEmpty, "\(problems.prefix(10))")
 }
 
-private let seedFormats: [(String, [String])] = realPredicates.map { ($0.format, $0.arguments) } + [
-    ("a == 1 OR b == 2 AND NOT (c == 3 || d IN {1, 2, 'x'})", []),
-    ("ANY tags.name BEGINSWITH[cd] 'sw' AND ALL scores BETWEEN {1, 10}", []),
-    ("name MATCHES '^[a-z]+\\\\d$' AND #date > CAST(726000000, \"NSDate\")", []),
-    ("%K == %d AND x > %f AND y LIKE[c] %@", ["a.b", "3", "2.5", "*x?"]),
-    ("SUBQUERY(items, $i, $i.price > 10 AND $i.tags.@count == 0).@count >= 2 OR FALSEPREDICATE", []),
-    ("x == \"caf\\u00e9 \\\"q\\\" \\n\" AND y != 0x1F AND z < -0b101", []),
-]
+private let seedFormats: [(String, [String])] =
+    realPredicates.map { ($0.format, $0.arguments) } + [
+        ("a == 1 OR b == 2 AND NOT (c == 3 || d IN {1, 2, 'x'})", []),
+        ("ANY tags.name BEGINSWITH[cd] 'sw' AND ALL scores BETWEEN {1, 10}", []),
+        ("name MATCHES '^[a-z]+\\\\d$' AND #date > CAST(726000000, \"NSDate\")", []),
+        ("%K == %d AND x > %f AND y LIKE[c] %@", ["a.b", "3", "2.5", "*x?"]),
+        ("SUBQUERY(items, $i, $i.price > 10 AND $i.tags.@count == 0).@count >= 2 OR FALSEPREDICATE", []),
+        ("x == \"caf\\u00e9 \\\"q\\\" \\n\" AND y != 0x1F AND z < -0b101", []),
+    ]
 
 @Test func mutatedPredicatesNeverCrash() {
     var rng = SeededGenerator(seed: 0x5EED_0002)
@@ -79,8 +80,10 @@ private struct TreeGenerator {
 
     static let keys = ["name", "date", "first", "AND", "in", "SELF", "ci", "x_1", "名前", "é", "_private", "trueName"]
     static let variables = ["x", "b", "NOW", "count"]
-    static let stringPieces = ["a", "Z", " ", "\"", "'", "\\", "\n", "\t", "\r\n", "é", "e\u{301}", "\u{301}", "🏽",
-                               "👍🏽", "👨‍👩‍👧", "\u{200D}", "\u{0}", "\u{7F}", "*", "?", "%@", "日", "\u{600}", "🇺", "🇸", "1", "u"]
+    static let stringPieces = [
+        "a", "Z", " ", "\"", "'", "\\", "\n", "\t", "\r\n", "é", "e\u{301}", "\u{301}", "🏽",
+        "👍🏽", "👨‍👩‍👧", "\u{200D}", "\u{0}", "\u{7F}", "*", "?", "%@", "日", "\u{600}", "🇺", "🇸", "1", "u",
+    ]
 
     mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &rng)! }
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
@@ -104,12 +107,15 @@ private struct TreeGenerator {
     mutating func comparison(depth: Int) -> Comparison {
         let op = pick(ComparisonOperator.allCases)
         var options: ComparisonOptions = []
-        for (_, option) in [("c", ComparisonOptions.caseInsensitive), ("d", .diacriticInsensitive),
-                            ("n", .normalized), ("l", .localeSensitive)] where chance(25) {
+        for (_, option) in [
+            ("c", ComparisonOptions.caseInsensitive), ("d", .diacriticInsensitive),
+            ("n", .normalized), ("l", .localeSensitive),
+        ] where chance(25) {
             options.insert(option)
         }
         let left = expression(depth: depth)
-        let right = op == .between && chance(70)
+        let right =
+            op == .between && chance(70)
             ? .aggregate([expression(depth: depth + 1), expression(depth: depth + 1)])
             : nonAggregate(depth: depth)
         return Comparison(left, op, right, options: options, quantifier: pick(ComparisonQuantifier.allCases))
@@ -135,8 +141,9 @@ private struct TreeGenerator {
             for _ in 0..<Int.random(in: 0...3, using: &rng) { elements.append(expression(depth: depth + 1)) }
             return .aggregate(elements)
         case 6:
-            let subquery = CDPredicate.Expression.subquery(collection: .keyPath(components(allowingLeadingOperator: false)),
-                                               variable: pick(Self.variables), predicate: predicate(depth: depth + 1))
+            let subquery = CDPredicate.Expression.subquery(
+                collection: .keyPath(components(allowingLeadingOperator: false)),
+                variable: pick(Self.variables), predicate: predicate(depth: depth + 1))
             return chance(70) ? .path(subquery, [.collectionOperator(.count)]) : subquery
         case 7: return .cast(.keyPath(components(allowingLeadingOperator: false)), type: pick(["NSString", "NSNumber", "NSDate"]))
         default: return .constant(.date(Date(timeIntervalSinceReferenceDate: Double.random(in: -1e9...1e9, using: &rng))))

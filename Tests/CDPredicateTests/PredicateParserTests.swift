@@ -7,46 +7,68 @@ import Testing
 let realPredicates: [ParseCase] = [
     ParseCase("age > %@", ["18"], cmp(key("age"), .greater, int(18))),
     ParseCase("wordCategory.firstLetter == \"s\"", cmp(key("wordCategory.firstLetter"), .equal, str("s"))),
-    ParseCase("%K > %@", ["timestamp", "2026-11-22T06:00:00Z"],
-              cmp(key("timestamp"), .greater, str("2026-11-22T06:00:00Z"))),
-    ParseCase("%K > CAST(%@, \"NSDate\")", ["timestamp", "2001-01-02T00:00:00Z"],
-              cmp(key("timestamp"), .greater, .constant(.date(Date(timeIntervalSinceReferenceDate: 86_400))))),
+    ParseCase(
+        "%K > %@", ["timestamp", "2026-11-22T06:00:00Z"],
+        cmp(key("timestamp"), .greater, str("2026-11-22T06:00:00Z"))),
+    ParseCase(
+        "%K > CAST(%@, \"NSDate\")", ["timestamp", "2001-01-02T00:00:00Z"],
+        cmp(key("timestamp"), .greater, .constant(.date(Date(timeIntervalSinceReferenceDate: 86_400))))),
     ParseCase("attachments.@count > 2", cmp(key("attachments.@count"), .greater, int(2))),
     ParseCase("$count > 40", cmp(.variable("count"), .greater, int(40))),
     ParseCase("manyBs.@count == 0", cmp(key("manyBs.@count"), .equal, int(0))),
     ParseCase("manyAs.@count == 0", cmp(key("manyAs.@count"), .equal, int(0))),
     ParseCase("NONE manyBs != nil", cmp(key("manyBs"), .notEqual, null, [], .none)),
-    ParseCase("(playlist != nil AND playlist == %@) AND group == %@", ["p1", "News"],
-              .and([.and([cmp(key("playlist"), .notEqual, null), cmp(key("playlist"), .equal, str("p1"))]),
-                    cmp(key("group"), .equal, str("News"))])),
-    ParseCase("NOT (chineseLunarMonth == nil) AND chineseLunarMonth.lunarMonthIndex == %d", ["7"],
-              .and([.not(cmp(key("chineseLunarMonth"), .equal, null)),
-                    cmp(key("chineseLunarMonth.lunarMonthIndex"), .equal, int(7))])),
-    ParseCase("title CONTAINS[cdl] %@", ["tagesschau"],
-              cmp(key("title"), .contains, str("tagesschau"), [.caseInsensitive, .diacriticInsensitive, .localeSensitive])),
-    ParseCase("task_description CONTAINS[cd] %@", ["milk"],
-              cmp(key("task_description"), .contains, str("milk"), [.caseInsensitive, .diacriticInsensitive])),
+    ParseCase(
+        "(playlist != nil AND playlist == %@) AND group == %@", ["p1", "News"],
+        .and([
+            .and([cmp(key("playlist"), .notEqual, null), cmp(key("playlist"), .equal, str("p1"))]),
+            cmp(key("group"), .equal, str("News")),
+        ])),
+    ParseCase(
+        "NOT (chineseLunarMonth == nil) AND chineseLunarMonth.lunarMonthIndex == %d", ["7"],
+        .and([
+            .not(cmp(key("chineseLunarMonth"), .equal, null)),
+            cmp(key("chineseLunarMonth.lunarMonthIndex"), .equal, int(7)),
+        ])),
+    ParseCase(
+        "title CONTAINS[cdl] %@", ["tagesschau"],
+        cmp(key("title"), .contains, str("tagesschau"), [.caseInsensitive, .diacriticInsensitive, .localeSensitive])),
+    ParseCase(
+        "task_description CONTAINS[cd] %@", ["milk"],
+        cmp(key("task_description"), .contains, str("milk"), [.caseInsensitive, .diacriticInsensitive])),
     ParseCase("name LIKE %@", ["*kesp*"], cmp(key("name"), .like, str("*kesp*"))),
-    ParseCase("pub_count > 100 OR pub_count < 10",
-              .or([cmp(key("pub_count"), .greater, int(100)), cmp(key("pub_count"), .less, int(10))])),
-    ParseCase("date_published > CAST(\"2024-01-01\", \"NSDate\")",
-              cmp(key("date_published"), .greater, .constant(.date(Date(timeIntervalSince1970: 1_704_067_200))))),
-    ParseCase("timestamp BETWEEN {CAST(0, \"NSDate\"), CAST(726000000.5, \"NSDate\")}",
-              cmp(key("timestamp"), .between, .aggregate([
-                  .constant(.date(Date(timeIntervalSinceReferenceDate: 0))),
-                  .constant(.date(Date(timeIntervalSinceReferenceDate: 726_000_000.5))),
-              ]))),
-    ParseCase("CAST(\"2024-05-31T12:00:00.250+02:00\", \"NSDate\") < modified",
-              cmp(.constant(.date(Date(timeIntervalSince1970: 1_717_149_600.25))), .less, key("modified"))),
-    ParseCase("ANY tags.name BEGINSWITH[c] \"a\"",
-              cmp(key("tags.name"), .beginsWith, str("a"), .caseInsensitive, .any)),
+    ParseCase(
+        "pub_count > 100 OR pub_count < 10",
+        .or([cmp(key("pub_count"), .greater, int(100)), cmp(key("pub_count"), .less, int(10))])),
+    ParseCase(
+        "date_published > CAST(\"2024-01-01\", \"NSDate\")",
+        cmp(key("date_published"), .greater, .constant(.date(Date(timeIntervalSince1970: 1_704_067_200))))),
+    ParseCase(
+        "timestamp BETWEEN {CAST(0, \"NSDate\"), CAST(726000000.5, \"NSDate\")}",
+        cmp(
+            key("timestamp"), .between,
+            .aggregate([
+                .constant(.date(Date(timeIntervalSinceReferenceDate: 0))),
+                .constant(.date(Date(timeIntervalSinceReferenceDate: 726_000_000.5))),
+            ]))),
+    ParseCase(
+        "CAST(\"2024-05-31T12:00:00.250+02:00\", \"NSDate\") < modified",
+        cmp(.constant(.date(Date(timeIntervalSince1970: 1_717_149_600.25))), .less, key("modified"))),
+    ParseCase(
+        "ANY tags.name BEGINSWITH[c] \"a\"",
+        cmp(key("tags.name"), .beginsWith, str("a"), .caseInsensitive, .any)),
     ParseCase("books.@count > 2", cmp(key("books.@count"), .greater, int(2))),
     ParseCase("pages.@sum.number >= 1000", cmp(key("pages.@sum.number"), .greaterOrEqual, int(1000))),
-    ParseCase("SUBQUERY(books, $b, $b.pages > 100 AND $b.title BEGINSWITH \"A\").@count > 0",
-              cmp(.path(.subquery(collection: key("books"), variable: "b", predicate: .and([
-                  cmp(.path(.variable("b"), components("pages")), .greater, int(100)),
-                  cmp(.path(.variable("b"), components("title")), .beginsWith, str("A")),
-              ])), components("@count")), .greater, int(0))),
+    ParseCase(
+        "SUBQUERY(books, $b, $b.pages > 100 AND $b.title BEGINSWITH \"A\").@count > 0",
+        cmp(
+            .path(
+                .subquery(
+                    collection: key("books"), variable: "b",
+                    predicate: .and([
+                        cmp(.path(.variable("b"), components("pages")), .greater, int(100)),
+                        cmp(.path(.variable("b"), components("title")), .beginsWith, str("A")),
+                    ])), components("@count")), .greater, int(0))),
 ]
 
 @Test(arguments: realPredicates)
@@ -73,7 +95,8 @@ func parsesEveryOperator(_ spelling: String, _ op: ComparisonOperator) throws {
     #expect(try PredicateParser.parse("age between $range") == cmp(key("age"), .between, .variable("range")))
     #expect(try PredicateParser.parse("name IN {'a', \"b\"}") == cmp(key("name"), .in, .aggregate([str("a"), str("b")])))
     #expect(try PredicateParser.parse("name IN %@", arguments: ["a"]) == cmp(key("name"), .in, str("a")))
-    #expect(try PredicateParser.parse("name IN[c] author.aliases")
+    #expect(
+        try PredicateParser.parse("name IN[c] author.aliases")
             == cmp(key("name"), .in, key("author.aliases"), .caseInsensitive))
     #expect(try PredicateParser.parse("'swift' IN tags.name") == cmp(str("swift"), .in, key("tags.name")))
     #expect(try PredicateParser.parse("id IN {}") == cmp(key("id"), .in, .aggregate([])))
@@ -116,7 +139,8 @@ func parsesLiterals(_ literal: String, _ value: Value) throws {
     #expect(try PredicateParser.parse("#AND.#first == 1") == cmp(key("AND.first"), .equal, int(1)))
     #expect(try PredicateParser.parse("author.#SELF == 1") == cmp(key("author.SELF"), .equal, int(1)))
     #expect(try PredicateParser.parse("@avg.price < 3") == cmp(key("@avg.price"), .less, int(3)))
-    #expect(try PredicateParser.parse("items.@min.price < items.@max.price")
+    #expect(
+        try PredicateParser.parse("items.@min.price < items.@max.price")
             == cmp(key("items.@min.price"), .less, key("items.@max.price")))
     #expect(try PredicateParser.parse("ALL scores > 50") == cmp(key("scores"), .greater, int(50), [], .all))
     #expect(try PredicateParser.parse("some tags == 'x'") == cmp(key("tags"), .equal, str("x"), [], .any))
@@ -141,23 +165,28 @@ func parsesLiterals(_ literal: String, _ value: Value) throws {
 }
 
 @Test func castsOtherThanDatesStayCasts() throws {
-    #expect(try PredicateParser.parse("CAST(count, \"NSString\") == '3'")
+    #expect(
+        try PredicateParser.parse("CAST(count, \"NSString\") == '3'")
             == cmp(.cast(key("count"), type: "NSString"), .equal, str("3")))
-    #expect(try PredicateParser.parse("CAST(stamp, \"NSDate\") > CAST(0, \"NSDate\")")
+    #expect(
+        try PredicateParser.parse("CAST(stamp, \"NSDate\") > CAST(0, \"NSDate\")")
             == cmp(.cast(key("stamp"), type: "NSDate"), .greater, .constant(.date(Date(timeIntervalSinceReferenceDate: 0)))))
 }
 
 @Test func substitutesEveryPlaceholder() throws {
-    #expect(try PredicateParser.parse("%K == %d AND %K < %i", arguments: ["a", "1", "b.c", "-2"])
+    #expect(
+        try PredicateParser.parse("%K == %d AND %K < %i", arguments: ["a", "1", "b.c", "-2"])
             == .and([cmp(key("a"), .equal, int(1)), cmp(key("b.c"), .less, int(-2))]))
-    #expect(try PredicateParser.parse("x == %ld OR x == %lld OR x == %u", arguments: ["5", "6", "7"])
+    #expect(
+        try PredicateParser.parse("x == %ld OR x == %lld OR x == %u", arguments: ["5", "6", "7"])
             == .or([cmp(key("x"), .equal, int(5)), cmp(key("x"), .equal, int(6)), cmp(key("x"), .equal, int(7))]))
     #expect(try PredicateParser.parse("x > %f", arguments: ["2"]) == cmp(key("x"), .greater, dbl(2)))
     #expect(try PredicateParser.parse("x > %lf", arguments: ["-1.5"]) == cmp(key("x"), .greater, dbl(-1.5)))
     #expect(try PredicateParser.parse("%K > 2", arguments: ["books.@count"]) == cmp(key("books.@count"), .greater, int(2)))
     #expect(try PredicateParser.parse("%K.@sum.pages > 2", arguments: ["books"]) == cmp(key("books.@sum.pages"), .greater, int(2)))
     #expect(try PredicateParser.parse("name == '%@'") == cmp(key("name"), .equal, str("%@")))
-    #expect(try PredicateParser.parse("x BETWEEN {%@, %@}", arguments: ["1", "2.5"])
+    #expect(
+        try PredicateParser.parse("x BETWEEN {%@, %@}", arguments: ["1", "2.5"])
             == cmp(key("x"), .between, .aggregate([int(1), dbl(2.5)])))
 }
 

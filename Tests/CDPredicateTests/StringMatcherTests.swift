@@ -35,8 +35,9 @@ import Testing
                     cases += 1
                     if bytePath != nil { bytePathCases += 1 }
                     if matcher.matches(value) != expected || fromBytes != expected || (bytePath ?? expected) != expected || (plain && bytePath == nil) {
-                        mismatches.append("\(kind) flags \(flags): \(value.debugDescription) vs \(pattern.debugDescription): expected \(expected), "
-                            + "String \(matcher.matches(value)), bytes \(fromBytes), byte path \(bytePath.map(String.init) ?? "none")")
+                        mismatches.append(
+                            "\(kind) flags \(flags): \(value.debugDescription) vs \(pattern.debugDescription): expected \(expected), "
+                                + "String \(matcher.matches(value)), bytes \(fromBytes), byte path \(bytePath.map(String.init) ?? "none")")
                     }
                 }
             }
@@ -58,7 +59,8 @@ import Testing
         ("kilo", "\u{212A}IL", .search(.beginsWith), 0x101, true),
         ("ABC", "b", .search(.contains), 0x101, true), ("ABC", "b", .search(.contains), 0, false),
         ("[x]", "[X]", .search(.equal), 0x101, true), ("@", "`", .search(.equal), 0x101, false),
-        ("abc", "", .search(.contains), 0, true), ("aac", "ab", .search(.contains), 0, false), ("xxxxxxxxxxaab", "AB", .search(.contains), 0x101, true), ("", "", .search(.equal), 0, true), ("", "a", .search(.endsWith), 0, false),
+        ("abc", "", .search(.contains), 0, true), ("aac", "ab", .search(.contains), 0, false), ("xxxxxxxxxxaab", "AB", .search(.contains), 0x101, true),
+        ("", "", .search(.equal), 0, true), ("", "a", .search(.endsWith), 0, false),
         ("aXbXc", "a*b?c", .like, 0, true), ("AXBXC", "a*b?c", .like, 0x101, true), ("a*c", "a\\*c", .like, 0, true),
         ("abc", "abc\\", .like, 0, false), ("abc\\", "abc\\", .like, 0, true),
     ])

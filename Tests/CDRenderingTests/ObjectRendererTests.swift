@@ -16,32 +16,35 @@ import Testing
     /// 2013-07-18 11:23:30 UTC, the date of example E5 in rendering-and-cli.md.
     static let lastLogin = 395_839_410.0
 
-    static let task = StoredObject(id: id("Task", ent: 2, pk: 38), className: "Task", values: [
-        ("completed", .boolean(false)),
-        ("due", .date(lastLogin)),
-        ("note", .null),
-        ("owner", .object(id("Person", ent: 1, pk: 4))),
-        ("priority", .integer(5)),
-        ("tags", .objects(members: nil)),
-        ("task_description", .string("Go to the bank")),
-        ("title", .string("Marie Skłodowska")),
-    ])
+    static let task = StoredObject(
+        id: id("Task", ent: 2, pk: 38), className: "Task",
+        values: [
+            ("completed", .boolean(false)),
+            ("due", .date(lastLogin)),
+            ("note", .null),
+            ("owner", .object(id("Person", ent: 1, pk: 4))),
+            ("priority", .integer(5)),
+            ("tags", .objects(members: nil)),
+            ("task_description", .string("Go to the bank")),
+            ("title", .string("Marie Skłodowska")),
+        ])
 
     @Test func coreDataDescription() {
         var renderer = DescriptionRenderer()
-        #expect(renderer.render(Self.task) == """
-            <Task: 0x60000200000026> (entity: Task; id: 0xd000000000980002 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Task/p38>; data: {
-                completed = 0;
-                due = "2013-07-18 11:23:30 +0000";
-                note = nil;
-                owner = "0xd000000000100001 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4>";
-                priority = 5;
-                tags = "<relationship fault: 0x60000200000056 'tags'>";
-                "task_description" = "Go to the bank";
-                title = "Marie Sk\\U0142odowska";
-            })
+        #expect(
+            renderer.render(Self.task) == """
+                <Task: 0x60000200000026> (entity: Task; id: 0xd000000000980002 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Task/p38>; data: {
+                    completed = 0;
+                    due = "2013-07-18 11:23:30 +0000";
+                    note = nil;
+                    owner = "0xd000000000100001 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4>";
+                    priority = 5;
+                    tags = "<relationship fault: 0x60000200000056 'tags'>";
+                    "task_description" = "Go to the bank";
+                    title = "Marie Sk\\U0142odowska";
+                })
 
-            """)
+                """)
     }
 
     /// A fired to-many lists its members and cuts the rest off like Core Data (example E4).
@@ -49,16 +52,17 @@ import Testing
         let members = (1...12).map { Self.id("Card", ent: 3, pk: Int64($0)) }
         let deck = StoredObject(id: Self.id("Deck", ent: 4, pk: 632), className: "Deck", values: [("cards", .objects(members: members))])
         var renderer = DescriptionRenderer(listLimit: 2)
-        #expect(renderer.render(deck) == """
-            <Deck: 0x60000400000278> (entity: Deck; id: 0xd000000009e00004 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Deck/p632>; data: {
-                cards =     (
-                    "0xd000000000040003 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Card/p1>",
-                    "0xd000000000080003 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Card/p2>",
-                    "(...and 10 more...)"
-                );
-            })
+        #expect(
+            renderer.render(deck) == """
+                <Deck: 0x60000400000278> (entity: Deck; id: 0xd000000009e00004 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Deck/p632>; data: {
+                    cards =     (
+                        "0xd000000000040003 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Card/p1>",
+                        "0xd000000000080003 <x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Card/p2>",
+                        "(...and 10 more...)"
+                    );
+                })
 
-            """)
+                """)
     }
 
     @Test func plistStringQuoting() {
@@ -81,29 +85,40 @@ import Testing
 
     @Test func defaultLine() {
         var renderer = LineRenderer()
-        #expect(renderer.render(Self.task) == "Task p38: completed=0 due='2013-07-18 11:23:30 +0000' note='' owner=x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4 priority=5 tags=<fault> task_description='Go to the bank' title='Marie Skłodowska'\n")
+        #expect(
+            renderer.render(Self.task)
+                == "Task p38: completed=0 due='2013-07-18 11:23:30 +0000' note='' owner=x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4 priority=5 tags=<fault> task_description='Go to the bank' title='Marie Skłodowska'\n"
+        )
     }
 
     @Test func csvQuotesPerRFC4180() {
         var renderer = CSVRenderer(values: PlainValues(null: "NULL"))
         let header = renderer.beginSection(entity: "Task", properties: ["note", "title", "priority"])
         #expect(header == "_entity,_id,note,title,priority\r\n")
-        let object = StoredObject(id: Self.id("Task", ent: 2, pk: 1), className: "Task", values: [
-            ("note", .null), ("title", .string("a, \"b\"\nc")), ("priority", .integer(1)),
-        ])
+        let object = StoredObject(
+            id: Self.id("Task", ent: 2, pk: 1), className: "Task",
+            values: [
+                ("note", .null), ("title", .string("a, \"b\"\nc")), ("priority", .integer(1)),
+            ])
         #expect(renderer.render(object) == "Task,x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Task/p1,NULL,\"a, \"\"b\"\"\nc\",1\r\n")
     }
 
     @Test func jsonValues() {
         let values = JSONValues(binary: .hex)
-        #expect(values.object(Self.task) == #"{"_entity":"Task","_id":"x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Task/p38","completed":false,"due":"2013-07-18T11:23:30Z","note":null,"owner":"x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4","priority":5,"task_description":"Go to the bank","title":"Marie Skłodowska"}"#)
+        #expect(
+            values.object(Self.task)
+                == #"{"_entity":"Task","_id":"x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Task/p38","completed":false,"due":"2013-07-18T11:23:30Z","note":null,"owner":"x-coredata://238A239E-E698-409B-80CA-FFFC773E1391/Person/p4","priority":5,"task_description":"Go to the bank","title":"Marie Skłodowska"}"#
+        )
         #expect(values.json(.binary(Data([1, 2, 255]))) == "\"0102ff\"")
         #expect(JSONValues(binary: .omit).json(.binary(Data([1]))) == nil)
-        #expect(JSONValues(binary: .summary).json(.binary(Data("abc".utf8))) == #"{"size":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}"#)
+        #expect(
+            JSONValues(binary: .summary).json(.binary(Data("abc".utf8)))
+                == #"{"size":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}"#)
         #expect(values.json(.double(.nan)) == "null")
         #expect(values.json(.date(0.5)) == "\"2001-01-01T00:00:00.500Z\"")
         #expect(JSONValues.string("tab\tquote\"\u{1}") == #""tab\tquote\"\u0001""#)
-        #expect(values.json(.transformable(.array([.string("a"), .integer(2), .dictionary([(.string("k"), .boolean(true))])]), size: 10)) == #"["a",2,{"k":true}]"#)
+        #expect(
+            values.json(.transformable(.array([.string("a"), .integer(2), .dictionary([(.string("k"), .boolean(true))])]), size: 10)) == #"["a",2,{"k":true}]"#)
     }
 
     @Test func jsonArrayAndNDJSON() {
@@ -121,15 +136,16 @@ import Testing
         var out = table.beginSection(entity: "Task", properties: ["priority", "task_description"])
         out += table.render(Self.task)
         out += table.endSection()
-        #expect(out == """
-            Task
-            ┌─────┬──────────┬──────────────────┐
-            │ _pk │ priority │ task_description │
-            ├─────┼──────────┼──────────────────┤
-            │ 38  │ 5        │ Go to the bank   │
-            └─────┴──────────┴──────────────────┘
+        #expect(
+            out == """
+                Task
+                ┌─────┬──────────┬──────────────────┐
+                │ _pk │ priority │ task_description │
+                ├─────┼──────────┼──────────────────┤
+                │ 38  │ 5        │ Go to the bank   │
+                └─────┴──────────┴──────────────────┘
 
-            """)
+                """)
         var narrow = TableRenderer(values: PlainValues(), terminalWidth: 22, batchSize: 1)
         let cut = narrow.beginSection(entity: "Task", properties: ["task_description"]) + narrow.render(Self.task)
         #expect(cut.split(separator: "\n").allSatisfy { $0.count <= 22 })

@@ -30,18 +30,21 @@ import Testing
         var inPlace = makeRenderer(), viaObject = makeRenderer()
         var fast = ByteBuffer(), slow = ByteBuffer()
         var open = false
-        try reader.readRows(query, section: { section in
-            if open {
-                fast.append(inPlace.endSection())
-                slow.append(viaObject.endSection())
-            }
-            fast.append(inPlace.beginSection(entity: section.entity, properties: section.properties))
-            slow.append(viaObject.beginSection(entity: section.entity, properties: section.properties))
-            open = true
-        }, row: { row in
-            try inPlace.render(row, into: &fast)
-            viaObject.render(try row.object(), into: &slow)
-        })
+        try reader.readRows(
+            query,
+            section: { section in
+                if open {
+                    fast.append(inPlace.endSection())
+                    slow.append(viaObject.endSection())
+                }
+                fast.append(inPlace.beginSection(entity: section.entity, properties: section.properties))
+                slow.append(viaObject.beginSection(entity: section.entity, properties: section.properties))
+                open = true
+            },
+            row: { row in
+                try inPlace.render(row, into: &fast)
+                viaObject.render(try row.object(), into: &slow)
+            })
         if open {
             fast.append(inPlace.endSection())
             slow.append(viaObject.endSection())
@@ -54,7 +57,9 @@ import Testing
         func around(_ bytes: [UInt8]) -> String {
             String(decoding: bytes[max(offset - 80, 0)..<min(offset + 80, bytes.count)], as: UTF8.self).debugDescription
         }
-        Issue.record("\(type(of: inPlace)): in-place output differs from the objects' output at byte \(offset): \(around(inPlaceBytes)) instead of \(around(objectBytes))")
+        Issue.record(
+            "\(type(of: inPlace)): in-place output differs from the objects' output at byte \(offset): \(around(inPlaceBytes)) instead of \(around(objectBytes))"
+        )
     }
 
     /// The properties of every entity of the store, and its to-many relationships.
@@ -194,13 +199,16 @@ import Testing
         let reader = try Self.store()
         var description = DescriptionRenderer(), line = LineRenderer(), expanded = ExpandedRenderer()
         var descriptions = ByteBuffer(), lines = ByteBuffer(), blocks = ByteBuffer()
-        try reader.readRows(ObjectQuery(entity: "Post", limit: 13), section: { section in
-            _ = expanded.beginSection(entity: section.entity, properties: section.properties)
-        }, row: { row in
-            try description.render(row, into: &descriptions)
-            try line.render(row, into: &lines)
-            try expanded.render(row, into: &blocks)
-        })
+        try reader.readRows(
+            ObjectQuery(entity: "Post", limit: 13),
+            section: { section in
+                _ = expanded.beginSection(entity: section.entity, properties: section.properties)
+            },
+            row: { row in
+                try description.render(row, into: &descriptions)
+                try line.render(row, into: &lines)
+                try expanded.render(row, into: &blocks)
+            })
         func holds(_ buffer: ByteBuffer, _ text: String) -> Bool {
             let bytes = buffer.bytes, wanted = Array(text.utf8)
             return bytes.indices.contains { bytes[$0...].starts(with: wanted) }
@@ -221,8 +229,10 @@ import Testing
 /// The byte-level writers behind the in-place path, against the standard library's text.
 @Suite struct ByteBufferTests {
     @Test func integersMatchStringConversion() {
-        var values: [Int64] = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, -1, -9, -10, -100,
-                               Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var values: [Int64] = [
+            0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, -1, -9, -10, -100,
+            Int64.max, Int64.min, Int64.max - 1, Int64.min + 1,
+        ]
         var power: Int64 = 1
         for _ in 0..<18 {
             power *= 10

@@ -36,8 +36,11 @@ import Testing
         #expect(count.names == ["count"])
         #expect(count.rows == [[.integer(Int64.fromDatabaseValue(expectedCount[0][0]) ?? -1)]])
 
-        let distinct = try Self.values(session, CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "pagesCount", ascending: true)],
-                                                                    result: .distinct(["pagesCount"])))
+        let distinct = try Self.values(
+            session,
+            CDFetch.FetchRequest(
+                entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "pagesCount", ascending: true)],
+                result: .distinct(["pagesCount"])))
         let expected = try Self.plainRows(copy.path, "SELECT DISTINCT ZPAGESCOUNT FROM ZBOOK ORDER BY ZPAGESCOUNT")
             .map { row in [row[0].isNull ? ObjectValue.null : .integer(Int64.fromDatabaseValue(row[0]) ?? -1)] }
         #expect(distinct.names == ["pagesCount"])
@@ -74,6 +77,9 @@ import Testing
         let queue = try DatabaseQueue(path: copy.path)
         try queue.write { db in try db.execute(sql: "DELETE FROM ZBOOK WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZBOOK)") }
         try queue.close()
-        #expect(try Self.values(session.reloaded(), request).rows == [[.integer((before.first?.first.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) - 1)]])
+        #expect(
+            try Self.values(session.reloaded(), request).rows == [
+                [.integer((before.first?.first.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) - 1)]
+            ])
     }
 }

@@ -46,8 +46,9 @@ import Testing
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)") }
         try queue.close()
-        #expect(error(opening: url.path)?.description
-            == "\(url.path) is a SQLite database but not a Core Data store: missing tables Z_METADATA, Z_PRIMARYKEY")
+        #expect(
+            error(opening: url.path)?.description
+                == "\(url.path) is a SQLite database but not a Core Data store: missing tables Z_METADATA, Z_PRIMARYKEY")
     }
 
     @Test func truncatedStore() throws {
@@ -85,8 +86,9 @@ import Testing
         let queue = try DatabaseQueue(path: copy.path)
         try queue.write { db in try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = x'62706c6973743030ffff'") }
         try queue.close()
-        #expect(error(opening: copy.path)?.description
-            == "\(copy.path): the metadata (Z_METADATA.Z_PLIST) is corrupt: binary property list is truncated")
+        #expect(
+            error(opening: copy.path)?.description
+                == "\(copy.path): the metadata (Z_METADATA.Z_PLIST) is corrupt: binary property list is truncated")
     }
 
     /// A damaged model cache does not stop inspection; it becomes a warning.

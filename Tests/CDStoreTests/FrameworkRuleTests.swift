@@ -20,7 +20,8 @@ import Testing
 
     private var notes: ManagedObjectModel {
         get throws {
-            try model("""
+            try model(
+                """
                 <entity name="Note" representedClassName="Note" syncable="YES">
                     <attribute name="isArchived" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
                     <attribute name="modifiedDate" optional="YES" attributeType="Date" usesScalarValueType="NO"/>
@@ -44,10 +45,14 @@ import Testing
     /// Up to 754 plain indexes (a compound one without `_INDEX`); from 865 fetch indexes.
     @Test func legacyIndexesFollowTheFrameworkVersion() throws {
         let model = try notes
-        let plain = ["CREATE INDEX ZNOTE_ZTITLE_INDEX ON ZNOTE (ZTITLE)",
-                     "CREATE INDEX ZNOTE_ZISARCHIVED_ZMODIFIEDDATE ON ZNOTE (ZISARCHIVED, ZMODIFIEDDATE)"]
-        let fetch = ["CREATE INDEX Z_Note_title ON ZNOTE (ZTITLE COLLATE BINARY ASC)",
-                     "CREATE INDEX Z_Note_isArchived_modifiedDate ON ZNOTE (ZISARCHIVED COLLATE BINARY ASC, ZMODIFIEDDATE COLLATE BINARY ASC)"]
+        let plain = [
+            "CREATE INDEX ZNOTE_ZTITLE_INDEX ON ZNOTE (ZTITLE)",
+            "CREATE INDEX ZNOTE_ZISARCHIVED_ZMODIFIEDDATE ON ZNOTE (ZISARCHIVED, ZMODIFIEDDATE)",
+        ]
+        let fetch = [
+            "CREATE INDEX Z_Note_title ON ZNOTE (ZTITLE COLLATE BINARY ASC)",
+            "CREATE INDEX Z_Note_isArchived_modifiedDate ON ZNOTE (ZISARCHIVED COLLATE BINARY ASC, ZMODIFIEDDATE COLLATE BINARY ASC)",
+        ]
         #expect(indexStatements(model, frameworkVersion: 754) == plain)
         #expect(indexStatements(model, frameworkVersion: LegacyIndexStyle.firstFetchIndexVersion - 1) == plain)
         #expect(indexStatements(model, frameworkVersion: LegacyIndexStyle.firstFetchIndexVersion) == fetch)
@@ -57,7 +62,8 @@ import Testing
     /// An entity with fetch indexes gets only those: the legacy flags beside them make nothing
     /// (knowledgeC 851 and 866 have both in their caches).
     @Test func fetchIndexesReplaceLegacyFlags() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="title" optional="YES" attributeType="String" indexed="YES"/>
                 <fetchIndex name="byTitle">
@@ -75,7 +81,9 @@ import Testing
         let model = try notes
         let old = StoreMapping.predict(model: model, options: MappingOptions(frameworkVersion: 754, history: .none))
         let schema = StoreSchema(
-            tables: old.tables.map { StoreSchema.Table(name: $0.name, sql: $0.createStatement, columns: $0.columns.map { StoreSchema.Column(name: $0.name, type: $0.type) }) },
+            tables: old.tables.map {
+                StoreSchema.Table(name: $0.name, sql: $0.createStatement, columns: $0.columns.map { StoreSchema.Column(name: $0.name, type: $0.type) })
+            },
             indexes: old.tables.flatMap(\.indexes).map { StoreSchema.Index(name: $0.name, table: $0.table, sql: $0.createStatement) },
             triggers: [])
         let resolved = StoreMapping.resolve(model: model, registry: nil, schema: schema)
@@ -87,7 +95,8 @@ import Testing
     /// then of its relationship dictionary; from 419 in name order. The expected old order is
     /// the one of `ZRECIPE` in the Recipes store (framework 241, corpus apple-recipes).
     @Test func columnOrderWithinATypeFollowsTheFrameworkVersion() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Recipe" syncable="YES">
                 <attribute name="instructions" optional="YES" attributeType="String"/>
                 <attribute name="name" optional="YES" attributeType="String"/>
@@ -116,9 +125,11 @@ import Testing
     /// its keys in enumeration order, which the hash alone decides when no two keys share a
     /// bucket (with a collision it also depends on the unknown insertion order).
     @Test func dictionaryOrderOfThe64BitModelFiles() throws {
-        let files = ["apple-recipes/DesktopRecipes/Recipes.xcdatamodel/elements",
-                     "recipes-migration/Recipes.xcdatamodeld/Recipes.xcdatamodel/elements",
-                     "recipes-migration/Recipes.xcdatamodeld/Recipes 2.xcdatamodel/elements"]
+        let files = [
+            "apple-recipes/DesktopRecipes/Recipes.xcdatamodel/elements",
+            "recipes-migration/Recipes.xcdatamodeld/Recipes.xcdatamodel/elements",
+            "recipes-migration/Recipes.xcdatamodeld/Recipes 2.xcdatamodel/elements",
+        ]
         var checked: Set<[String]> = []
         for file in files {
             let archive = try PropertyList.decode(Data(contentsOf: Corpus.url(file)))
@@ -131,7 +142,8 @@ import Testing
                 }
                 let buckets = try #require(HashTableOrder.bucketCount(forKeys: keys.count))
                 guard keys.count == uids.count,
-                      Set(keys.map { HashTableOrder.stringHash($0) % UInt64(buckets) }).count == keys.count else { continue }
+                    Set(keys.map { HashTableOrder.stringHash($0) % UInt64(buckets) }).count == keys.count
+                else { continue }
                 #expect(HashTableOrder.enumerationOrder(of: keys.sorted()) == keys, "\(file): \(keys)")
                 checked.insert(keys)
             }
@@ -142,7 +154,8 @@ import Testing
     /// Two many-to-many relationships of one name on different entities: the tables keep the
     /// plain name, and only the key columns, whose full names collide, are numbered.
     @Test func joinTableNamesAreNumberedOnlyOnAFullCollision() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Message" syncable="YES">
                 <relationship name="users" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="messages" inverseEntity="User"/>
             </entity>
@@ -165,7 +178,8 @@ import Testing
     /// SystemMessage's column, so the order is the entities' names, not their `Z_ENT`s; the
     /// note says the rule is uncertain, in the mapping and in `model --sql`.
     @Test func joinKeyColumnsAreNumberedInEntityNameOrder() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Message" isAbstract="YES" syncable="YES"/>
             <entity name="Reaction" syncable="YES">
                 <relationship name="users" toMany="YES" deletionRule="Nullify" destinationEntity="User" inverseName="reactions" inverseEntity="User"/>
@@ -181,13 +195,15 @@ import Testing
         let mapping = StoreMapping.predict(model: model)
         #expect(mapping.entities.map { "\($0.number) \($0.name)" } == ["1 Message", "2 SystemMessage", "3 Reaction", "4 User"])
         let joins = mapping.tables.filter { $0.kind == .manyToMany }
-        #expect(joins.map(\.createStatement) == [
-            "CREATE TABLE Z_2USERS ( Z_2SYSTEMMESSAGES INTEGER, Z_4USERS1 INTEGER, PRIMARY KEY (Z_2SYSTEMMESSAGES, Z_4USERS1) )",
-            "CREATE TABLE Z_3USERS ( Z_3REACTIONS INTEGER, Z_4USERS INTEGER, PRIMARY KEY (Z_3REACTIONS, Z_4USERS) )",
-        ])
+        #expect(
+            joins.map(\.createStatement) == [
+                "CREATE TABLE Z_2USERS ( Z_2SYSTEMMESSAGES INTEGER, Z_4USERS1 INTEGER, PRIMARY KEY (Z_2SYSTEMMESSAGES, Z_4USERS1) )",
+                "CREATE TABLE Z_3USERS ( Z_3REACTIONS INTEGER, Z_4USERS INTEGER, PRIMARY KEY (Z_3REACTIONS, Z_4USERS) )",
+            ])
         let note = try #require(mapping.resolutions.first { $0.rule == .joinTableNaming })
         #expect(note.held == nil && note.table == "Z_2USERS")
-        #expect(note.detail.hasPrefix("Z_4USERS (Reaction.users, in Z_3USERS), Z_4USERS1 (SystemMessage.users, in Z_2USERS): ")
+        #expect(
+            note.detail.hasPrefix("Z_4USERS (Reaction.users, in Z_3USERS), Z_4USERS1 (SystemMessage.users, in Z_2USERS): ")
                 && note.detail.hasSuffix("uncertain"))
         #expect(MappingText.render(mapping).contains("-- joinTableNaming (Z_2USERS): Z_4USERS (Reaction.users, in Z_3USERS)"))
     }
@@ -195,7 +211,8 @@ import Testing
     /// Two relationships of one entity that are each other's inverse: either may name the
     /// table, so the other candidate is listed in the JSON and the text.
     @Test func reflexivePairListsBothCandidates() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Client" syncable="YES">
                 <relationship name="trustedByClients" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="trustedClients" inverseEntity="Client"/>
                 <relationship name="trustedClients" toMany="YES" deletionRule="Nullify" destinationEntity="Client" inverseName="trustedByClients" inverseEntity="Client"/>
@@ -217,7 +234,9 @@ import Testing
         let other = try #require(join.alternatives.first)
         let schemaTables = mapping.tables.map { $0.name == join.name ? other : $0 }
         let schema = StoreSchema(
-            tables: schemaTables.map { StoreSchema.Table(name: $0.name, sql: $0.createStatement, columns: $0.columns.map { StoreSchema.Column(name: $0.name, type: $0.type) }) },
+            tables: schemaTables.map {
+                StoreSchema.Table(name: $0.name, sql: $0.createStatement, columns: $0.columns.map { StoreSchema.Column(name: $0.name, type: $0.type) })
+            },
             indexes: schemaTables.flatMap(\.indexes).map { StoreSchema.Index(name: $0.name, table: $0.table, sql: $0.createStatement) },
             triggers: [])
         let resolved = StoreMapping.resolve(model: model, registry: nil, schema: schema)
@@ -228,7 +247,8 @@ import Testing
 
     /// An R-tree fetch index in XML becomes a `Z_RT_` virtual table with bounds per element.
     @Test func rtreeFetchIndexFromXML() throws {
-        let model = try model("""
+        let model = try model(
+            """
             <entity name="Place" syncable="YES">
                 <attribute name="latitude" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
                 <attribute name="longitude" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
@@ -241,7 +261,10 @@ import Testing
         #expect(model.entity(named: "Place")?.fetchIndexes.first?.isRTree == true)
         let mapping = StoreMapping.predict(model: model)
         let rtree = try #require(mapping.tables.first { $0.kind == .rtree })
-        #expect(rtree.createStatement == "CREATE VIRTUAL TABLE Z_RT_Place_byLocation USING RTREE (Z_PK INTEGER PRIMARY KEY, ZLATITUDE_MIN FLOAT, ZLATITUDE_MAX FLOAT, ZLONGITUDE_MIN FLOAT, ZLONGITUDE_MAX FLOAT)")
+        #expect(
+            rtree.createStatement
+                == "CREATE VIRTUAL TABLE Z_RT_Place_byLocation USING RTREE (Z_PK INTEGER PRIMARY KEY, ZLATITUDE_MIN FLOAT, ZLATITUDE_MAX FLOAT, ZLONGITUDE_MIN FLOAT, ZLONGITUDE_MAX FLOAT)"
+        )
         #expect(mapping.tables.flatMap(\.indexes).isEmpty)
         #expect(mapping.createStatements.contains(rtree.createStatement))
     }

@@ -65,7 +65,8 @@ import Testing
         let snapshot = try StoreSnapshot(path: folder.appendingPathComponent("s?.sqlite").path)
         #expect(snapshot.readsInPlace)
         #expect(try Self.count(snapshot) == 84)
-        #expect(StoreSnapshot.readOnlyURI(URL(fileURLWithPath: "/t/a?b#c%d é"))
+        #expect(
+            StoreSnapshot.readOnlyURI(URL(fileURLWithPath: "/t/a?b#c%d é"))
                 == "file:/t/a%3Fb%23c%25d%20%C3%A9?vfs=cdstore-read-only&mode=ro")
     }
 
@@ -135,16 +136,18 @@ import Testing
             let result = try CommandRunner.run(["dump", store.path, "Post", "--format", "ndjson"])
             outcomes[result.status, default: 0] += 1
             if result.status == 0 {
-                let ids = Set(result.stdout.split(separator: "\n").compactMap { line -> String? in
-                    guard let range = line.range(of: #""postID":"pair-"#) else { return nil }
-                    return String(line[range.upperBound...].prefix { $0 != "\"" })
-                })
+                let ids = Set(
+                    result.stdout.split(separator: "\n").compactMap { line -> String? in
+                        guard let range = line.range(of: #""postID":"pair-"#) else { return nil }
+                        return String(line[range.upperBound...].prefix { $0 != "\"" })
+                    })
                 let unmatched = ids.filter { $0.hasSuffix("-a") ? !ids.contains(String($0.dropLast()) + "b") : !ids.contains(String($0.dropLast()) + "a") }
                 #expect(unmatched.isEmpty, "half-seen transactions: \(unmatched.sorted().prefix(5))")
                 #expect(result.stdout.split(separator: "\n").count >= 84)
             } else {
                 #expect(result.status == 2)
-                #expect(result.stderr == "cdstore: error: \(store.path) changed while cdstore was reading it (an app is writing to it); run the command again\n")
+                #expect(
+                    result.stderr == "cdstore: error: \(store.path) changed while cdstore was reading it (an app is writing to it); run the command again\n")
             }
         }
         stop.value = true
@@ -211,7 +214,8 @@ final class SQLiteWriter: @unchecked Sendable {
         input.fileHandleForWriting.write(Data((sql + "\n.print '\(String(decoding: marker.dropLast(), as: UTF8.self))'\n").utf8))
         while true {
             if pending.count >= marker.count,
-               let start = (0...(pending.count - marker.count)).first(where: { pending[$0..<$0 + marker.count].elementsEqual(marker) }) {
+                let start = (0...(pending.count - marker.count)).first(where: { pending[$0..<$0 + marker.count].elementsEqual(marker) })
+            {
                 let printed = String(decoding: pending[..<start], as: UTF8.self)
                 pending.removeFirst(start + marker.count)
                 return printed.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -12,12 +12,14 @@ import Testing
         inspection.metadata.hashesDigestMatches = false
         inspection.warnings = ["first problem", "second problem"]
         let text = InspectionText.render(inspection)
-        #expect(text.contains("""
-            Model cache
-              2 entities, 3,175 bytes (1,996 compressed)
-              hashes recomputed from the cache DIFFER from the metadata:
-                Post: metadata abababababababab, cache none
-            """))
+        #expect(
+            text.contains(
+                """
+                Model cache
+                  2 entities, 3,175 bytes (1,996 compressed)
+                  hashes recomputed from the cache DIFFER from the metadata:
+                    Post: metadata abababababababab, cache none
+                """))
         #expect(text.contains("  hashes digest:       digest== (MISMATCH)\n"))
         #expect(text.hasSuffix("Warnings\n  - first problem\n  - second problem"))
     }

@@ -71,16 +71,17 @@ enum JoinKeyCollisions {
                 outcomes.append("\(store): \(entry)" + (ours == stores ? "" : " (predicted \(ours.joined(separator: " ")))"))
             }
         }
-        #expect(outcomes == [
-            "osxphotos-photos-10.15.4/Photos.sqlite: Memory.representativeAssets=Z_34REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_34REPRESENTATIVEASSETS1",
-            "osxphotos-photos-10.16.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
-            "osxphotos-photos-12.0.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
-            "osxphotos-photos-13.0.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
-            "osxphotos-photos-14.6.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
-            "osxphotos-photos-15.4.1/Photos.sqlite: GenericAlbum.keyAssets=Z_3KEYASSETS Suggestion.keyAssets=Z_3KEYASSETS1",
-            "osxphotos-photos-15.4.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS1 Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS"
-                + " (predicted Z_3REPRESENTATIVEASSETS Z_3REPRESENTATIVEASSETS1)",
-        ])
+        #expect(
+            outcomes == [
+                "osxphotos-photos-10.15.4/Photos.sqlite: Memory.representativeAssets=Z_34REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_34REPRESENTATIVEASSETS1",
+                "osxphotos-photos-10.16.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
+                "osxphotos-photos-12.0.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
+                "osxphotos-photos-13.0.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
+                "osxphotos-photos-14.6.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
+                "osxphotos-photos-15.4.1/Photos.sqlite: GenericAlbum.keyAssets=Z_3KEYASSETS Suggestion.keyAssets=Z_3KEYASSETS1",
+                "osxphotos-photos-15.4.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS1 Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS"
+                    + " (predicted Z_3REPRESENTATIVEASSETS Z_3REPRESENTATIVEASSETS1)",
+            ])
     }
 
     /// Where the prediction holds, the join tables' DDL is the store's, column for column.
@@ -103,8 +104,11 @@ enum JoinKeyCollisions {
                 let mapping = StoreMapping.predict(model: version.model)
                 for group in JoinKeyCollisions.groups(in: version.model) {
                     let columns = group.map { JoinKeyCollisions.column(of: $0, in: mapping) ?? "?" }
-                    #expect(mapping.resolutions.contains { $0.rule == .joinTableNaming && $0.held == nil
-                        && $0.detail.contains(columns[0] + " (" + group[0]) && $0.detail.hasSuffix("uncertain") })
+                    #expect(
+                        mapping.resolutions.contains {
+                            $0.rule == .joinTableNaming && $0.held == nil
+                                && $0.detail.contains(columns[0] + " (" + group[0]) && $0.detail.hasSuffix("uncertain")
+                        })
                     found.append("\(file) \(version.name): " + zip(group, columns).map { "\($0.0)=\($0.1)" }.joined(separator: " "))
                 }
             }

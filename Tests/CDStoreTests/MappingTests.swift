@@ -20,9 +20,10 @@ struct MappedStore {
         let snapshot = try StoreSnapshot(path: copy.path)
         return try snapshot.read { db in
             guard let cache = try ModelCache.read(db, path: copy.path) else { return nil }
-            return MappedStore(model: cache.model, registry: try EntityRegistry.read(db), schema: try StoreSchema.read(db),
-                               frameworkVersion: try StoreMetadata.read(db, path: copy.path).frameworkVersion,
-                               statements: try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
+            return MappedStore(
+                model: cache.model, registry: try EntityRegistry.read(db), schema: try StoreSchema.read(db),
+                frameworkVersion: try StoreMetadata.read(db, path: copy.path).frameworkVersion,
+                statements: try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
         }
     }
 
@@ -32,8 +33,9 @@ struct MappedStore {
 
     /// Rules only: the registry's numbers and the framework version's rules, no schema.
     var predicted: StoreMapping {
-        StoreMapping.predict(model: model, registry: registry,
-                             options: frameworkVersion.map { MappingOptions(frameworkVersion: $0) } ?? MappingOptions())
+        StoreMapping.predict(
+            model: model, registry: registry,
+            options: frameworkVersion.map { MappingOptions(frameworkVersion: $0) } ?? MappingOptions())
     }
 
     var resolved: StoreMapping { StoreMapping.resolve(model: model, registry: registry, schema: schema) }
@@ -44,7 +46,7 @@ private let knownFailures: [String: Set<String>] = [
     // ZGENERICASSET holds GenericAsset and its sub-entity Asset, but this store has no Z_ENT
     // index on it, though every other table with sub-entities in the corpus has one. A
     // migration that introduced the sub-entity probably did not add it.
-    "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"],
+    "osxphotos-photos-10.15.4/Photos.sqlite": ["missingIndex ZGENERICASSET_Z_ENT_INDEX"]
 ]
 
 /// Which corpus stores each corpus-wide mapping test covers, read once while the run is planned.
@@ -62,9 +64,10 @@ enum MappingCorpus {
     /// Every store with a model cache.
     static let facts: [String: Facts] = Corpus.facts { store in
         try MappedStore.load(store).map { mapped in
-            Facts(migrated: mapped.schema.showsMigrationHistory,
-                  createdInFreshOrder: mapped.statements.first?.hasPrefix("CREATE TABLE Z_PRIMARYKEY") == false
-                      && (mapped.frameworkVersion ?? 0) > 754)
+            Facts(
+                migrated: mapped.schema.showsMigrationHistory,
+                createdInFreshOrder: mapped.statements.first?.hasPrefix("CREATE TABLE Z_PRIMARYKEY") == false
+                    && (mapped.frameworkVersion ?? 0) > 754)
         }
     }
     static let cached = facts.keys.sorted()
@@ -168,8 +171,10 @@ enum MappingCorpus {
         #expect(names[3...6] == ["ZINTERVALTYPE", "ZHASAPP", "Z_FOK_HASAPP", "ZFIRSTTIMESTAMP"])
         #expect(table.column(named: "Z_FOK_HASAPP")?.role == .toOneOrder)
         #expect(mapping.columns(forProperty: "hasApp", ofEntity: "AppTypicalUsage").map(\.name) == ["ZHASAPP", "Z_FOK_HASAPP"])
-        #expect(table.createStatement.hasPrefix(
-            "CREATE TABLE ZAPPTYPICALUSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZINTERVALTYPE INTEGER, ZHASAPP INTEGER, Z_FOK_HASAPP INTEGER, ZFIRSTTIMESTAMP TIMESTAMP, ZTIMESTAMP TIMESTAMP, ZWIFIIN FLOAT,"))
+        #expect(
+            table.createStatement.hasPrefix(
+                "CREATE TABLE ZAPPTYPICALUSAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZINTERVALTYPE INTEGER, ZHASAPP INTEGER, Z_FOK_HASAPP INTEGER, ZFIRSTTIMESTAMP TIMESTAMP, ZTIMESTAMP TIMESTAMP, ZWIFIIN FLOAT,"
+            ))
         #expect(mapping.entityNumber(of: "Process") == 15 && mapping.entityNumber(of: "App") == 16)
         #expect(mapping.table(forEntity: "App")?.name == "ZPROCESS")
         #expect(mapping.entityNumbers(includingSubentitiesOf: "Process") == [15, 16])
@@ -181,7 +186,8 @@ enum MappingCorpus {
         #expect(netusage.columns(forProperty: "hasProcess", ofEntity: "LiveUsage").map(\.name) == ["ZHASPROCESS", "Z15_HASPROCESS"])
         #expect(netusage.table(named: "ZLIVEUSAGE")?.column(named: "Z15_HASPROCESS")?.role == .toOneEntityType)
         let notes = try MappedStore.require("plaso-notestore-ios/NoteStore.sqlite").resolved
-        #expect(notes.columns(forProperty: "cloudSyncingObject", ofEntity: "ICCloudState").map(\.name)
+        #expect(
+            notes.columns(forProperty: "cloudSyncingObject", ofEntity: "ICCloudState").map(\.name)
                 == ["ZCLOUDSYNCINGOBJECT", "Z2_CLOUDSYNCINGOBJECT"])
         let books = try MappedStore.require("cdplus-samplemodel2/SampleModel2_V1.sqlite").resolved
         #expect(books.columns(forProperty: "book", ofEntity: "Page").map(\.name) == ["ZBOOK", "Z1_BOOK"])
@@ -195,17 +201,29 @@ enum MappingCorpus {
         let join = try #require(mapping.table(named: "Z_1OWNINGACCOUNTTYPES"))
         #expect(join.kind == .manyToMany)
         #expect(join.columns.map(\.name) == ["Z_1ACCESSKEYS", "Z_4OWNINGACCOUNTTYPES"])
-        #expect(join.createStatement == "CREATE TABLE Z_1OWNINGACCOUNTTYPES ( Z_1ACCESSKEYS INTEGER, Z_4OWNINGACCOUNTTYPES INTEGER, PRIMARY KEY (Z_1ACCESSKEYS, Z_4OWNINGACCOUNTTYPES) )")
-        #expect(join.indexes.map(\.createStatement) == ["CREATE INDEX Z_1OWNINGACCOUNTTYPES_Z_4OWNINGACCOUNTTYPES_INDEX ON Z_1OWNINGACCOUNTTYPES (Z_4OWNINGACCOUNTTYPES, Z_1ACCESSKEYS)"])
+        #expect(
+            join.createStatement
+                == "CREATE TABLE Z_1OWNINGACCOUNTTYPES ( Z_1ACCESSKEYS INTEGER, Z_4OWNINGACCOUNTTYPES INTEGER, PRIMARY KEY (Z_1ACCESSKEYS, Z_4OWNINGACCOUNTTYPES) )"
+        )
+        #expect(
+            join.indexes.map(\.createStatement) == [
+                "CREATE INDEX Z_1OWNINGACCOUNTTYPES_Z_4OWNINGACCOUNTTYPES_INDEX ON Z_1OWNINGACCOUNTTYPES (Z_4OWNINGACCOUNTTYPES, Z_1ACCESSKEYS)"
+            ])
         let owning = try #require(mapping.joinTable(forRelationship: "owningAccountTypes", ofEntity: "AccessOptionsKey"))
-        #expect(owning == JoinTableLookup(table: "Z_1OWNINGACCOUNTTYPES", sourceColumn: "Z_1ACCESSKEYS",
-                                          destinationColumn: "Z_4OWNINGACCOUNTTYPES", orderColumn: nil))
+        #expect(
+            owning
+                == JoinTableLookup(
+                    table: "Z_1OWNINGACCOUNTTYPES", sourceColumn: "Z_1ACCESSKEYS",
+                    destinationColumn: "Z_4OWNINGACCOUNTTYPES", orderColumn: nil))
         let keys = try #require(mapping.joinTable(forRelationship: "accessKeys", ofEntity: "AccountType"))
         #expect(keys.sourceColumn == "Z_4OWNINGACCOUNTTYPES" && keys.destinationColumn == "Z_1ACCESSKEYS")
         #expect(mapping.columns(forProperty: "accessKeys", ofEntity: "AccountType").isEmpty)
-        #expect(mapping.tables.filter { $0.kind == .manyToMany }.map(\.name)
-                == ["Z_1OWNINGACCOUNTTYPES", "Z_2ENABLEDDATACLASSES", "Z_2PROVISIONEDDATACLASSES",
-                    "Z_4SUPPORTEDDATACLASSES", "Z_4SYNCABLEDATACLASSES"])
+        #expect(
+            mapping.tables.filter { $0.kind == .manyToMany }.map(\.name)
+                == [
+                    "Z_1OWNINGACCOUNTTYPES", "Z_2ENABLEDDATACLASSES", "Z_2PROVISIONEDDATACLASSES",
+                    "Z_4SUPPORTEDDATACLASSES", "Z_4SYNCABLEDATACLASSES",
+                ])
     }
 
     /// §7.6: the key column's number is the declared destination, a sub-entity here (Event is
@@ -223,11 +241,13 @@ enum MappingCorpus {
     @Test func collisionSuffixesFollowEntityNumbers() throws {
         let mapping = try MappedStore.require("plaso-notestore-ios/NoteStore.sqlite").resolved
         let owners = ["ICAccountData", "ICDeviceMigrationState", "ICHashtag", "ICLegacyTombstone", "ICNote", "ICFolder"]
-        #expect(owners.map { mapping.column(forProperty: "account", ofEntity: $0)?.name }
+        #expect(
+            owners.map { mapping.column(forProperty: "account", ofEntity: $0)?.name }
                 == ["ZACCOUNT", "ZACCOUNT1", "ZACCOUNT2", "ZACCOUNT3", "ZACCOUNT4", "ZACCOUNT5"])
         #expect(owners.map { mapping.entityNumber(of: $0) } == [3, 6, 7, 9, 11, 14])
         let dates = ["ICAttachment", "ICHashtag", "ICInlineAttachment", "ICNote"]
-        #expect(dates.map { mapping.column(forProperty: "creationDate", ofEntity: $0)?.name }
+        #expect(
+            dates.map { mapping.column(forProperty: "creationDate", ofEntity: $0)?.name }
                 == ["ZCREATIONDATE", "ZCREATIONDATE1", "ZCREATIONDATE2", "ZCREATIONDATE3"])
         // An inherited property resolves to its declaring entity's column.
         #expect(mapping.column(forProperty: "identifier", ofEntity: "ICNote")?.name == "ZIDENTIFIER")
@@ -240,7 +260,9 @@ enum MappingCorpus {
         let mapping = try MappedStore.require("osxphotos-photos-10.15.4/Photos.sqlite").predicted
         let join = try #require(mapping.table(named: "Z_26ASSETS"))
         #expect(join.columns.map(\.name) == ["Z_26ALBUMS", "Z_34ASSETS", "Z_FOK_34ASSETS"])
-        #expect(join.createStatement == "CREATE TABLE Z_26ASSETS ( Z_26ALBUMS INTEGER, Z_34ASSETS INTEGER, Z_FOK_34ASSETS INTEGER, PRIMARY KEY (Z_26ALBUMS, Z_34ASSETS) )")
+        #expect(
+            join.createStatement
+                == "CREATE TABLE Z_26ASSETS ( Z_26ALBUMS INTEGER, Z_34ASSETS INTEGER, Z_FOK_34ASSETS INTEGER, PRIMARY KEY (Z_26ALBUMS, Z_34ASSETS) )")
         let lookup = try #require(mapping.joinTable(forRelationship: "assets", ofEntity: "Album"))
         #expect(lookup.orderColumn == "Z_FOK_34ASSETS" && lookup.sourceColumn == "Z_26ALBUMS")
     }
@@ -260,7 +282,8 @@ enum MappingCorpus {
         #expect(reflexive.indexes.map(\.name) == ["Z_44MERGECANDIDATES_REFLEXIVE_INDEX"])
         // Two many-to-manys named representativeAssets with destination Asset: the one of the
         // entity whose name sorts later is numbered.
-        #expect(mapped.predicted.table(named: "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS")?.columns.map(\.name)
+        #expect(
+            mapped.predicted.table(named: "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS")?.columns.map(\.name)
                 == ["Z_3REPRESENTATIVEASSETS1", "Z_55SUGGESTIONSBEINGREPRESENTATIVEASSETS"])
     }
 
@@ -269,8 +292,11 @@ enum MappingCorpus {
         let mapping = try MappedStore.require("osxphotos-photos-15.4.1/Photos.sqlite").resolved
         #expect(mapping.table(named: "Z_3MEMORIESBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS1")
         #expect(mapping.table(named: "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS")
-        #expect(mapping.resolutions.contains { $0.rule == .joinTableNaming && $0.held == false
-            && $0.table == "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS" && $0.detail.hasSuffix("uncertain") })
+        #expect(
+            mapping.resolutions.contains {
+                $0.rule == .joinTableNaming && $0.held == false
+                    && $0.table == "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS" && $0.detail.hasSuffix("uncertain")
+            })
     }
 
     /// §7.6: a to-many without inverse keeps `Z<sourceZ_ENT><REL>` in the destination table.
@@ -279,7 +305,10 @@ enum MappingCorpus {
         let column = try #require(mapping.column(forProperty: "libraryScopeAssetContributors", ofEntity: "Asset"))
         #expect(column.name == "Z3LIBRARYSCOPEASSETCONTRIBUTORS" && column.role == .toManyKeyWithoutInverse)
         let table = try #require(mapping.table(named: "ZASSETCONTRIBUTOR"))
-        #expect(table.createStatement == "CREATE TABLE ZASSETCONTRIBUTOR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPARTICIPANT INTEGER, Z3LIBRARYSCOPEASSETCONTRIBUTORS INTEGER )")
+        #expect(
+            table.createStatement
+                == "CREATE TABLE ZASSETCONTRIBUTOR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPARTICIPANT INTEGER, Z3LIBRARYSCOPEASSETCONTRIBUTORS INTEGER )"
+        )
         #expect(table.indexes.map(\.name).contains("ZASSETCONTRIBUTOR_Z3LIBRARYSCOPEASSETCONTRIBUTORS_INDEX"))
     }
 
@@ -288,12 +317,16 @@ enum MappingCorpus {
         let mapping = try MappedStore.require("cdplus-samplemodel2/SampleModel2_V1.sqlite").resolved
         let book = try #require(mapping.table(named: "ZBOOK"))
         #expect(book.entities == ["Book", "GraphicNovel"])
-        #expect(book.createStatement == "CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPAGESCOUNT INTEGER, ZAUTHOR INTEGER, ZISBLACKANDWHITE INTEGER, ZPUBLISHEDAT TIMESTAMP, ZPRICE DECIMAL, ZTITLE VARCHAR, ZUNIQUEID BLOB, ZCOVER BLOB )")
-        #expect(book.indexes.map(\.createStatement) == [
-            "CREATE INDEX ZBOOK_ZAUTHOR_INDEX ON ZBOOK (ZAUTHOR)",
-            "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
-            "CREATE UNIQUE INDEX Z_Book_UNIQUE_uniqueID ON ZBOOK (ZUNIQUEID COLLATE BINARY ASC)",
-        ])
+        #expect(
+            book.createStatement
+                == "CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPAGESCOUNT INTEGER, ZAUTHOR INTEGER, ZISBLACKANDWHITE INTEGER, ZPUBLISHEDAT TIMESTAMP, ZPRICE DECIMAL, ZTITLE VARCHAR, ZUNIQUEID BLOB, ZCOVER BLOB )"
+        )
+        #expect(
+            book.indexes.map(\.createStatement) == [
+                "CREATE INDEX ZBOOK_ZAUTHOR_INDEX ON ZBOOK (ZAUTHOR)",
+                "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
+                "CREATE UNIQUE INDEX Z_Book_UNIQUE_uniqueID ON ZBOOK (ZUNIQUEID COLLATE BINARY ASC)",
+            ])
         // Derived attributes have a column; fetched properties have none.
         #expect(mapping.column(forProperty: "pagesCount", ofEntity: "Book")?.name == "ZPAGESCOUNT")
         #expect(mapping.columns(forProperty: "feedbacks", ofEntity: "Author").isEmpty)
@@ -305,7 +338,9 @@ enum MappingCorpus {
     @Test func uniquenessAndFetchIndexes() throws {
         let mapping = try MappedStore.require("cdplus-samplemodel/SampleModel_V2.sqlite").resolved
         let statements = mapping.tables.flatMap(\.indexes).map(\.createStatement)
-        #expect(statements.contains("CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)"))
+        #expect(
+            statements.contains(
+                "CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)"))
         #expect(statements.contains("CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)"))
         // LuxuryCar is row 3 of Z_PRIMARYKEY under its old name ExpensiveSportCar.
         #expect(mapping.entityNumber(of: "LuxuryCar") == 3)
@@ -316,9 +351,14 @@ enum MappingCorpus {
     @Test func partialAndDescendingFetchIndexes() throws {
         let mapping = try MappedStore.require("osxphotos-vuindex-15.4.1/VUIndex.sqlite").resolved
         let statements = Set(mapping.tables.flatMap(\.indexes).map(\.createStatement))
-        #expect(statements.contains("CREATE INDEX Z_VUIndexMapping_hasMatchOnlyLabels ON ZVUINDEXMAPPING (ZDENSITY COLLATE BINARY ASC) WHERE (ZDENSITY = -1 AND ZLABEL <> -1)"))
+        #expect(
+            statements.contains(
+                "CREATE INDEX Z_VUIndexMapping_hasMatchOnlyLabels ON ZVUINDEXMAPPING (ZDENSITY COLLATE BINARY ASC) WHERE (ZDENSITY = -1 AND ZLABEL <> -1)"))
         #expect(statements.contains("CREATE INDEX Z_VUIndexMapping_byDiversity ON ZVUINDEXMAPPING (ZDIVERSITY COLLATE BINARY DESC)"))
-        #expect(statements.contains("CREATE INDEX Z_VUIndexObservation_quantizerIdentifiers ON ZVUINDEXOBSERVATION (ZTYPE COLLATE BINARY ASC, ZISPRIMARY COLLATE BINARY ASC, ZIDENTIFIER COLLATE BINARY ASC) WHERE ZEMBEDDING IS NOT NULL"))
+        #expect(
+            statements.contains(
+                "CREATE INDEX Z_VUIndexObservation_quantizerIdentifiers ON ZVUINDEXOBSERVATION (ZTYPE COLLATE BINARY ASC, ZISPRIMARY COLLATE BINARY ASC, ZIDENTIFIER COLLATE BINARY ASC) WHERE ZEMBEDDING IS NOT NULL"
+            ))
     }
 
     /// Fetch-index elements that index `SELF` use `Z_PK` (Photos `forFavoritesAlbum`).
@@ -333,7 +373,10 @@ enum MappingCorpus {
     /// and writes a one-property uniqueness constraint on the column.
     @Test func legacyHistoryAndColumnUniqueness() throws {
         let mapping = try MappedStore.require("plaso-knowledgec-1013/knowledgec-10.13.db").resolved
-        #expect(mapping.table(named: "ATRANSACTION")?.createStatement == "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )")
+        #expect(
+            mapping.table(named: "ATRANSACTION")?.createStatement
+                == "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )"
+        )
         #expect(mapping.table(named: "ATRANSACTIONSTRING") == nil)
         #expect(mapping.table(named: "ACHANGE")?.columns.suffix(3).map(\.name) == ["ZTOMBSTONE0", "ZTOMBSTONE1", "ZTOMBSTONE2"])
         #expect(mapping.table(named: "ZSTRUCTUREDMETADATA")?.column(named: "ZMETADATAHASH")?.unique == true)
@@ -343,11 +386,14 @@ enum MappingCorpus {
     @Test func currentHistoryLayout() throws {
         let mapping = try MappedStore.require("cdplus-samplemodel2/SampleModel2_V1.sqlite").resolved
         #expect(mapping.tables.filter { $0.kind == .history }.map(\.name) == ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
-        #expect(mapping.table(named: "ATRANSACTIONSTRING")?.indexes.map(\.createStatement)
+        #expect(
+            mapping.table(named: "ATRANSACTIONSTRING")?.indexes.map(\.createStatement)
                 == ["CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC)"])
-        #expect(mapping.table(named: "Z_PRIMARYKEY")?.createStatement
+        #expect(
+            mapping.table(named: "Z_PRIMARYKEY")?.createStatement
                 == "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-        #expect(mapping.table(named: "Z_METADATA")?.createStatement
+        #expect(
+            mapping.table(named: "Z_METADATA")?.createStatement
                 == "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
     }
 
@@ -413,7 +459,8 @@ enum MappingCorpus {
     }
 
     @Test func columnOrderAndAppendedColumns() throws {
-        let table = StoreSchema.Table(name: "ZEXTENDEDATTRIBUTES",
+        let table = StoreSchema.Table(
+            name: "ZEXTENDEDATTRIBUTES",
             sql: "CREATE TABLE ZEXTENDEDATTRIBUTES ( Z_PK INTEGER PRIMARY KEY, ZA INTEGER, ZLENSMODEL VARCHAR , ZSLUSHVERSION INTEGER, ZFPS FLOAT)",
             columns: [])
         #expect(table.appendedColumns == ["ZSLUSHVERSION", "ZFPS"])
@@ -433,14 +480,16 @@ enum MappingCorpus {
         let account = try #require(tables.first { $0["name"] as? String == "ZACCOUNT" })
         #expect(Set(account.keys) == ["name", "kind", "entities", "columns", "primaryKey", "indexes", "alternatives", "triggers", "sql"])
         let columns = try #require(account["columns"] as? [[String: Any]])
-        #expect(columns.allSatisfy {
-            Set($0.keys) == ["name", "type", "role", "unique", "entity", "property", "destination", "renamedFrom"]
-        })
+        #expect(
+            columns.allSatisfy {
+                Set($0.keys) == ["name", "type", "role", "unique", "entity", "property", "destination", "renamedFrom"]
+            })
         #expect(columns[0]["name"] as? String == "Z_PK" && columns[0]["entity"] is NSNull)
         let indexes = try #require(account["indexes"] as? [[String: Any]])
-        #expect(indexes.allSatisfy {
-            Set($0.keys) == ["name", "table", "kind", "unique", "columns", "order", "where", "entity", "sql"]
-        })
+        #expect(
+            indexes.allSatisfy {
+                Set($0.keys) == ["name", "table", "kind", "unique", "columns", "order", "where", "entity", "sql"]
+            })
         #expect(indexes.first?["sql"] as? String == "CREATE INDEX ZACCOUNT_ZACCOUNTTYPE_INDEX ON ZACCOUNT (ZACCOUNTTYPE)")
         let decoded = try JSONDecoder().decode(StoreMapping.self, from: encoder.encode(mapping))
         #expect(decoded == mapping)
@@ -452,9 +501,11 @@ enum MappingCorpus {
         #expect(PartialIndexSQL.translate("embedding != nil", column: column) == "ZEMBEDDING IS NOT NULL")
         #expect(PartialIndexSQL.translate("data == nil", column: column) == "ZDATA IS NULL")
         #expect(PartialIndexSQL.translate("packedBadgeAttributes > 1", column: column) == "ZPACKEDBADGEATTRIBUTES > 1")
-        #expect(PartialIndexSQL.translate("cloudLocalState == 2 OR cloudLocalState == 4", column: column)
+        #expect(
+            PartialIndexSQL.translate("cloudLocalState == 2 OR cloudLocalState == 4", column: column)
                 == "(ZCLOUDLOCALSTATE = 2 OR ZCLOUDLOCALSTATE = 4)")
-        #expect(PartialIndexSQL.translate("faceCrop == nil AND duration == 0 AND manual == 0 AND (centerX != 0 OR bodyCenterX == 0)", column: column)
+        #expect(
+            PartialIndexSQL.translate("faceCrop == nil AND duration == 0 AND manual == 0 AND (centerX != 0 OR bodyCenterX == 0)", column: column)
                 == "(ZFACECROP IS NULL AND ZDURATION = 0 AND ZMANUAL = 0 AND (ZCENTERX <> 0 OR ZBODYCENTERX = 0))")
         #expect(PartialIndexSQL.translate("name == \"it's\"", column: column) == "ZNAME = 'it''s'")
         #expect(PartialIndexSQL.translate("missing == 1", column: column) == nil)
@@ -476,7 +527,8 @@ enum MappingCorpus {
         #expect(mapping.entityNumber(of: "NetworkAttachment") == 12 && mapping.entityNumber(of: "NWActivityFragment") == 13)
         #expect(mapping.resolutions.contains { $0.rule == .entityNumbering && $0.held == nil })
         #expect(mapping.tables.filter { $0.kind == .history }.isEmpty)
-        #expect(StoreMapping.predict(model: mapped.model, options: MappingOptions(history: .layout(.current)))
-            .tables.filter { $0.kind == .history }.map(\.name) == ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
+        #expect(
+            StoreMapping.predict(model: mapped.model, options: MappingOptions(history: .layout(.current)))
+                .tables.filter { $0.kind == .history }.map(\.name) == ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"])
     }
 }

@@ -117,7 +117,8 @@ import Testing
     /// mapping of the version that wrote it from its model file.
     /// `columnOrder` replaces the style of the store's framework version.
     private func prediction(for store: String, columnOrder: ColumnOrderStyle? = nil)
-        throws -> (mapping: StoreMapping, schema: StoreSchema, frameworkVersion: Int) {
+        throws -> (mapping: StoreMapping, schema: StoreSchema, frameworkVersion: Int)
+    {
         let (model, schema, _, frameworkVersion) = try pair(store)
         var options = MappingOptions(frameworkVersion: frameworkVersion, history: .none)
         if let columnOrder { options.columnOrder = columnOrder }
@@ -148,8 +149,9 @@ import Testing
     func modelFileAlonePredictsTheStore(_ store: String) throws {
         let (mapping, schema, _) = try prediction(for: store)
         let comparison = mapping.compare(with: schema)
-        #expect(comparison.failures.isEmpty,
-                "\(comparison.failures.map { "\($0.kind) \($0.name ?? $0.table): \($0.expected ?? "") | \($0.actual ?? "")" })")
+        #expect(
+            comparison.failures.isEmpty,
+            "\(comparison.failures.map { "\($0.kind) \($0.name ?? $0.table): \($0.expected ?? "") | \($0.actual ?? "")" })")
         if !schema.showsMigrationHistory {
             #expect(comparison.matchesExactly, "\(comparison.differences.filter { $0.severity != .foreign })")
         }
@@ -157,9 +159,11 @@ import Testing
 
     /// Each column order style is needed: Recipes (241) contradicts name order in `ZRECIPE`, and
     /// bookmigration (419) and failedbankcd (481) contradict the dictionary order.
-    @Test(arguments: [("apple-recipes/Recipes.sqlite", ColumnOrderStyle.byName, "ZRECIPE"),
-                      ("bookmigration/Model1.sqlite", .hashTable, "ZBOOK"),
-                      ("failedbankcd-seed/2013-12-13-single/CoreDataTutorial2.sqlite", .hashTable, "ZFAILEDBANKINFO")])
+    @Test(arguments: [
+        ("apple-recipes/Recipes.sqlite", ColumnOrderStyle.byName, "ZRECIPE"),
+        ("bookmigration/Model1.sqlite", .hashTable, "ZBOOK"),
+        ("failedbankcd-seed/2013-12-13-single/CoreDataTutorial2.sqlite", .hashTable, "ZFAILEDBANKINFO"),
+    ])
     func theOtherColumnOrderFails(_ store: String, _ style: ColumnOrderStyle, _ table: String) throws {
         let (mapping, schema, frameworkVersion) = try prediction(for: store, columnOrder: style)
         #expect(ColumnOrderStyle(frameworkVersion: frameworkVersion) != style)

@@ -12,7 +12,8 @@ import Testing
     static func reader(_ store: String) throws -> ObjectReader {
         let snapshot = try StoreSnapshot(path: try Corpus.copyStore(store).path)
         if let pair = ModelPairTests.expectedVersions[store],
-           try snapshot.read({ db in try !db.tableExists("Z_MODELCACHE") }) {
+            try snapshot.read({ db in try !db.tableExists("Z_MODELCACHE") })
+        {
             let version = try #require(try ModelFiles.versions(at: Corpus.url(pair.model)).first { $0.name == pair.version })
             return try ObjectReader(snapshot: snapshot, model: version.model)
         }
@@ -32,14 +33,17 @@ import Testing
             let ents = registry.subtree(of: registered).map(\.ent)
             let table = registry.tableName(for: registered)
             let expected = try reader.snapshot.read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT IN (\(ents.map { _ in "?" }.joined(separator: ",")))",
-                                 arguments: StatementArguments(ents))
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT IN (\(ents.map { _ in "?" }.joined(separator: ",")))",
+                    arguments: StatementArguments(ents))
             }
             var count = 0
-            try reader.read(ObjectQuery(entity: entity), section: { _ in }, object: { object in
-                count += 1
-                #expect(ents.contains(object.id.ent))
-            })
+            try reader.read(
+                ObjectQuery(entity: entity), section: { _ in },
+                object: { object in
+                    count += 1
+                    #expect(ents.contains(object.id.ent))
+                })
             #expect(count == expected, "\(store) \(entity)")
         }
     }
@@ -73,10 +77,12 @@ import Testing
         let reader = try Self.reader("cdplus-samplemodel2/SampleModel2_V1.sqlite")
         var entities: [String] = []
         var prices: [Double] = []
-        try reader.read(ObjectQuery(entity: "Book", sort: [.init(property: "price", ascending: false)]), section: { _ in }, object: { object in
-            entities.append(object.id.entity)
-            if case .decimal(let price)? = object.value("price") { prices.append(price) }
-        })
+        try reader.read(
+            ObjectQuery(entity: "Book", sort: [.init(property: "price", ascending: false)]), section: { _ in },
+            object: { object in
+                entities.append(object.id.entity)
+                if case .decimal(let price)? = object.value("price") { prices.append(price) }
+            })
         #expect(entities.count == 52)
         #expect(entities.filter { $0 == "GraphicNovel" }.count == 1)
         #expect(prices == prices.sorted(by: >))
@@ -110,7 +116,11 @@ import Testing
                 continue
             }
             let expected = try reader.snapshot.read { db in
-                try Int64.fetchAll(db, sql: "SELECT \(lookup.destinationColumn) FROM \(lookup.table) WHERE \(lookup.sourceColumn) = ? ORDER BY \(order), \(lookup.destinationColumn)", arguments: [album.id.pk])
+                try Int64.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(lookup.destinationColumn) FROM \(lookup.table) WHERE \(lookup.sourceColumn) = ? ORDER BY \(order), \(lookup.destinationColumn)",
+                    arguments: [album.id.pk])
             }
             #expect(assets.map(\.pk) == expected)
         }
@@ -147,8 +157,9 @@ import Testing
 
     @Test func uuidBlob() {
         let bytes = Data(hex: "614F21514EDD4099BA6DA085528EEF6F")
-        #expect(ValueDecoder.decode(.blob(bytes), for: attribute(.uuid), externalData: nil)
-            == .uuid(UUID(uuidString: "614F2151-4EDD-4099-BA6D-A085528EEF6F")!))
+        #expect(
+            ValueDecoder.decode(.blob(bytes), for: attribute(.uuid), externalData: nil)
+                == .uuid(UUID(uuidString: "614F2151-4EDD-4099-BA6D-A085528EEF6F")!))
     }
 
     /// 0x01 + bytes is inline; 0x02 + a file name + NUL refers to `_EXTERNAL_DATA/<name>`.
@@ -157,10 +168,12 @@ import Testing
         try Data("stored".utf8).write(to: folder.appendingPathComponent("ABC"))
         let external = attribute(.binary, external: true)
         #expect(ValueDecoder.decode(.blob(Data([1, 9, 8])), for: external, externalData: folder) == .binary(Data([9, 8])))
-        #expect(ValueDecoder.decode(.blob(Data([2]) + Data("ABC".utf8) + Data([0])), for: external, externalData: folder)
-            == .externalReference(file: "ABC", exists: true))
-        #expect(ValueDecoder.decode(.blob(Data([2]) + Data("GONE".utf8) + Data([0])), for: external, externalData: folder)
-            == .externalReference(file: "GONE", exists: false))
+        #expect(
+            ValueDecoder.decode(.blob(Data([2]) + Data("ABC".utf8) + Data([0])), for: external, externalData: folder)
+                == .externalReference(file: "ABC", exists: true))
+        #expect(
+            ValueDecoder.decode(.blob(Data([2]) + Data("GONE".utf8) + Data([0])), for: external, externalData: folder)
+                == .externalReference(file: "GONE", exists: false))
         #expect(ValueDecoder.decode(.blob(Data([2, 1])), for: attribute(.binary), externalData: folder) == .binary(Data([2, 1])))
     }
 }

@@ -14,9 +14,9 @@ import Testing
     static let store = "cdplus-samplemodel2/SampleModel2_V1.sqlite"
 
     #if canImport(Darwin)
-    static let temporaryDirectoryFollowsTMPDIR = false
+        static let temporaryDirectoryFollowsTMPDIR = false
     #else
-    static let temporaryDirectoryFollowsTMPDIR = true
+        static let temporaryDirectoryFollowsTMPDIR = true
     #endif
 
     @Test func foldersGoWhenTheScopeEnds() throws {

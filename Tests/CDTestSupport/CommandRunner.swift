@@ -15,8 +15,10 @@ public enum CommandRunner {
     /// and `environment` the whole environment the command sees, so a test does not depend on
     /// the variables of the shell that runs it. `outputIsTerminal` has the command take its
     /// output and error streams for terminals (colour with `--color auto`).
-    public static func runInProcess(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
-                                    stdinIsTerminal: Bool = false, outputIsTerminal: Bool = false) -> Result {
+    public static func runInProcess(
+        _ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
+        stdinIsTerminal: Bool = false, outputIsTerminal: Bool = false
+    ) -> Result {
         var io = CommandIO.memory(input: stdin, environment: environment, inputIsTerminal: stdinIsTerminal)
         io.outputIsTerminal = outputIsTerminal
         io.errorIsTerminal = outputIsTerminal
@@ -65,9 +67,10 @@ public enum CommandRunner {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errors.data, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errors.data, as: UTF8.self))
     }
 
     /// What a background reader collected; read only after the group it ran in has finished,

@@ -27,8 +27,9 @@ public enum Corpus {
         for case let url as URL in walker {
             let name = url.lastPathComponent
             guard !name.hasSuffix("-wal"), !name.hasSuffix("-shm"), !name.hasSuffix("-journal"),
-                  (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-                  let handle = try? FileHandle(forReadingFrom: url) else { continue }
+                (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+                let handle = try? FileHandle(forReadingFrom: url)
+            else { continue }
             let head = (try? handle.read(upToCount: 16)) ?? Data()
             try? handle.close()
             if head == magic {

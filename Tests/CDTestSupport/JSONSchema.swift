@@ -57,8 +57,10 @@ package struct JSONSchemaValidator {
     }
 
     static let annotations: Set<String> = ["$schema", "$id", "$defs", "title", "description"]
-    static let keywords: Set<String> = ["type", "properties", "required", "additionalProperties", "items", "minItems",
-                                        "enum", "const", "oneOf", "anyOf", "minimum", "maximum", "minLength", "pattern", "$ref"]
+    static let keywords: Set<String> = [
+        "type", "properties", "required", "additionalProperties", "items", "minItems",
+        "enum", "const", "oneOf", "anyOf", "minimum", "maximum", "minLength", "pattern", "$ref",
+    ]
 
     /// Reads the sibling schema file a `$ref` names; nil when the schema stands alone.
     private let load: ((String) throws -> JSONValue)?
@@ -95,8 +97,10 @@ package struct JSONSchemaValidator {
         return found
     }
 
-    private func check(_ value: JSONValue, against schema: JSONValue, in file: (name: String, document: JSONValue),
-                       at path: String, into found: inout [String]) throws {
+    private func check(
+        _ value: JSONValue, against schema: JSONValue, in file: (name: String, document: JSONValue),
+        at path: String, into found: inout [String]
+    ) throws {
         if case .bool(let allowed) = schema {
             if !allowed { found.append("\(path): no value is allowed here") }
             return
@@ -144,8 +148,10 @@ package struct JSONSchemaValidator {
         }
     }
 
-    private func checkString(_ value: JSONValue, _ keywords: [String: JSONValue], file: String, at path: String,
-                             into found: inout [String]) throws {
+    private func checkString(
+        _ value: JSONValue, _ keywords: [String: JSONValue], file: String, at path: String,
+        into found: inout [String]
+    ) throws {
         guard case .string(let text) = value else { return }
         if case .number(let length)? = keywords["minLength"], let bound = Int(length), text.count < bound {
             found.append("\(path): \(Self.summary(value)) is shorter than \(bound) characters")
@@ -161,8 +167,10 @@ package struct JSONSchemaValidator {
         }
     }
 
-    private func checkArray(_ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
-                            at path: String, into found: inout [String]) throws {
+    private func checkArray(
+        _ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
+        at path: String, into found: inout [String]
+    ) throws {
         guard case .array(let elements) = value else { return }
         if case .number(let count)? = keywords["minItems"], let bound = Int(count), elements.count < bound {
             found.append("\(path): \(elements.count) items, fewer than \(bound)")
@@ -174,8 +182,10 @@ package struct JSONSchemaValidator {
         }
     }
 
-    private func checkObject(_ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
-                             at path: String, into found: inout [String]) throws {
+    private func checkObject(
+        _ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
+        at path: String, into found: inout [String]
+    ) throws {
         guard case .object(let pairs) = value, let members = value.members else { return }
         var seen: Set<String> = []
         for pair in pairs where !seen.insert(pair.key).inserted {
@@ -200,8 +210,10 @@ package struct JSONSchemaValidator {
         }
     }
 
-    private func checkAlternatives(_ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
-                                   at path: String, into found: inout [String]) throws {
+    private func checkAlternatives(
+        _ value: JSONValue, _ keywords: [String: JSONValue], in file: (name: String, document: JSONValue),
+        at path: String, into found: inout [String]
+    ) throws {
         if case .array(let choices)? = keywords["oneOf"] {
             let matching = try choices.filter { try conforms(value, to: $0, in: file, at: path) }.count
             if matching != 1 {

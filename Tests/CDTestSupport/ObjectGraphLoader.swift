@@ -64,8 +64,9 @@ package final class LoadedGraph: GraphSchema {
         model = reader.model
         storeUUID = reader.storeUUID
         let model = reader.model
-        lineages = Dictionary(model.entities.map { ($0.name, Set(model.lineage(of: $0.name).map(\.name))) },
-                              uniquingKeysWith: { a, _ in a })
+        lineages = Dictionary(
+            model.entities.map { ($0.name, Set(model.lineage(of: $0.name).map(\.name))) },
+            uniquingKeysWith: { a, _ in a })
         let mapping = reader.mapping
         try reader.snapshot.read { db in try load(db, mapping: mapping) }
     }
@@ -147,15 +148,17 @@ package final class LoadedGraph: GraphSchema {
         attributeTypes[entity.name] = [:]
         for property in model.allProperties(of: entity.name) where !property.isTransient {
             if case .attribute(let attribute) = property,
-               let column = mappedColumn(attribute.name, of: entity.name, roles: [.attribute]) {
+                let column = mappedColumn(attribute.name, of: entity.name, roles: [.attribute])
+            {
                 attributes.append((attribute, column.name))
                 kinds[entity.name]?[attribute.name] = .attribute
                 attributeTypes[entity.name]?[attribute.name] = attribute.type
             }
         }
         let columns = (["Z_PK"] + attributes.map(\.1)).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
-                                       arguments: [number])
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
+            arguments: [number])
         var loaded: [LoadedObject] = []
         var unfitting: Set<String> = []
         while let row = try rows.next() {
@@ -172,19 +175,23 @@ package final class LoadedGraph: GraphSchema {
         objectsByEntity[entity.name] = loaded
     }
 
-    private func loadToOnes(of entity: EntityDescription, _ db: Database, mapping: StoreMapping, loaded: Set<String>,
-                            unusable: inout Set<String>) throws {
+    private func loadToOnes(
+        of entity: EntityDescription, _ db: Database, mapping: StoreMapping, loaded: Set<String>,
+        unusable: inout Set<String>
+    ) throws {
         guard let table = tableName(of: entity.name, mapping), let number = mapping.entityNumber(of: entity.name) else { return }
         for case .relationship(let relationship) in model.allProperties(of: entity.name)
         where !relationship.isToMany && !relationship.common.isTransient {
             guard loaded.contains(relationship.destinationEntity),
-                  let destinationTable = tableName(of: relationship.destinationEntity, mapping),
-                  let column = mappedColumn(relationship.name, of: entity.name, roles: [.toOneKey]) else {
+                let destinationTable = tableName(of: relationship.destinationEntity, mapping),
+                let column = mappedColumn(relationship.name, of: entity.name, roles: [.toOneKey])
+            else {
                 continue
             }
             kinds[entity.name]?[relationship.name] = .toOne(destination: relationship.destinationEntity)
-            let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, \(column.name.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?",
-                                           arguments: [number])
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT Z_PK, \(column.name.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?",
+                arguments: [number])
             while let row = try rows.next() {
                 guard let source = objectsByTable[table]?[row[0]] else { continue }
                 guard let key: Int64 = row[1] else {
@@ -192,7 +199,8 @@ package final class LoadedGraph: GraphSchema {
                     continue
                 }
                 guard let target = objectsByTable[destinationTable]?[key],
-                      isEntity(target.entityName, kindOf: relationship.destinationEntity) else {
+                    isEntity(target.entityName, kindOf: relationship.destinationEntity)
+                else {
                     unusable.insert(entity.name + "." + relationship.name)
                     continue
                 }
@@ -201,27 +209,43 @@ package final class LoadedGraph: GraphSchema {
         }
     }
 
-    private func loadToManys(of entity: EntityDescription, _ db: Database, mapping: StoreMapping, loaded: Set<String>,
-                             unusable: inout Set<String>) throws {
+    private func loadToManys(
+        of entity: EntityDescription, _ db: Database, mapping: StoreMapping, loaded: Set<String>,
+        unusable: inout Set<String>
+    ) throws {
         guard let table = tableName(of: entity.name, mapping) else { return }
         for case .relationship(let relationship) in model.allProperties(of: entity.name)
         where relationship.isToMany && !relationship.common.isTransient {
             // Inherited relationships are read once, by the entity that declares them.
             guard entity.relationships.contains(where: { $0.name == relationship.name }),
-                  loaded.contains(relationship.destinationEntity),
-                  let destinationTable = tableName(of: relationship.destinationEntity, mapping) else { continue }
+                loaded.contains(relationship.destinationEntity),
+                let destinationTable = tableName(of: relationship.destinationEntity, mapping)
+            else { continue }
             // (owner key, member key) pairs, from wherever the model stores them.
             var pairs: [(Int64, Int64)] = []
             if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity.name) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier) ORDER BY 1, 2")
-                    .compactMap { row in (row[0] as Int64?).flatMap { owner in (row[1] as Int64?).map { (owner, $0) } } }
+                pairs = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier) ORDER BY 1, 2"
+                )
+                .compactMap { row in (row[0] as Int64?).flatMap { owner in (row[1] as Int64?).map { (owner, $0) } } }
             } else if let hidden = mappedColumn(relationship.name, of: entity.name, roles: [.toManyKeyWithoutInverse]) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
-                    .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
+                pairs = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2"
+                )
+                .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else if let inverse = relationship.inverseName,
-                      let key = mappedColumn(inverse, of: relationship.destinationEntity, roles: [.toOneKey]) {
-                pairs = try Row.fetchAll(db, sql: "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2")
-                    .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
+                let key = mappedColumn(inverse, of: relationship.destinationEntity, roles: [.toOneKey])
+            {
+                pairs = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2"
+                )
+                .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else {
                 continue
             }

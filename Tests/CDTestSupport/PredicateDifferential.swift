@@ -68,10 +68,12 @@ package enum PredicateDifferential {
 
         /// One summary line, then the counts by mismatch class and the refusals.
         package var summary: String {
-            var lines = ["predicate differential: \(cases) predicates on \(stores.count) stores, \(compared) compared, "
-                + "\(notEvaluable.values.reduce(0, +)) not evaluable by the oracle, \(refused.values.reduce(0, +)) refused by the fetch, "
-                + "\(mismatches.count) mismatches, \(unexplainedDifferences.count) unexplained coreDataSQL/nsPredicate differences, "
-                + "\(metamorphicFailures.count) metamorphic failures"]
+            var lines = [
+                "predicate differential: \(cases) predicates on \(stores.count) stores, \(compared) compared, "
+                    + "\(notEvaluable.values.reduce(0, +)) not evaluable by the oracle, \(refused.values.reduce(0, +)) refused by the fetch, "
+                    + "\(mismatches.count) mismatches, \(unexplainedDifferences.count) unexplained coreDataSQL/nsPredicate differences, "
+                    + "\(metamorphicFailures.count) metamorphic failures"
+            ]
             for (shape, entry) in mismatchClasses.sorted(by: { $0.value.count > $1.value.count }) {
                 lines.append("  mismatch class \(entry.count)×  \(shape)\n      e.g. \(entry.example)")
             }
@@ -99,12 +101,14 @@ package enum PredicateDifferential {
         Corpus.stores.filter { filter.map($0.contains) ?? true }.compactMap { path in
             let start = Date()
             guard let copy = try? Corpus.copyStore(path),
-                  let reader = try? ObjectReader(snapshot: try StoreSnapshot(path: copy.path)),
-                  let graph = try? LoadedGraph(reader: reader) else { return nil }
+                let reader = try? ObjectReader(snapshot: try StoreSnapshot(path: copy.path)),
+                let graph = try? LoadedGraph(reader: reader)
+            else { return nil }
             let entities = PredicateGenerator(graph: graph, seed: 1).fetchableEntities
             guard !entities.isEmpty else { return nil }
-            return Store(path: path, runner: FetchRunner(reader: reader), graph: graph, entities: entities,
-                         loadTime: Date().timeIntervalSince(start))
+            return Store(
+                path: path, runner: FetchRunner(reader: reader), graph: graph, entities: entities,
+                loadTime: Date().timeIntervalSince(start))
         }
     }
 
@@ -169,17 +173,25 @@ package enum PredicateDifferential {
             report.compared += 1
             if expectedKeys != gotKeys {
                 // Shrinking costs up to 60 runs each way: the first mismatches of a run get it.
-                let shrunk = report.mismatches.count >= maximumShrunk ? predicate : shrink(predicate) { candidate in
-                    if case .keys(let a) = oracle(entity, candidate, store, mode: .coreDataSQL),
-                       case .keys(let b) = fetch(entity, candidate, store) { return a != b }
-                    return false
-                }
+                let shrunk =
+                    report.mismatches.count >= maximumShrunk
+                    ? predicate
+                    : shrink(predicate) { candidate in
+                        if case .keys(let a) = oracle(entity, candidate, store, mode: .coreDataSQL),
+                            case .keys(let b) = fetch(entity, candidate, store)
+                        {
+                            return a != b
+                        }
+                        return false
+                    }
                 let reproduction = reproduce(entity, original: predicate, shrunk: shrunk, store)
                 report.mismatches.append(reproduction)
                 let shape = shape(of: shrunk, entity: entity, store.graph)
                 let example = "\(store.path): \(entity) where \(shrunk)"
-                report.mismatchClasses[shape] = ((report.mismatchClasses[shape]?.count ?? 0) + 1,
-                                                report.mismatchClasses[shape]?.example ?? example)
+                report.mismatchClasses[shape] = (
+                    (report.mismatchClasses[shape]?.count ?? 0) + 1,
+                    report.mismatchClasses[shape]?.example ?? example
+                )
             }
             checkQuirks(entity, predicate, expectedKeys, store, &report)
             checkNegation(entity, predicate, gotKeys, expectedKeys, store, &report)
@@ -218,14 +230,17 @@ package enum PredicateDifferential {
     /// Every difference between the oracle's two modes must come from a quirk the predicate
     /// contains. A predicate with a quirk may differ, so only those without one are evaluated
     /// in `nsPredicate` mode (the costly part), and must give the same objects.
-    private static func checkQuirks(_ entity: String, _ predicate: Predicate, _ sqlKeys: Set<ObjectKey>, _ store: Store,
-                                    _ report: inout Report) {
+    private static func checkQuirks(
+        _ entity: String, _ predicate: Predicate, _ sqlKeys: Set<ObjectKey>, _ store: Store,
+        _ report: inout Report
+    ) {
         let quirks = ObjectGraphEvaluator(schema: store.graph, fetchedEntity: entity).quirks(in: predicate)
         for quirk in quirks { report.quirkPredicates[quirk, default: 0] += 1 }
         guard quirks.isEmpty, case .keys(let nsKeys) = oracle(entity, predicate, store, mode: .nsPredicate) else { return }
         report.checkedWithoutQuirk += 1
         if nsKeys != sqlKeys {
-            report.unexplainedDifferences.append("""
+            report.unexplainedDifferences.append(
+                """
                 \(store.path): \(entity) where \(predicate)
                   coreDataSQL \(sqlKeys.sorted()) ≠ nsPredicate \(nsKeys.sorted()), and the predicate has no quirk of the contract
                 """)
@@ -235,8 +250,10 @@ package enum PredicateDifferential {
     /// For P without a to-many join dimension: objects(P) ∩ objects(NOT P) = ∅, on the fetch path
     /// (and in the oracle, for every fourth predicate: a check of the oracle itself); and, when P
     /// involves no nil and no to-many, objects(P) ∪ objects(NOT P) = the entity.
-    private static func checkNegation(_ entity: String, _ predicate: Predicate, _ positive: Set<ObjectKey>,
-                                      _ oraclePositive: Set<ObjectKey>, _ store: Store, _ report: inout Report) {
+    private static func checkNegation(
+        _ entity: String, _ predicate: Predicate, _ positive: Set<ObjectKey>,
+        _ oraclePositive: Set<ObjectKey>, _ store: Store, _ report: inout Report
+    ) {
         // With a join dimension, P and NOT P can both hold for one object (one member matches,
         // another does not): the contract's rows make them complementary row by row only.
         guard !hasJoinDimension(predicate, entity: entity, variables: [:], store.graph) else { return }
@@ -244,14 +261,17 @@ package enum PredicateDifferential {
         guard case .keys(let negative) = fetch(entity, negated, store) else { return }
         let both = positive.intersection(negative)
         if !both.isEmpty {
-            report.metamorphicFailures.append("""
+            report.metamorphicFailures.append(
+                """
                 \(store.path): \(entity) where \(predicate)
                   the fetch returns \(both.sorted().prefix(10)) for the predicate and for its negation
                 """)
         }
         if report.cases % 4 == 0, case .keys(let oracleNegative) = oracle(entity, negated, store, mode: .coreDataSQL),
-           !oraclePositive.isDisjoint(with: oracleNegative) {
-            report.metamorphicFailures.append("""
+            !oraclePositive.isDisjoint(with: oracleNegative)
+        {
+            report.metamorphicFailures.append(
+                """
                 \(store.path): \(entity) where \(predicate)
                   the oracle returns \(oraclePositive.intersection(oracleNegative).sorted().prefix(10)) for the predicate and for its negation
                 """)
@@ -260,7 +280,8 @@ package enum PredicateDifferential {
         let all = Set(store.graph.objects(ofKind: entity).map { ObjectKey(entity: $0.entityName, primaryKey: $0.primaryKey) })
         let missing = all.subtracting(positive.union(negative))
         if !missing.isEmpty {
-            report.metamorphicFailures.append("""
+            report.metamorphicFailures.append(
+                """
                 \(store.path): \(entity) where \(predicate)
                   involves no nil and no to-many, yet \(missing.sorted().prefix(10)) are in neither its result nor its negation's
                 """)
@@ -269,8 +290,10 @@ package enum PredicateDifferential {
 
     /// Whether a comparison of `predicate` (outside SUBQUERYs) is a to-many join dimension: a
     /// to-many key path quantified by ANY, NONE or nothing.
-    private static func hasJoinDimension(_ predicate: Predicate, entity: String, variables: [String: String],
-                                         _ graph: LoadedGraph) -> Bool {
+    private static func hasJoinDimension(
+        _ predicate: Predicate, entity: String, variables: [String: String],
+        _ graph: LoadedGraph
+    ) -> Bool {
         func crossesToMany(_ expression: Expression) -> Bool {
             var current: String?
             var components: [KeyPathComponent] = []

@@ -176,8 +176,9 @@ package struct PredicateGenerator {
             let step = pick(memberToOnes)
             if let last = destination(member, step), !attributes(of: last).isEmpty {
                 let attribute = pick(attributes(of: last))
-                return attributeComparison(path(context, [relationship, step, attribute]), entity: last, attribute: attribute,
-                                           quantifier: quantifier)
+                return attributeComparison(
+                    path(context, [relationship, step, attribute]), entity: last, attribute: attribute,
+                    quantifier: quantifier)
             }
         }
         let attribute = pick(memberAttributes)
@@ -195,10 +196,14 @@ package struct PredicateGenerator {
         if numeric.isEmpty || chance(0.4) {
             let counts = graph.objects(ofKind: context.entity).map { Int64($0.toMany[relationship]?.count ?? 0) }
             let n = pick(counts.isEmpty ? [0] : counts) + pick([0, 0, 1, -1])
-            let right: Expression = op == .between ? .aggregate([.constant(.integer(n)), .constant(.integer(n + Int64.random(in: 0...3, using: &random)))])
+            let right: Expression =
+                op == .between
+                ? .aggregate([.constant(.integer(n)), .constant(.integer(n + Int64.random(in: 0...3, using: &random)))])
                 : .constant(.integer(n))
-            return .comparison(Comparison(Expression.keyPath([.key(relationship), .collectionOperator(.count)])
-                                            .rooted(at: context.root), op, right))
+            return .comparison(
+                Comparison(
+                    Expression.keyPath([.key(relationship), .collectionOperator(.count)])
+                        .rooted(at: context.root), op, right))
         }
         let attribute = pick(numeric)
         let function = pick([CollectionOperator.sum, .avg, .min, .max])
@@ -224,7 +229,9 @@ package struct PredicateGenerator {
     private mutating func selfComparison(_ entity: String) -> Predicate {
         let objects = graph.objects(ofKind: entity)
         if chance(0.3) {
-            let uris = (0..<Int.random(in: 1...3, using: &random)).map { _ in Expression.constant(.string(objectURI(destination: entity, related: objects).text)) }
+            let uris = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                Expression.constant(.string(objectURI(destination: entity, related: objects).text))
+            }
             return .comparison(Comparison(.evaluatedObject, .in, .aggregate(uris)))
         }
         let uri = objectURI(destination: entity, related: objects)
@@ -249,8 +256,10 @@ package struct PredicateGenerator {
 
     // MARK: Attribute comparisons
 
-    private mutating func attributeComparison(_ left: Expression, entity: String, attribute: String,
-                                              quantifier: ComparisonQuantifier = .direct) -> Predicate {
+    private mutating func attributeComparison(
+        _ left: Expression, entity: String, attribute: String,
+        quantifier: ComparisonQuantifier = .direct
+    ) -> Predicate {
         let type = graph.attributeTypes[entity]?[attribute] ?? .undefined
         let values = samples.values(graph, entity: entity, attribute: attribute)
         if chance(0.1) || values.isEmpty {
@@ -264,7 +273,8 @@ package struct PredicateGenerator {
         case .uuid(let uuid):
             let op: ComparisonOperator = pick([.equal, .equal, .notEqual, .in])
             let other = chance(0.8) ? uuid : randomUUID()
-            let right: Expression = op == .in
+            let right: Expression =
+                op == .in
                 ? .aggregate([.constant(.string(other.uuidString)), .constant(.string(randomUUID().uuidString))])
                 : .constant(.string(other.uuidString))
             return .comparison(Comparison(left, op, right, quantifier: quantifier))
@@ -277,14 +287,18 @@ package struct PredicateGenerator {
             switch op {
             case .between:
                 let other = Self.constant(pick(values), type: type)
-                return .comparison(Comparison(left, .between, .aggregate([.constant(near), .constant(other)].sorted(by: Self.lower)),
-                                              quantifier: quantifier))
+                return .comparison(
+                    Comparison(
+                        left, .between, .aggregate([.constant(near), .constant(other)].sorted(by: Self.lower)),
+                        quantifier: quantifier))
             case .in:
                 let list = [near] + (0..<Int.random(in: 0...2, using: &random)).map { _ in Self.constant(pick(values), type: type) }
                 return .comparison(Comparison(left, .in, .aggregate(list.map { .constant($0) }), quantifier: quantifier))
             default:
-                return .comparison(Comparison(left, op, .constant(type == .boolean && chance(0.5) ? .bool(near == .integer(1)) : near),
-                                              quantifier: quantifier))
+                return .comparison(
+                    Comparison(
+                        left, op, .constant(type == .boolean && chance(0.5) ? .bool(near == .integer(1)) : near),
+                        quantifier: quantifier))
             }
         }
     }
@@ -337,13 +351,19 @@ package struct PredicateGenerator {
     }
 
     /// Non-ASCII and case/diacritic variants that exercise `[c]`, `[d]` and `[cd]`.
-    private static let unicodeSamples = ["é", "É", "e\u{301}", "ü", "Ü", "straße", "STRASSE", "ﬁ", "İ", "ı", "ß", "Å", "å",
-                                         "日本", "😀", "ñ", "Ñ", "ø", "œ", ""]
+    private static let unicodeSamples = [
+        "é", "É", "e\u{301}", "ü", "Ü", "straße", "STRASSE", "ﬁ", "İ", "ı", "ß", "Å", "å",
+        "日本", "😀", "ñ", "Ñ", "ø", "œ", "",
+    ]
 
-    private mutating func stringComparison(_ left: Expression, _ text: String, values: [GraphValue],
-                                           quantifier: ComparisonQuantifier) -> Predicate {
-        let op = pick([ComparisonOperator.equal, .equal, .notEqual, .beginsWith, .endsWith, .contains, .contains, .like,
-                       .matches, .in, .less, .greater, .lessOrEqual, .greaterOrEqual])
+    private mutating func stringComparison(
+        _ left: Expression, _ text: String, values: [GraphValue],
+        quantifier: ComparisonQuantifier
+    ) -> Predicate {
+        let op = pick([
+            ComparisonOperator.equal, .equal, .notEqual, .beginsWith, .endsWith, .contains, .contains, .like,
+            .matches, .in, .less, .greater, .lessOrEqual, .greaterOrEqual,
+        ])
         var options: ComparisonOptions = []
         if [.equal, .notEqual, .beginsWith, .endsWith, .contains, .like, .matches].contains(op) {
             options = pick([ComparisonOptions(), [], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]])
@@ -370,10 +390,12 @@ package struct PredicateGenerator {
         case .matches:
             constant = (chance(0.5) ? ".*" : "") + NSRegularExpression.escapedPattern(for: constant) + (chance(0.7) ? ".*" : "")
         case .in:
-            let list = [constant] + (0..<Int.random(in: 0...2, using: &random)).compactMap { _ -> String? in
-                if case .string(let other) = pick(values) { return other }
-                return nil
-            }
+            let list =
+                [constant]
+                + (0..<Int.random(in: 0...2, using: &random)).compactMap { _ -> String? in
+                    if case .string(let other) = pick(values) { return other }
+                    return nil
+                }
             return .comparison(Comparison(left, .in, .aggregate(list.map { .constant(.string($0)) }), quantifier: quantifier))
         default:
             break
@@ -383,8 +405,10 @@ package struct PredicateGenerator {
 
     /// `text` with some letters given accents (a→á, e→é, …) for `[d]`.
     private static func accented(_ text: String) -> String {
-        let accents: [Character: Character] = ["a": "á", "e": "é", "i": "í", "o": "ö", "u": "ü", "n": "ñ", "c": "ç",
-                                               "A": "Á", "E": "É", "O": "Ö", "U": "Ü"]
+        let accents: [Character: Character] = [
+            "a": "á", "e": "é", "i": "í", "o": "ö", "u": "ü", "n": "ñ", "c": "ç",
+            "A": "Á", "E": "É", "O": "Ö", "U": "Ü",
+        ]
         return String(text.map { accents[$0] ?? $0 })
     }
 
@@ -394,8 +418,11 @@ package struct PredicateGenerator {
     private mutating func randomUUID() -> UUID {
         let high = random.next(), low = random.next()
         let bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> ($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> ($0 * 8)) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     private mutating func chance(_ probability: Double) -> Bool {

@@ -19,8 +19,10 @@ public func dbl(_ value: Double) -> CDPredicate.Expression { .constant(.double(v
 public func bool(_ value: Bool) -> CDPredicate.Expression { .constant(.bool(value)) }
 public let null = CDPredicate.Expression.constant(.null)
 
-public func cmp(_ left: CDPredicate.Expression, _ op: ComparisonOperator, _ right: CDPredicate.Expression,
-                _ options: ComparisonOptions = [], _ quantifier: ComparisonQuantifier = .direct) -> CDPredicate.Predicate {
+public func cmp(
+    _ left: CDPredicate.Expression, _ op: ComparisonOperator, _ right: CDPredicate.Expression,
+    _ options: ComparisonOptions = [], _ quantifier: ComparisonQuantifier = .direct
+) -> CDPredicate.Predicate {
     .comparison(Comparison(left, op, right, options: options, quantifier: quantifier))
 }
 

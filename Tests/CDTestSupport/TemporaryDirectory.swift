@@ -79,11 +79,13 @@ public enum TemporaryDirectory {
         let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
         try? FileManager.default.removeItem(at: root)
         guard !leftovers.isEmpty else { return }
-        FileHandle.standardError.write(Data("""
-            error: the tests left \(leftovers.count) item(s) in \(root.path) (now removed): \
-            \(leftovers.prefix(20).joined(separator: ", "))
+        FileHandle.standardError.write(
+            Data(
+                """
+                error: the tests left \(leftovers.count) item(s) in \(root.path) (now removed): \
+                \(leftovers.prefix(20).joined(separator: ", "))
 
-            """.utf8))
+                """.utf8))
         _exit(EXIT_FAILURE)
     }
 
@@ -107,8 +109,10 @@ public struct TemporaryDirectoriesTrait: SuiteTrait, TestTrait, TestScoping {
         _ = TemporaryDirectory.root
     }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await TemporaryDirectory.withScope(function)
     }
 }

@@ -4,8 +4,10 @@
 public enum TextMutation {
     /// `text` edited; runs deleted are at most `longestDeletion` Characters long, runs repeated
     /// at most `longestRepeat`.
-    public static func mutate(_ text: String, fragments: [String], longestDeletion: Int, longestRepeat: Int,
-                              using rng: inout SeededGenerator) -> String {
+    public static func mutate(
+        _ text: String, fragments: [String], longestDeletion: Int, longestRepeat: Int,
+        using rng: inout SeededGenerator
+    ) -> String {
         var characters = Array(text)
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             let index = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &rng)

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A private tmux server, for tests that need a real pseudo-terminal: its own socket (`-L`) in
@@ -46,9 +46,9 @@ public final class TmuxServer {
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
         defer { argv.forEach { free($0) } }
         #if canImport(Glibc)
-        var attributes = posix_spawnattr_t()
+            var attributes = posix_spawnattr_t()
         #else
-        var attributes: posix_spawnattr_t?
+            var attributes: posix_spawnattr_t?
         #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -41,32 +41,56 @@ import Testing
     @Test(arguments: [
         // Each wrong document with the one problem it must produce.
         (#"{"count": 2, "note": null, "items": [{"kind": "box", "size": "small"}]}"#, #"$: the key "name" is missing"#),
-        (#"{"name": "a", "count": 2, "note": null, "items": [{"kind": "box", "size": "small"}], "extra": 1}"#,
-         #"$: the key "extra" is not allowed"#),
-        (#"{"name": "a", "count": "2", "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         #"$.count: expected integer, found "2""#),
-        (#"{"name": "a", "count": 2.5, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         "$.count: expected integer, found 2.5"),
-        (#"{"name": "a", "count": true, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         "$.count: expected integer, found true"),
-        (#"{"name": "a", "count": 11, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         "$.count: 11 is above the maximum 10"),
-        (#"{"name": "a", "count": -1, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         "$.count: -1 is below the minimum 0"),
-        (#"{"name": "", "count": 1, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
-         #"$.name: "" is shorter than 1 characters"#),
-        (#"{"name": "a", "count": 1, "note": 3, "items": [{"kind": "box", "size": "small"}]}"#,
-         "$.note: expected string or null, found 3"),
+        (
+            #"{"name": "a", "count": 2, "note": null, "items": [{"kind": "box", "size": "small"}], "extra": 1}"#,
+            #"$: the key "extra" is not allowed"#
+        ),
+        (
+            #"{"name": "a", "count": "2", "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            #"$.count: expected integer, found "2""#
+        ),
+        (
+            #"{"name": "a", "count": 2.5, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            "$.count: expected integer, found 2.5"
+        ),
+        (
+            #"{"name": "a", "count": true, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            "$.count: expected integer, found true"
+        ),
+        (
+            #"{"name": "a", "count": 11, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            "$.count: 11 is above the maximum 10"
+        ),
+        (
+            #"{"name": "a", "count": -1, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            "$.count: -1 is below the minimum 0"
+        ),
+        (
+            #"{"name": "", "count": 1, "note": null, "items": [{"kind": "box", "size": "small"}]}"#,
+            #"$.name: "" is shorter than 1 characters"#
+        ),
+        (
+            #"{"name": "a", "count": 1, "note": 3, "items": [{"kind": "box", "size": "small"}]}"#,
+            "$.note: expected string or null, found 3"
+        ),
         (#"{"name": "a", "count": 1, "note": null, "items": []}"#, "$.items: 0 items, fewer than 1"),
-        (#"{"name": "a", "count": 1, "note": null, "items": [{"kind": "box", "size": "huge"}]}"#,
-         "$.items[0]: 0 of the oneOf alternatives match, not exactly one"),
-        (#"{"name": "a", "count": 1, "note": null, "items": [{"kind": "rope", "size": "small"}]}"#,
-         "$.items[0]: 0 of the oneOf alternatives match, not exactly one"),
+        (
+            #"{"name": "a", "count": 1, "note": null, "items": [{"kind": "box", "size": "huge"}]}"#,
+            "$.items[0]: 0 of the oneOf alternatives match, not exactly one"
+        ),
+        (
+            #"{"name": "a", "count": 1, "note": null, "items": [{"kind": "rope", "size": "small"}]}"#,
+            "$.items[0]: 0 of the oneOf alternatives match, not exactly one"
+        ),
         // The Swift enum coding this validator exists to catch.
-        (#"{"name": "a", "count": 1, "note": null, "items": [{"box": {"_0": {"size": "small"}}}]}"#,
-         "$.items[0]: 0 of the oneOf alternatives match, not exactly one"),
-        (#"{"name": "a", "count": 1, "note": null, "items": [{"kind": "box", "size": "small"}], "hashes": {"a": "00FF"}}"#,
-         #"$.hashes.a: "00FF" does not match ^[0-9a-f]{4}$"#),
+        (
+            #"{"name": "a", "count": 1, "note": null, "items": [{"box": {"_0": {"size": "small"}}}]}"#,
+            "$.items[0]: 0 of the oneOf alternatives match, not exactly one"
+        ),
+        (
+            #"{"name": "a", "count": 1, "note": null, "items": [{"kind": "box", "size": "small"}], "hashes": {"a": "00FF"}}"#,
+            #"$.hashes.a: "00FF" does not match ^[0-9a-f]{4}$"#
+        ),
         (#"["name"]"#, "$: expected object, found an array of 1"),
     ])
     func rejectsAWrongDocument(_ document: String, _ problem: String) throws {
@@ -88,10 +112,11 @@ import Testing
 
     @Test func everyProblemIsReported() throws {
         let document = #"{"name": 1, "count": 1, "note": null, "items": [{"kind": "box", "size": "small"}, 7]}"#
-        #expect(try problems(document, Self.report) == [
-            "$.items[1]: 0 of the oneOf alternatives match, not exactly one",
-            "$.name: expected string, found 1",
-        ])
+        #expect(
+            try problems(document, Self.report) == [
+                "$.items[1]: 0 of the oneOf alternatives match, not exactly one",
+                "$.name: expected string, found 1",
+            ])
     }
 
     @Test func falseSchemaAllowsNothing() throws {

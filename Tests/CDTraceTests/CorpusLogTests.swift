@@ -101,13 +101,16 @@ import Testing
             #expect(names.entity(ofTable: table.name) == root(entity.name), "\(path): \(entity.name)")
             for relationship in entity.relationships where relationship.isToMany {
                 guard let inverseName = relationship.inverseName,
-                      let inverse = model.entity(named: relationship.destinationEntity)?.relationships.first(where: { $0.name == inverseName }),
-                      let destinationTable = names.mapping.table(forEntity: relationship.destinationEntity) else { continue }
+                    let inverse = model.entity(named: relationship.destinationEntity)?.relationships.first(where: { $0.name == inverseName }),
+                    let destinationTable = names.mapping.table(forEntity: relationship.destinationEntity)
+                else { continue }
                 let sql: String
                 if inverse.isToMany {
                     let join = try #require(names.mapping.joinTable(forRelationship: relationship.name, ofEntity: entity.name))
-                    sql = "SELECT 0, t0.Z_PK FROM \(join.table) t1 JOIN \(destinationTable.name) t0 ON t0.Z_PK = t1.\(join.destinationColumn) WHERE t1.\(join.sourceColumn) = ?"
-                    #expect(names.relationships(ofJoinTable: join.table).contains("\(entity.name).\(relationship.name)")
+                    sql =
+                        "SELECT 0, t0.Z_PK FROM \(join.table) t1 JOIN \(destinationTable.name) t0 ON t0.Z_PK = t1.\(join.destinationColumn) WHERE t1.\(join.sourceColumn) = ?"
+                    #expect(
+                        names.relationships(ofJoinTable: join.table).contains("\(entity.name).\(relationship.name)")
                             || names.relationships(ofJoinTable: join.table).contains("\(relationship.destinationEntity).\(inverseName)"))
                     checkedManyToMany += 1
                 } else {
@@ -133,7 +136,9 @@ import Testing
         #expect(log.status == 0, "\(log.stderr)")
         let refused = CommandRunner.runInProcess(["trace", "-", "--store", store.path], stdin: Data(log.stderr.utf8))
         #expect(refused.status == 2)
-        #expect(refused.stderr.hasPrefix("cdstore: error: \(store.path) has no model cache (Z_MODELCACHE, written before framework 754): pass the app's model with --model as well"))
+        #expect(
+            refused.stderr.hasPrefix(
+                "cdstore: error: \(store.path) has no model cache (Z_MODELCACHE, written before framework 754): pass the app's model with --model as well"))
         let report = try Self.report(["--store", store.path, "--model", model], stdin: log.stderr)
         #expect(report.input.names == "model" && report.input.plansFromStore)
         #expect(report.shapes.contains { $0.readable == "Recipe where Recipe.name = ?" })
@@ -143,13 +148,17 @@ import Testing
     /// names the relationship from the key the statements filter on.
     @Test func stormNamedFromTheStore() throws {
         let store = try Corpus.copyStore(Self.cars)
-        var lines = ["CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZFIRSTNAME FROM ZPERSON t0",
-                     "CoreData: annotation: sql connection fetch time: 0.0001s",
-                     "CoreData: annotation: total fetch execution time: 0.0002s for 15 rows."]
+        var lines = [
+            "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZFIRSTNAME FROM ZPERSON t0",
+            "CoreData: annotation: sql connection fetch time: 0.0001s",
+            "CoreData: annotation: total fetch execution time: 0.0002s for 15 rows.",
+        ]
         for _ in 0..<15 {
-            lines += ["CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZMAKER FROM ZCAR t0 WHERE  t0.ZOWNER = ?",
-                      "CoreData: annotation: sql connection fetch time: 0.0001s",
-                      "CoreData: annotation: total fetch execution time: 0.0001s for 3 rows."]
+            lines += [
+                "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZMAKER FROM ZCAR t0 WHERE  t0.ZOWNER = ?",
+                "CoreData: annotation: sql connection fetch time: 0.0001s",
+                "CoreData: annotation: total fetch execution time: 0.0001s for 3 rows.",
+            ]
         }
         let report = try Self.report(["--store", store.path], stdin: lines.joined(separator: "\n"))
         let storm = try #require(report.findings.first { $0.kind == "faultStorm" })

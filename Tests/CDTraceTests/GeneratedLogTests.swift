@@ -50,7 +50,9 @@ import Testing
             let line = "CoreData: \(category): \(message)"
             switch Int.random(in: 0..<6, using: &random) {
             case 0: return "2014-07-30 11:45:15.647 My App[65858:2586192] \(line)"
-            case 1: return "2024-01-10 11:14:38.831786-0800 0x724d65  Debug  0x0  18248  14  App: (CoreData) [com.apple.coredata:\(category)] \(category): \(message)"
+            case 1:
+                return
+                    "2024-01-10 11:14:38.831786-0800 0x724d65  Debug  0x0  18248  14  App: (CoreData) [com.apple.coredata:\(category)] \(category): \(message)"
             case 2: return "2026-08-17 16:32:00.001 Df App[4242:714e3fa] [com.apple.coredata:\(category)] \(line)"
             case 3:
                 let escaped = line.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -121,7 +123,10 @@ import Testing
                         emit("annotation", "fault fulfilled from database for : 0xd0000000001\(object) <x-coredata://S/Object\(relationship)/p\(object)>")
                     }
                 } else {
-                    emit("annotation", "to-many relationship fault \"rel\(relationship)\" for objectID 0xa7 <x-coredata://S/Item\(relationship)/p\(object)> fulfilled from database.  Got 0 rows")
+                    emit(
+                        "annotation",
+                        "to-many relationship fault \"rel\(relationship)\" for objectID 0xa7 <x-coredata://S/Item\(relationship)/p\(object)> fulfilled from database.  Got 0 rows"
+                    )
                 }
             }
             if length >= TraceAnalyzer.stormThreshold {
@@ -208,7 +213,9 @@ import Testing
             let key = finding.relationship.map { "\(finding.entity ?? "?").\($0)" } ?? finding.sql ?? ""
             let expected = try #require(truth.storms[key], "seed \(seed): unexpected storm \(key)")
             #expect(finding.count == expected.statements, "seed \(seed): \(key)")
-            #expect(finding.summary.contains("in \(expected.runs) run") && finding.summary.contains("(longest \(expected.longest))"), "seed \(seed): \(finding.summary)")
+            #expect(
+                finding.summary.contains("in \(expected.runs) run") && finding.summary.contains("(longest \(expected.longest))"),
+                "seed \(seed): \(finding.summary)")
         }
         let large = report.findings.filter { $0.kind == "largeFetch" }
         #expect(Dictionary(uniqueKeysWithValues: large.map { ($0.sql ?? "", $0.count) }) == truth.largeFetches, "seed \(seed)")
@@ -217,7 +224,11 @@ import Testing
         #expect(report.saves.transactions == truth.transactions)
         #expect(report.saves.rolledBack == truth.rolledBack)
         #expect(report.saves.retried == truth.retried)
-        #expect(Dictionary(uniqueKeysWithValues: report.saves.entities.map { ($0.entity, TraceAnalyzer.Writes(inserts: $0.inserts, updates: $0.updates, deletes: $0.deletes)) })
+        #expect(
+            Dictionary(
+                uniqueKeysWithValues: report.saves.entities.map {
+                    ($0.entity, TraceAnalyzer.Writes(inserts: $0.inserts, updates: $0.updates, deletes: $0.deletes))
+                })
                 == truth.writes, "seed \(seed)")
         #expect(report.findings.filter { !["faultStorm", "largeFetch", "countThenFetch", "optimisticLockingRetry"].contains($0.kind) }.isEmpty, "seed \(seed)")
     }

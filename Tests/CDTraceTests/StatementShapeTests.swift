@@ -6,8 +6,10 @@ import Testing
 /// the way the request was made does.
 @Suite struct StatementShapeTests {
     @Test func spacingAndBindsDoNotMatter() {
-        let logged = StatementShape(sql: "SELECT COUNT(DISTINCT t0.Z_PK) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE  t1.ZFIRSTLETTER = ?")
-        let collapsed = StatementShape(sql: "SELECT COUNT( DISTINCT t0.Z_PK ) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE t1.ZFIRSTLETTER = 's' ")
+        let logged = StatementShape(
+            sql: "SELECT COUNT(DISTINCT t0.Z_PK) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE  t1.ZFIRSTLETTER = ?")
+        let collapsed = StatementShape(
+            sql: "SELECT COUNT( DISTINCT t0.Z_PK ) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE t1.ZFIRSTLETTER = 's' ")
         #expect(logged == collapsed)
         #expect(logged.text == "SELECT COUNT(DISTINCT t0.Z_PK) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE t1.ZFIRSTLETTER = ?")
         #expect(logged.kind == .count)
@@ -16,7 +18,8 @@ import Testing
     }
 
     @Test func listsAndIntarraysOfAnyLength() {
-        #expect(StatementShape(sql: "SELECT 0, t0.Z_PK FROM ZITEM t0 WHERE t0.Z_PK IN (1, 2, 3)").text
+        #expect(
+            StatementShape(sql: "SELECT 0, t0.Z_PK FROM ZITEM t0 WHERE t0.Z_PK IN (1, 2, 3)").text
                 == StatementShape(sql: "SELECT 0, t0.Z_PK FROM ZITEM t0 WHERE t0.Z_PK IN (?)").text)
         let batch = StatementShape(sql: "SELECT t0.ZMAKER, t0.Z_ENT, t0.Z_PK FROM ZCAR t0 WHERE  t0.Z_PK IN (SELECT * FROM _Z_intarray3)   LIMIT 10")
         #expect(batch.text == "SELECT t0.ZMAKER, t0.Z_ENT, t0.Z_PK FROM ZCAR t0 WHERE t0.Z_PK IN (SELECT * FROM _Z_intarray#) LIMIT 10")
@@ -24,7 +27,8 @@ import Testing
     }
 
     @Test func numbersOfTheRequestStay() {
-        let search = StatementShape(sql: "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZBOOK t0 WHERE  NSCoreDataStringSearch( t0.ZTITLE, ?, 417, 1) ORDER BY t0.Z_PK")
+        let search = StatementShape(
+            sql: "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZBOOK t0 WHERE  NSCoreDataStringSearch( t0.ZTITLE, ?, 417, 1) ORDER BY t0.Z_PK")
         #expect(search.text == "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZBOOK t0 WHERE NSCoreDataStringSearch(t0.ZTITLE, ?, 417, 1) ORDER BY t0.Z_PK")
         #expect(search.orderClause == "t0.Z_PK")
         #expect(StatementShape(sql: "SELECT 0, t0.Z_PK FROM ZA t0 LIMIT 1").limit == 1)

@@ -11,19 +11,24 @@ import Testing
     static func log(_ name: String) -> String { folder.appendingPathComponent(name + ".log").path }
 
     /// Runs `trace` on the fixture and compares its report with `trace/<name>.txt` (or `.json`).
-    static func check(_ name: String, _ extra: [String] = [], json: Bool = false,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    static func check(
+        _ name: String, _ extra: [String] = [], json: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
         let result = CommandRunner.runInProcess(["trace", log(name)] + extra + (json ? ["--json"] : []))
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
-        let golden = "trace/\(name)\(extra.isEmpty ? "" : "-" + extra.joined(separator: "-").filter { $0.isLetter || $0.isNumber || $0 == "-" })\(json ? ".json" : ".txt")"
+        let golden =
+            "trace/\(name)\(extra.isEmpty ? "" : "-" + extra.joined(separator: "-").filter { $0.isLetter || $0.isNumber || $0 == "-" })\(json ? ".json" : ".txt")"
         let expected = try Golden.expected(golden, actual: result.stdout)
         #expect(result.stdout == expected, "\(golden)", sourceLocation: sourceLocation)
         return result.stdout
     }
 
-    @Test(arguments: ["excerpt-01-large-fetch", "excerpt-02-03-04", "excerpt-05-06-saves", "excerpt-07-to-16",
-                      "excerpt-19-plan", "excerpt-28-reformatted", "storm-relationship", "storm-objects",
-                      "batches-at-once", "count-then-fetch", "keys-only", "optimistic-locking"])
+    @Test(arguments: [
+        "excerpt-01-large-fetch", "excerpt-02-03-04", "excerpt-05-06-saves", "excerpt-07-to-16",
+        "excerpt-19-plan", "excerpt-28-reformatted", "storm-relationship", "storm-objects",
+        "batches-at-once", "count-then-fetch", "keys-only", "optimistic-locking",
+    ])
     func goldenReport(_ name: String) throws {
         _ = try Self.check(name)
     }
@@ -103,7 +108,8 @@ import Testing
             switch form {
             case 0: return "2014-07-30 11:45:15.647 My App[65858:2586192] \(message)"
             case 1: return "2026-09-06 01:44:20.057410+0000 App[5231:22116] [\(category)] \(message)"
-            case 2: return "2024-01-10 11:14:38.831786-0800 0x724d65  Debug  0x0  18248  14  App: (CoreData) [com.apple.coredata:\(category)] \(category): \(body)"
+            case 2:
+                return "2024-01-10 11:14:38.831786-0800 0x724d65  Debug  0x0  18248  14  App: (CoreData) [com.apple.coredata:\(category)] \(category): \(body)"
             case 3: return "2022-08-25 15:22:01.008417+0100 localhost App[1766]: [com.apple.coredata:\(category)] \(message)"
             case 4: return "2026-08-17 16:32:00.001 Df App[4242:714e3fa] [com.apple.coredata:\(category)] \(message)"
             case 5:
