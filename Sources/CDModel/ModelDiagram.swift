@@ -1,12 +1,13 @@
 import Foundation
 
-/// Pictures of one model version for `cdstore model --format dot|mermaid`: a box per entity
+/// Pictures of one model version for `cdstore model --format dot|mermaid|svg`: a box per entity
 /// with its attributes and their types, an edge per relationship (a relationship and its
 /// inverse share one edge) labelled with each one's `Entity.name`, order and delete rule and
 /// with the multiplicity at each end, and an inheritance edge from each sub-entity to its parent.
 ///
 /// DOT is Graphviz's language (`dot -Tpng`); Mermaid's `classDiagram` renders in Markdown on
-/// GitHub and in many editors. Both draw the same ``ModelGraph``.
+/// GitHub and in many editors; the SVG is laid out by cdstore itself (``ModelDiagram/svg(_:)``),
+/// for a browser with nothing installed. All three draw the same ``ModelGraph``.
 package enum ModelDiagram {
     /// The DOT text of `version`: an HTML-like table per entity; crow's-foot arrows and the
     /// multiplicity at each end of an edge, and in its middle the relationships it stands for
@@ -116,8 +117,9 @@ package enum ModelDiagram {
         return "\"" + text + "\""
     }
 
-    /// Text for an HTML-like label: XML's reserved characters as entities, and control
-    /// characters (which XML forbids, even as references) as U+FFFD.
+    /// Text for an HTML-like label or SVG: XML's reserved characters as entities, and control
+    /// characters and the noncharacters U+FFFE and U+FFFF (which XML forbids, even as
+    /// references) as U+FFFD.
     static func html(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
@@ -126,7 +128,8 @@ package enum ModelDiagram {
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"": result += "&quot;"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): result += "\u{FFFD}"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value >= 0xFFFE && scalar.value <= 0xFFFF:
+                result += "\u{FFFD}"
             default: result.unicodeScalars.append(scalar)
             }
         }
@@ -153,7 +156,7 @@ package enum ModelDiagram {
 
     /// Crow's-foot arrows: a crow for many, a bar for one, and beyond it a circle when the end
     /// may be empty or a second bar when it may not.
-    private static func crowsFoot(_ relationship: RelationshipDescription) -> String {
+    static func crowsFoot(_ relationship: RelationshipDescription) -> String {
         (relationship.isToMany ? "crow" : "tee") + (multiplicity(relationship).hasPrefix("0") ? "odot" : "tee")
     }
 
@@ -226,6 +229,8 @@ package struct ModelGraph {
         package var isAbstract: Bool
         /// Each attribute's name and its type as the picture prints it (``ModelDiagram/attributeType(_:)``).
         package var attributes: [(name: String, type: String)]
+        /// The relationships the entity declares, in model order.
+        package var relationships: [RelationshipDescription]
     }
 
     /// One edge: a relationship declared by `source`, and its inverse when the two name each other.
@@ -250,7 +255,7 @@ package struct ModelGraph {
         boxes = model.entities.map { entity in
             Box(
                 name: entity.name, isAbstract: entity.isAbstract,
-                attributes: entity.attributes.map { ($0.name, ModelDiagram.attributeType($0)) })
+                attributes: entity.attributes.map { ($0.name, ModelDiagram.attributeType($0)) }, relationships: entity.relationships)
         }
         inheritance = model.entities.compactMap { entity in entity.parentName.map { (entity.name, $0) } }
         links = []
