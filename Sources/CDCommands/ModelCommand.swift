@@ -15,10 +15,10 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json, xcdatamodel, dot, mermaid
+        case text, json, xcdatamodel, dot, mermaid, svg
 
         /// The formats that print one version of the model as a file of its own kind.
-        var isOneVersion: Bool { self == .xcdatamodel || self == .dot || self == .mermaid }
+        var isOneVersion: Bool { self == .xcdatamodel || self == .dot || self == .mermaid || self == .svg }
     }
 
     @Argument(help: "A model (.xcdatamodeld, .xcdatamodel, .momd, .mom, ruby-xcdm .rb or schemas folder) or a store file.", completion: .file())
@@ -45,7 +45,7 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
     @Option(
         name: .long,
         help:
-            "Output format: text, json, xcdatamodel (an editable contents XML of one version), dot or mermaid (a diagram of one version, for Graphviz or Mermaid)."
+            "Output format: text, json, xcdatamodel (an editable contents XML of one version), dot, mermaid or svg (a diagram of one version, for Graphviz, for Mermaid or laid out by cdstore)."
     )
     var format: Format = .text
 
@@ -91,6 +91,7 @@ struct ModelCommand: ParsableCommand, ChoosesColor {
             switch format {
             case .dot: Output.print(ModelDiagram.dot(version))
             case .mermaid: Output.print(ModelDiagram.mermaid(version))
+            case .svg: Output.print(ModelDiagram.svg(version))
             default: Output.print(ModelXMLWriter.xml(for: version.model))
             }
         } else if lint {

@@ -86,7 +86,8 @@ import Testing
     }
 }
 
-/// `model --format dot|mermaid`: the pictures of two models, as golden files. Core Data Editor's
+/// `model --format dot|mermaid|svg`: the pictures of two models, as golden files (the SVG ones
+/// shared with CDModelTests' ModelDiagramSVGTests). Core Data Editor's
 /// iOS example has an abstract entity, inheritance, ordered to-many relationships with counts,
 /// cascade rules and a relationship to its own entity; the README's picture is CoreDataPlus's
 /// SampleModel3 from Samples/.
@@ -102,12 +103,12 @@ import Testing
         ),
     ]
 
-    @Test(arguments: ["dot", "mermaid"])
+    @Test(arguments: ["dot", "mermaid", "svg"])
     func goldenPictures(format: String) throws {
         for (golden, arguments) in Self.models {
             let result = CommandRunner.runInProcess(["model", "--format", format] + arguments)
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let name = golden + (format == "dot" ? ".dot" : ".mmd")
+            let name = golden + ["dot": ".dot", "mermaid": ".mmd", "svg": ".svg"][format, default: ""]
             #expect(result.stdout == (try Golden.expected(name, actual: result.stdout)), "\(name)")
         }
     }
