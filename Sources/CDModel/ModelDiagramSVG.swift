@@ -28,7 +28,7 @@ extension ModelDiagram {
 /// (Photos' Asset lists 130 properties) does not stretch a whole row. The number of columns
 /// makes the picture about half again as wide as it is tall. Edges are straight, drawn beneath
 /// the boxes; each label goes to the first of a few places along its edge that covers no box
-/// and no other label.
+/// and no other label (or, where no place is clear of the boxes, beneath them).
 struct SVGDiagram {
     /// A point in SVG user units (CSS pixels), y growing downwards.
     struct Point {
@@ -118,6 +118,9 @@ struct SVGDiagram {
     var routes: [Route] = []
     /// Each edge's label frame (relationship edges only).
     var labels: [Int: Rect] = [:]
+    /// The edges whose label found no place clear of the boxes: drawn beneath them, so as not to
+    /// hide what a box says (which lists the relationship anyway).
+    var labelsUnderBoxes: Set<Int> = []
 
     init(_ graph: ModelGraph) {
         var boxes = graph.boxes.map { box in
@@ -300,8 +303,8 @@ struct SVGDiagram {
     }
 
     /// Puts each relationship label at its edge's first candidate place that covers no box and no
-    /// label placed before, else the first that covers no box, else the first candidate. A loop's
-    /// label starts at its point; a segment's is centred on it.
+    /// label placed before, else the first that covers no box, else the first candidate (beneath
+    /// the boxes). A loop's label starts at its point; a segment's is centred on it.
     mutating func placeLabels() {
         let boxFrames = boxes.map { $0.frame.outset(by: 2) }
         var taken = boxFrames
@@ -313,9 +316,10 @@ struct SVGDiagram {
                 Rect(x: isLoop ? point.x : point.x - width / 2, y: point.y - height / 2, width: width, height: height)
             }
             guard let first = frames.first else { continue }
-            let frame =
+            let clear =
                 frames.first { frame in !taken.contains { $0.intersects(frame) } } ?? frames.first { frame in !boxFrames.contains { $0.intersects(frame) } }
-                ?? first
+            let frame = clear ?? first
+            if clear == nil { labelsUnderBoxes.insert(position) }
             labels[position] = frame
             taken.append(frame.outset(by: 2))
         }
@@ -396,19 +400,29 @@ struct SVGDiagram {
             }
             lines.append("</g>")
         }
-        lines += ["</g>", "<g class=\"entities\">"]
+        lines.append("</g>")
+        lines += drawLabels { labelsUnderBoxes.contains($0) }
+        lines.append("<g class=\"entities\">")
         for box in boxes { lines += draw(box) }
-        lines += ["</g>", "<g class=\"labels\" font-size=\"\(Self.number(Metrics.labelFontSize))\" fill=\"#444444\">"]
-        for (position, edge) in edges.enumerated() {
+        lines.append("</g>")
+        lines += drawLabels { !labelsUnderBoxes.contains($0) }
+        lines.append("</svg>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// A group of the labels of the edges `included` picks.
+    func drawLabels(_ included: (Int) -> Bool) -> [String] {
+        var lines = ["<g class=\"labels\" font-size=\"\(Self.number(Metrics.labelFontSize))\" fill=\"#444444\">"]
+        for (position, edge) in edges.enumerated() where included(position) {
             guard case .relationship(let link) = edge.kind, let frame = labels[position] else { continue }
             lines.append(
                 "<rect x=\"\(Self.number(frame.x))\" y=\"\(Self.number(frame.y))\" width=\"\(Self.number(frame.width))\" "
                     + "height=\"\(Self.number(frame.height))\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>")
             lines.append(
-                "<text x=\"\(Self.number(frame.x + 3))\" y=\"\(Self.number(frame.maxY - 4))\">\(html(Self.labelText(link)))</text>")
+                "<text x=\"\(Self.number(frame.x + 3))\" y=\"\(Self.number(frame.maxY - 4))\">\(ModelDiagram.html(Self.labelText(link)))</text>")
         }
-        lines += ["</g>", "</svg>"]
-        return lines.joined(separator: "\n")
+        lines.append("</g>")
+        return lines
     }
 
     func draw(_ box: Box) -> [String] {
