@@ -63,6 +63,7 @@ struct SVGDiagram {
         static let characterWidth = fontSize * 0.625
         static let labelFontSize = 11.0
         static let labelCharacterWidth = labelFontSize * 0.625
+        static let labelLineHeight = 13.0
         static let lineHeight = 16.0
         /// From the top of a line to its text's baseline.
         static let baseline = 12.0
@@ -117,7 +118,7 @@ struct SVGDiagram {
     var size: (width: Double, height: Double) = (0, 0)
     var routes: [Route] = []
     /// Each edge's label frame (relationship edges only).
-    var labels: [Int: Rect] = [:]
+    var labels: [Int: (lines: [String], frame: Rect)] = [:]
     /// The edges whose label found no place clear of the boxes: drawn beneath them, so as not to
     /// hide what a box says (which lists the relationship anyway).
     var labelsUnderBoxes: Set<Int> = []
@@ -274,9 +275,11 @@ struct SVGDiagram {
         var start = Self.exit(from: lowCenter, toward: highCenter, of: low)
         var end = Self.exit(from: highCenter, toward: lowCenter, of: high)
         if source > destination { swap(&start, &end) }
-        // From the middle outwards: 0.5, 0.45, 0.55, 0.4, … 0.1, 0.9.
+        // From the middle outwards: 0.5, 0.45, 0.55, 0.4, … 0.1, 0.9; on the line, then beside it.
         let fractions: [Double] = [0.5] + (1...8).flatMap { (step: Int) -> [Double] in [0.5 - Double(step) * 0.05, 0.5 + Double(step) * 0.05] }
-        let candidates = fractions.map { Point(x: start.x + (end.x - start.x) * $0, y: start.y + (end.y - start.y) * $0) }
+        let candidates = [0.0, 10, -10, 20, -20].flatMap { (shift: Double) -> [Point] in
+            fractions.map { Point(x: start.x + (end.x - start.x) * $0 + normal.x * shift, y: start.y + (end.y - start.y) * $0 + normal.y * shift) }
+        }
         let extent = Rect(x: min(start.x, end.x), y: min(start.y, end.y), width: abs(end.x - start.x), height: abs(end.y - start.y))
         return Route(
             path: "M\(Self.number(start.x)),\(Self.number(start.y)) L\(Self.number(end.x)),\(Self.number(end.y))", labelCandidates: candidates, extent: extent)
@@ -296,37 +299,45 @@ struct SVGDiagram {
 
     // MARK: Labels
 
-    /// `name`, or `name / inverse name` for a pair.
-    static func labelText(_ link: ModelGraph.Link) -> String {
-        guard let inverse = link.inverse, inverse.name != link.forward.name || link.forward.destinationEntity != link.source else { return link.forward.name }
-        return link.forward.name + " / " + inverse.name
+    /// The ways to write a link's label: `name`, or for a pair `name / inverse name` on one line
+    /// or on two (`name /`, `inverse name`), which fits between columns more often.
+    static func labelLayouts(_ link: ModelGraph.Link) -> [[String]] {
+        guard let inverse = link.inverse, inverse.name != link.forward.name || link.forward.destinationEntity != link.source else {
+            return [[link.forward.name]]
+        }
+        return [[link.forward.name + " / " + inverse.name], [link.forward.name + " /", inverse.name]]
     }
 
-    /// Puts each relationship label at its edge's first candidate place that covers no box and no
-    /// label placed before, else the first that covers no box, else the first candidate (beneath
-    /// the boxes). A loop's label starts at its point; a segment's is centred on it.
+    /// Puts each relationship label at its edge's first candidate place, in one of its layouts,
+    /// that covers no box and no label placed before, else the first that covers no box, else
+    /// at the first candidate in one line beneath the boxes. A loop's label starts at its point;
+    /// a segment's is centred on it.
     mutating func placeLabels() {
         let boxFrames = boxes.map { $0.frame.outset(by: 2) }
         var taken = boxFrames
         for (position, edge) in edges.enumerated() {
             guard case .relationship(let link) = edge.kind else { continue }
-            let width = Double(Self.columns(Self.labelText(link))) * Metrics.labelCharacterWidth + 6, height = Metrics.labelFontSize + 4
             let isLoop = edge.from == edge.to
-            let frames = routes[position].labelCandidates.map { point in
-                Rect(x: isLoop ? point.x : point.x - width / 2, y: point.y - height / 2, width: width, height: height)
-            }
-            guard let first = frames.first else { continue }
+            let choices = Self.labelLayouts(link).map { lines in
+                let width = Double(lines.map(Self.columns).max() ?? 0) * Metrics.labelCharacterWidth + 6
+                let height = Double(lines.count) * Metrics.labelLineHeight + 2
+                return routes[position].labelCandidates.map { point in
+                    (lines, Rect(x: isLoop ? point.x : point.x - width / 2, y: point.y - height / 2, width: width, height: height))
+                }
+            }.joined()
+            guard let first = choices.first else { continue }
             let clear =
-                frames.first { frame in !taken.contains { $0.intersects(frame) } } ?? frames.first { frame in !boxFrames.contains { $0.intersects(frame) } }
-            let frame = clear ?? first
+                choices.first { choice in !taken.contains { $0.intersects(choice.1) } }
+                ?? choices.first { choice in !boxFrames.contains { $0.intersects(choice.1) } }
+            let (lines, frame) = clear ?? first
             if clear == nil { labelsUnderBoxes.insert(position) }
-            labels[position] = frame
+            labels[position] = (lines, frame)
             taken.append(frame.outset(by: 2))
         }
     }
 
     mutating func measureCanvas() {
-        let frames = boxes.map(\.frame) + routes.map(\.extent) + labels.values
+        let frames = boxes.map(\.frame) + routes.map(\.extent) + labels.values.map(\.frame)
         size = (
             ((frames.map(\.maxX).max() ?? 0) + Metrics.margin).rounded(.up),
             ((frames.map(\.maxY).max() ?? 0) + Metrics.margin).rounded(.up)
@@ -412,17 +423,25 @@ struct SVGDiagram {
 
     /// A group of the labels of the edges `included` picks.
     func drawLabels(_ included: (Int) -> Bool) -> [String] {
-        var lines = ["<g class=\"labels\" font-size=\"\(Self.number(Metrics.labelFontSize))\" fill=\"#444444\">"]
-        for (position, edge) in edges.enumerated() where included(position) {
-            guard case .relationship(let link) = edge.kind, let frame = labels[position] else { continue }
-            lines.append(
+        var output = ["<g class=\"labels\" font-size=\"\(Self.number(Metrics.labelFontSize))\" fill=\"#444444\">"]
+        for position in edges.indices where included(position) {
+            guard let (lines, frame) = labels[position] else { continue }
+            output.append(
                 "<rect x=\"\(Self.number(frame.x))\" y=\"\(Self.number(frame.y))\" width=\"\(Self.number(frame.width))\" "
                     + "height=\"\(Self.number(frame.height))\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>")
-            lines.append(
-                "<text x=\"\(Self.number(frame.x + 3))\" y=\"\(Self.number(frame.maxY - 4))\">\(ModelDiagram.html(Self.labelText(link)))</text>")
+            let x = Self.number(frame.x + 3)
+            let baseline = frame.y + Metrics.labelLineHeight - 2
+            if let only = lines.first, lines.count == 1 {
+                output.append("<text x=\"\(x)\" y=\"\(Self.number(baseline))\">\(ModelDiagram.html(only))</text>")
+            } else {
+                let spans = lines.enumerated().map { index, line in
+                    "<tspan x=\"\(x)\" y=\"\(Self.number(baseline + Double(index) * Metrics.labelLineHeight))\">\(ModelDiagram.html(line))</tspan>"
+                }
+                output.append("<text>" + spans.joined() + "</text>")
+            }
         }
-        lines.append("</g>")
-        return lines
+        output.append("</g>")
+        return output
     }
 
     func draw(_ box: Box) -> [String] {

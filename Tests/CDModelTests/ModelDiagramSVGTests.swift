@@ -66,7 +66,7 @@ enum SVGPicture {
         #expect(root.name == "svg" && root.attributes["xmlns"] == "http://www.w3.org/2000/svg", "\(source)")
 
         // Self-contained and inert: nothing runs, nothing is fetched, nothing a CSP forbids.
-        let allowedElements: Set = ["svg", "title", "defs", "marker", "path", "circle", "rect", "g", "text"]
+        let allowedElements: Set = ["svg", "title", "defs", "marker", "path", "circle", "rect", "g", "text", "tspan"]
         #expect(all.allSatisfy { allowedElements.contains($0.name) }, "\(source): \(Set(all.map(\.name)).subtracting(allowedElements))")
         for element in all {
             for (name, value) in element.attributes {
