@@ -115,7 +115,7 @@ import Testing
             ["dump", store, "--format", "json"], ["dump", store, "--format", "ndjson"], ["dump", store, "--format", "csv"],
             ["dump", store, "--format", "table"], ["query", store, "Author.count"], ["sql", store, "Article"],
             ["inspect", store, "--json"], ["model", store, "--json"], ["model", store, "--format", "dot"],
-            ["model", store, "--format", "mermaid"], ["model", store, "--sql"], ["validate", store, "--json"],
+            ["model", store, "--format", "mermaid"], ["model", store, "--format", "svg"], ["model", store, "--sql"], ["validate", store, "--json"],
         ]
         for line in lines {
             let result = CommandRunner.runInProcess(line + ["--color", "always"], outputIsTerminal: true)
