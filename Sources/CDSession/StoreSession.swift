@@ -61,7 +61,7 @@ package final class StoreSession {
         let runner = try runner()
         switch request.result {
         case .objects:
-            throw FetchSQLError("a request for objects has no value rows")
+            throw FetchSQLError.objectsHaveNoValueRows
         case .count:
             try names(["count"])
             try row([.integer(Int64(try runner.count(request)))])

@@ -86,21 +86,26 @@ import Testing
     @Test func wrongObjectsAreRefusedNotCompared() throws {
         let store = try Fixture()
         #expect(
-            throws: FetchSQLError(
-                "x-coredata://\(store.storeUUID)/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match"
-            )
+            throws: FetchSQLError.objectOfOtherEntity(uri: "x-coredata://\(store.storeUUID)/Entity1/p1", entity: "Entity1", destination: "Entity2")
         ) {
             try store.sql("ANY e2b == %@", ["x-coredata://\(store.storeUUID)/Entity1/p1"])
         }
         #expect(
-            throws: FetchSQLError(
-                "\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil")
+            throws: FetchSQLError.notAnObjectID(text: "X", destination: "Entity2")
         ) {
             try store.sql("partner == %@", ["X"])
         }
-        #expect(throws: FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")) {
+        #expect(throws: FetchSQLError.inNeedsListOrToMany) {
             try store.sql("%@ IN name", ["one"])
         }
+        #expect(
+            FetchSQLError.objectOfOtherEntity(uri: "x-coredata://U/Entity1/p1", entity: "Entity1", destination: "Entity2").message
+                == "x-coredata://U/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match"
+        )
+        #expect(
+            FetchSQLError.notAnObjectID(text: "X", destination: "Entity2").message
+                == "\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil"
+        )
     }
 
     @Test func toOneKeyPathsThroughNil() throws {
