@@ -109,7 +109,7 @@ let package = Package(
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         /// One store opened for reading as every front end opens it (snapshot, model, SQL log),
         /// with the operations the front ends share.
-        .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch", "CDDiagnostics"]),
+        .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch", "CDDiagnostics", "CDChanges"]),
         /// The object renderers: the output formats of `dump` and `query`.
         .target(
             name: "CDRendering",
@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "CDTraceTests",
             dependencies: [
-                "CDTrace", "CDStore", "CDModel", "CDFetch", "CDTestSupport",
+                "CDTrace", "CDStore", "CDModel", "CDFetch", "CDSession", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

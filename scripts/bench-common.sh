@@ -10,6 +10,8 @@
 #   bench_check_stores            quick_check, row counts, cdstore inspect, file sizes
 #   time_cases LABEL NAME CMD...  mean/stddev (and user/system) of some commands
 #   time_interleaved LABEL A CMD B CMD  the same for two commands run in turn, and their ratio
+#   bench_revision                what the timed binary was built from, in $revision
+#   pass_miss VALUE GOAL          PASS when VALUE <= GOAL (n/a when not measured)
 #
 # Environment knobs read by bench_init: BENCH_ROWS, BENCH_RUNS, BENCH_WARMUP,
 # BENCH_SKIP_BUILD, BENCH_NO_INSTALL, CDSTORE_CORPUS (see Benchmarks/README.md).
@@ -93,6 +95,21 @@ bench_tools() {
         have_time=0
         echo "GNU time unavailable: peak RSS not measured"
     fi
+}
+
+# bench_revision: sets $revision to the commit the binary (a private copy, see bench_build)
+# was built from, noting uncommitted changes in Sources/, and says so.
+bench_revision() {
+    revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    if [[ -n $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]]; then
+        revision="$revision + uncommitted changes in Sources/"
+    fi
+    echo "timing a copy of it built from $revision"
+}
+
+# pass_miss VALUE GOAL: PASS when VALUE <= GOAL; n/a when VALUE was not measured.
+pass_miss() {
+    awk -v v="$1" -v g="$2" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else print (v + 0 <= g + 0) ? "PASS" : "MISS" }'
 }
 
 # --------------------------------------------------------------------------

@@ -33,11 +33,7 @@ bench_init bench-diff 5 1
 bench_tools
 bench_build
 
-revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ -n $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]]; then
-    revision="$revision + uncommitted changes in Sources/"
-fi
-echo "timing a copy of it built from $revision"
+bench_revision
 
 bench_prepare_stores
 bench_check_stores
@@ -135,9 +131,6 @@ measure_rss() {
     else
         echo n/a
     fi
-}
-pass_miss() {
-    awk -v v="$1" -v g="$2" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else print (v + 0 <= g + 0) ? "PASS" : "MISS" }'
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -31,13 +31,7 @@ bench_init bench-dump 5 1
 command -v wc >/dev/null || die "wc is required"
 bench_tools
 bench_build
-
-# Say what the binary (a private copy, see bench_build) was built from.
-revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ -n $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]]; then
-    revision="$revision + uncommitted changes in Sources/"
-fi
-echo "timing a copy of it built from $revision"
+bench_revision
 
 # --------------------------------------------------------------------------
 # Stores: reuse Benchmarks/work when its row counts are the expected ones.
@@ -148,11 +142,6 @@ measure_once() {
         die "$key: $lines output lines are not a whole number of objects ($per lines each, $add more)"
     fi
     objects[$key]=$(( (lines + add) / per ))
-}
-
-# pass_miss VALUE GOAL: PASS when VALUE <= GOAL.
-pass_miss() {
-    awk -v v="$1" -v g="$2" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else print (v + 0 <= g + 0) ? "PASS" : "MISS" }'
 }
 
 sizes_file=$work/dump-sizes.txt

@@ -26,7 +26,7 @@ struct BinaryPropertyListReader {
     }
 
     mutating func read() throws -> PropertyListValue {
-        guard bytes.count >= 8 + 32 else { throw PropertyListError("binary property list is truncated") }
+        guard bytes.count >= 8 + 32 else { throw PropertyListError.truncated }
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
@@ -38,7 +38,7 @@ struct BinaryPropertyListReader {
             count > 0, count < UInt64(bytes.count), top < count,
             tableStart >= 8, tableStart <= UInt64(trailer),
             count * UInt64(offsetSize) <= UInt64(trailer) - tableStart
-        else { throw PropertyListError("binary property list has a corrupt trailer") }
+        else { throw PropertyListError.corruptTrailer }
         objectCount = Int(count)
         offsetTableStart = Int(tableStart)
         return try object(Int(top))
@@ -53,7 +53,7 @@ struct BinaryPropertyListReader {
         let entry = offsetTableStart + index * offsetSize
         let value = Self.bigEndian(bytes[entry..<entry + offsetSize])
         guard value >= 8, value < UInt64(offsetTableStart) else {
-            throw PropertyListError("binary property list has a corrupt offset table")
+            throw PropertyListError.corruptOffsetTable
         }
         return Int(value)
     }
@@ -61,7 +61,7 @@ struct BinaryPropertyListReader {
     /// `count` bytes of an object starting at `start`; they must end before the offset table.
     private func payload(_ start: Int, _ count: Int) throws -> ArraySlice<UInt8> {
         guard count >= 0, start >= 0, start <= offsetTableStart, count <= offsetTableStart - start else {
-            throw PropertyListError("binary property list is truncated")
+            throw PropertyListError.truncated
         }
         return bytes[start..<start + count]
     }
@@ -72,11 +72,11 @@ struct BinaryPropertyListReader {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, position + 1) }
         guard let intMarker = try payload(position + 1, 1).first, intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
-            throw PropertyListError("binary property list has a corrupt length")
+            throw PropertyListError.corruptLength
         }
         let size = 1 << Int(intMarker & 0x0F)
         let value = Self.bigEndian(try payload(position + 2, size))
-        guard value < UInt64(offsetTableStart) else { throw PropertyListError("binary property list has a corrupt length") }
+        guard value < UInt64(offsetTableStart) else { throw PropertyListError.corruptLength }
         return (Int(value), position + 2 + size)
     }
 
@@ -86,7 +86,7 @@ struct BinaryPropertyListReader {
         return try stride(from: raw.startIndex, to: raw.endIndex, by: referenceSize).map { i in
             let index = Self.bigEndian(raw[i..<i + referenceSize])
             guard index < UInt64(objectCount) else {
-                throw PropertyListError("binary property list refers to a missing object")
+                throw PropertyListError.missingObject
             }
             return Int(index)
         }
@@ -94,9 +94,9 @@ struct BinaryPropertyListReader {
 
     private mutating func object(_ index: Int) throws -> PropertyListValue {
         if let value = decoded[index] { return value }
-        guard active.insert(index).inserted else { throw PropertyListError("binary property list has a reference cycle") }
+        guard active.insert(index).inserted else { throw PropertyListError.referenceCycle }
         defer { active.remove(index) }
-        guard active.count <= 512 else { throw PropertyListError("binary property list nests too deeply") }
+        guard active.count <= 512 else { throw PropertyListError.nestsTooDeeply }
         let value = try parse(at: try offset(ofObject: index))
         decoded[index] = value
         return value
@@ -109,10 +109,10 @@ struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return .boolean(false)
             case 0x09: return .boolean(true)
-            default: throw PropertyListError("binary property list has an unsupported value (0x\(String(marker, radix: 16)))")
+            default: throw PropertyListError.unsupportedValue(marker: marker)
             }
         case 0x1:
-            guard marker & 0x0F <= 4 else { throw PropertyListError("binary property list has a corrupt integer") }
+            guard marker & 0x0F <= 4 else { throw PropertyListError.corruptInteger }
             let size = 1 << Int(marker & 0x0F)
             // 16-byte integers carry the value in their low 8 bytes.
             let raw = Self.bigEndian(try payload(position + 1, size).suffix(8))
@@ -121,10 +121,10 @@ struct BinaryPropertyListReader {
             switch marker & 0x0F {
             case 2: return .real(Double(Float(bitPattern: UInt32(Self.bigEndian(try payload(position + 1, 4))))))
             case 3: return .real(Double(bitPattern: Self.bigEndian(try payload(position + 1, 8))))
-            default: throw PropertyListError("binary property list has a corrupt real")
+            default: throw PropertyListError.corruptReal
             }
         case 0x3:
-            guard marker == 0x33 else { throw PropertyListError("binary property list has a corrupt date") }
+            guard marker == 0x33 else { throw PropertyListError.corruptDate }
             return .date(Double(bitPattern: Self.bigEndian(try payload(position + 1, 8))))
         case 0x4:
             let (count, start) = try length(marker: marker, at: position)
@@ -141,7 +141,7 @@ struct BinaryPropertyListReader {
             // UIDs index `$objects`, so one wider than 8 bytes or beyond `Int` cannot be right.
             let size = Int(marker & 0x0F) + 1
             guard size <= 8, let uid = Int(exactly: Self.bigEndian(try payload(position + 1, size))) else {
-                throw PropertyListError("binary property list has a corrupt UID")
+                throw PropertyListError.corruptUID
             }
             return .uid(uid)
         case 0xA, 0xC:
@@ -154,13 +154,13 @@ struct BinaryPropertyListReader {
             entries.reserveCapacity(count)
             for (k, v) in zip(refs[..<count], refs[count...]) {
                 guard case .string(let key) = try object(k) else {
-                    throw PropertyListError("binary property list has a non-string dictionary key")
+                    throw PropertyListError.nonStringKey
                 }
                 entries.append((key, try object(v)))
             }
             return .dictionary(entries)
         default:
-            throw PropertyListError("binary property list has an unknown object type (0x\(String(marker, radix: 16)))")
+            throw PropertyListError.unknownObjectType(marker: marker)
         }
     }
 }

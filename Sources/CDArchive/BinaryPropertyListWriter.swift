@@ -60,7 +60,7 @@ private struct ObjectTable {
             return index
         case .dictionary(let entries):
             guard Set(entries.map(\.key)).count == entries.count else {
-                throw PropertyListError("dictionary has a repeated key")
+                throw PropertyListError.repeatedKey
             }
             let index = reserve()
             let keys = entries.map { entry in scalar(.string(entry.key)) { Self.string(entry.key) } }

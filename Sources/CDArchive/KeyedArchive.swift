@@ -15,11 +15,11 @@ public final class KeyedArchive: Sendable {
         let plist = try PropertyList.decode(data)
         guard plist["$archiver"]?.stringValue == "NSKeyedArchiver",
             let objects = plist["$objects"]?.arrayValue
-        else { throw PropertyListError("not an NSKeyedArchiver archive") }
+        else { throw PropertyListError.notKeyedArchive }
         guard let top = plist["$top"],
             case .uid(let index)? = top["root"] ?? top.dictionaryEntries?.first?.value,
             index > 0, index < objects.count
-        else { throw PropertyListError("keyed archive has no root object") }
+        else { throw PropertyListError.noRootObject }
         self.objects = objects
         self.topIndex = index
     }

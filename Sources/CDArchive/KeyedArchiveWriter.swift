@@ -91,7 +91,7 @@ package struct KeyedArchiveWriter: Sendable {
     /// Throws when an object was reserved but never filled.
     package func data(root: PropertyListValue) throws -> Data {
         let filled = try objects.enumerated().map { index, object in
-            guard let object else { throw PropertyListError("keyed archive object \(index) was reserved but never filled") }
+            guard let object else { throw PropertyListError.unfilledArchiveObject(index: index) }
             return object
         }
         return try BinaryPropertyListWriter.data(

@@ -87,13 +87,96 @@ public enum PropertyListValue: Sendable, Equatable {
     }
 }
 
-/// Why a property list could not be read. Descriptions are one line, for the user.
-public struct PropertyListError: UserFacingError, Sendable {
-    /// What is wrong with the property list, in one line.
-    public let description: String
-    /// The same line as `description`, as ``UserFacingError`` asks for it.
-    public var message: String { description }
-    package init(_ description: String) { self.description = description }
+/// Why a property list, a keyed archive or compressed data could not be read or written. One
+/// case per failure; ``message`` renders each in one line, for the user.
+public enum PropertyListError: UserFacingError, Sendable, Equatable {
+    // Binary property lists (`bplist00`).
+    /// The data ends before its trailer or an object does.
+    case truncated
+    /// The trailer's sizes or offsets do not fit the data.
+    case corruptTrailer
+    /// An offset in the offset table points outside the objects.
+    case corruptOffsetTable
+    /// An object's length runs past the objects.
+    case corruptLength
+    /// A reference names no object.
+    case missingObject
+    /// An object contains itself.
+    case referenceCycle
+    /// Containers nest deeper than the reader follows.
+    case nestsTooDeeply
+    /// A marker (the object's first byte) the reader does not support.
+    case unsupportedValue(marker: UInt8)
+    /// A malformed integer, real, date or UID object.
+    case corruptInteger, corruptReal, corruptDate, corruptUID
+    /// A dictionary key that is not a string.
+    case nonStringKey
+    /// A marker of no known object type.
+    case unknownObjectType(marker: UInt8)
+
+    // Property lists read by Foundation, and what they hold.
+    /// Neither a binary nor an XML property list.
+    case unreadable
+    /// A property list in another format (OpenStep).
+    case notBinaryOrXML
+    /// Foundation returned a value of a type a property list does not hold.
+    case unsupportedFoundationValue(typeName: String)
+    /// The property list is not the dictionary it must be.
+    case notADictionary
+
+    // Keyed archives.
+    /// The property list is not an `NSKeyedArchiver` archive.
+    case notKeyedArchive
+    /// The archive has no `$top.root`.
+    case noRootObject
+    /// Writing: object `index` was reserved but never filled.
+    case unfilledArchiveObject(index: Int)
+    /// Writing: a dictionary has the same key twice.
+    case repeatedKey
+
+    // Compressed data (zlib).
+    /// zlib could not start inflating.
+    case inflateCannotStart
+    /// The inflated data is larger than its limit.
+    case compressedTooLarge
+    /// The compressed data is corrupt or truncated.
+    case compressedCorrupt
+    /// zlib could not start deflating.
+    case deflateCannotStart
+    /// zlib's deflate ended with `status`.
+    case deflateFailed(status: Int32)
+
+    public var message: String {
+        switch self {
+        case .truncated: return "binary property list is truncated"
+        case .corruptTrailer: return "binary property list has a corrupt trailer"
+        case .corruptOffsetTable: return "binary property list has a corrupt offset table"
+        case .corruptLength: return "binary property list has a corrupt length"
+        case .missingObject: return "binary property list refers to a missing object"
+        case .referenceCycle: return "binary property list has a reference cycle"
+        case .nestsTooDeeply: return "binary property list nests too deeply"
+        case .unsupportedValue(let marker): return "binary property list has an unsupported value (0x\(String(marker, radix: 16)))"
+        case .corruptInteger: return "binary property list has a corrupt integer"
+        case .corruptReal: return "binary property list has a corrupt real"
+        case .corruptDate: return "binary property list has a corrupt date"
+        case .corruptUID: return "binary property list has a corrupt UID"
+        case .nonStringKey: return "binary property list has a non-string dictionary key"
+        case .unknownObjectType(let marker): return "binary property list has an unknown object type (0x\(String(marker, radix: 16)))"
+        case .unreadable: return "not a readable property list"
+        case .notBinaryOrXML: return "not a binary or XML property list"
+        case .unsupportedFoundationValue(let typeName): return "unsupported value in property list: \(typeName)"
+        case .notADictionary: return "it is not a dictionary"
+        case .notKeyedArchive: return "not an NSKeyedArchiver archive"
+        case .noRootObject: return "keyed archive has no root object"
+        case .unfilledArchiveObject(let index): return "keyed archive object \(index) was reserved but never filled"
+        case .repeatedKey: return "dictionary has a repeated key"
+        case .inflateCannotStart: return "zlib could not start inflating"
+        case .compressedTooLarge: return "compressed data is too large"
+        case .compressedCorrupt: return "compressed data is corrupt or truncated"
+        case .deflateCannotStart: return "zlib could not start deflating"
+        case .deflateFailed(let status): return "zlib could not deflate the data (\(status))"
+        }
+    }
 }
 
 /// Reads binary (`bplist00`) and XML property lists.
@@ -116,9 +199,9 @@ public enum PropertyList {
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
         } catch {
-            throw PropertyListError("not a readable property list")
+            throw PropertyListError.unreadable
         }
-        guard format == .xml else { throw PropertyListError("not a binary or XML property list") }
+        guard format == .xml else { throw PropertyListError.notBinaryOrXML }
         return try convert(object)
     }
 
@@ -138,7 +221,7 @@ public enum PropertyList {
             default: return .integer(n.int64Value)
             }
         default:
-            throw PropertyListError("unsupported value in property list: \(type(of: object))")
+            throw PropertyListError.unsupportedFoundationValue(typeName: "\(type(of: object))")
         }
     }
 }

@@ -16,7 +16,7 @@ package enum RawDeflate {
                 &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                 ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else {
-            throw PropertyListError("zlib could not start deflating")
+            throw PropertyListError.deflateCannotStart
         }
         defer { deflateEnd(&stream) }
         var input = [UInt8](data)
@@ -37,7 +37,7 @@ package enum RawDeflate {
             }
             return result
         }
-        guard status == Z_STREAM_END else { throw PropertyListError("zlib could not deflate the data (\(status))") }
+        guard status == Z_STREAM_END else { throw PropertyListError.deflateFailed(status: status) }
         return output
     }
 }

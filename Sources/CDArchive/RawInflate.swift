@@ -10,7 +10,7 @@ package enum RawInflate {
     package static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw PropertyListError("zlib could not start inflating")
+            throw PropertyListError.inflateCannotStart
         }
         defer { inflateEnd(&stream) }
         var input = [UInt8](data)
@@ -34,7 +34,7 @@ package enum RawInflate {
             return result
         }
         guard status == Z_STREAM_END else {
-            throw PropertyListError(status == Z_MEM_ERROR ? "compressed data is too large" : "compressed data is corrupt or truncated")
+            throw (status == Z_MEM_ERROR ? PropertyListError.compressedTooLarge : PropertyListError.compressedCorrupt)
         }
         return output
     }

@@ -28,3 +28,40 @@ extension UserFacingError {
     /// error says at which character).
     public var description: String { message }
 }
+
+/// One line of a ``UserFacingError`` as the front ends print it, with the part it is, so a front
+/// end that colours can style each part.
+public struct UserFacingErrorLine: Sendable, Equatable {
+    /// Which part of the error a line is.
+    public enum Part: Sendable, Equatable {
+        /// The first line: the front end's prefix and the message.
+        case message
+        /// A line of ``UserFacingError/details``, indented by two spaces.
+        case detail
+        /// `hint: ` and the ``UserFacingError/hint``.
+        case hint
+    }
+
+    public let part: Part
+    public let text: String
+}
+
+extension UserFacingError {
+    /// The error as text, rendered in this one place for every front end: `prefix` and the
+    /// headline, the details indented by two spaces, then the hint. The command line's headline
+    /// is ``description`` (a predicate error says at which character); the console's is the
+    /// bare ``message``, as its prefix already says at which line and the details show where.
+    public func renderedLines(prefix: String, headline: UserFacingErrorHeadline = .description) -> [UserFacingErrorLine] {
+        [UserFacingErrorLine(part: .message, text: prefix + (headline == .description ? description : message))]
+            + details.map { UserFacingErrorLine(part: .detail, text: "  " + $0) }
+            + (hint.map { [UserFacingErrorLine(part: .hint, text: "hint: " + $0)] } ?? [])
+    }
+}
+
+/// Which text starts a rendered error (``UserFacingError/renderedLines(prefix:headline:)``).
+public enum UserFacingErrorHeadline: Sendable, Equatable {
+    /// ``UserFacingError/description``: the message and anything a type adds to it.
+    case description
+    /// ``UserFacingError/message`` alone.
+    case message
+}

@@ -5,11 +5,12 @@ import CDRendering
 ///
 /// Writes throw once nobody reads the output any more (``CommandOutput/Closed``), which stops
 /// the command instead of letting it read a whole store for nothing.
-final class BufferedOutput {
+final class BufferedOutput: ObjectPrinterOutput {
     private let destination: CommandOutput
     private var buffer: [UInt8] = []
     /// The size of one write.
     let limit = 64 * 1024
+    var chunkSize: Int { limit }
 
     init(to destination: CommandOutput) {
         self.destination = destination

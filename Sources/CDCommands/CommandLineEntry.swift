@@ -43,10 +43,7 @@ package enum CommandLineEntry {
             return 141
         } catch let error as UserFacingError {
             // Problems with the user's input: one line, then any lines that show where.
-            let lines =
-                ["cdstore: error: \(error.description)"] + error.details.map { "  " + $0 }
-                + (error.hint.map { ["hint: " + $0] } ?? [])
-            Output.message(lines.joined(separator: "\n"), io: io)
+            Output.message(error.renderedLines(prefix: "cdstore: error: ").map(\.text).joined(separator: "\n"), io: io)
             return error.exitStatus
         } catch {
             // Usage errors, help and `ExitCode` keep ArgumentParser's own messages and exit codes.

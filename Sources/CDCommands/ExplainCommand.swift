@@ -46,13 +46,10 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
         } else {
             let dump = text ?? readPastedDump()
             guard !dump.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw ExplainInputError(message: "the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)")
+                throw ExplainInputError.emptyInput
             }
             guard let reading = ErrorDumpParser.parse(dump) else {
-                throw ExplainInputError(
-                    message:
-                        "no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …"
-                )
+                throw ExplainInputError.noCoreDataError
             }
             var result = Explanation(reading: reading)
             if store != nil || model != nil {
@@ -71,12 +68,27 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
     }
 
     private func explain(code: String) throws -> Explanation {
-        guard let explanation = Explanation.of(code: code) else { throw ExplainInputError(message: Explanation.unknownCodeMessage(code)) }
+        guard let explanation = Explanation.of(code: code) else { throw ExplainInputError.unknownCode(code) }
         return explanation
     }
 }
 
 /// An error code or pasted dump that `explain` has nothing to say about (exit status 2).
-struct ExplainInputError: UserFacingError {
-    let message: String
+enum ExplainInputError: UserFacingError, Equatable {
+    /// Nothing but white space was pasted.
+    case emptyInput
+    /// The pasted text holds no error dump or log line that cdstore recognises.
+    case noCoreDataError
+    /// The code is not in cdstore's catalogue.
+    case unknownCode(String)
+
+    var message: String {
+        switch self {
+        case .emptyInput: return "the input is empty: paste an error dump (Error Domain=… Code=… or a CoreData: error: line)"
+        case .noCoreDataError:
+            return
+                "no Core Data error found in the input: expected text such as Error Domain=NSCocoaErrorDomain Code=1570 … or CoreData: error: (522) I/O error …"
+        case .unknownCode(let code): return Explanation.unknownCodeMessage(code)
+        }
+    }
 }

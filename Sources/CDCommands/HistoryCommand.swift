@@ -2,6 +2,7 @@ import ArgumentParser
 import CDPredicate
 import CDChanges
 import CDMaintenance
+import CDSession
 import CDStore
 import Foundation
 
@@ -53,8 +54,7 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
                 throw ValidationError("--since \(since): not a transaction number or an ISO 8601 date (2024-05-31, 2024-05-31T12:00:00Z)")
             }
         }
-        let snapshot = try StoreSnapshot(path: store)
-        let transactions = try HistoryReader(snapshot: snapshot).transactions(filter)
+        let transactions = try StoreSession(storePath: store, modelPath: nil).history(filter)
         if json {
             Output.write(try transactions.map(JSONLines.line).joined())
         } else {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CDStore
+import CDSession
 import Foundation
 
 /// What a shell offers on Tab for the commands' arguments, in the scripts
@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Paths complete as file names. Entity names are read from the store named earlier on the
 /// command line when the user presses Tab: the shell runs `cdstore ---completion …`, which opens
-/// the store read-only through ``StoreSnapshot``, like every other read, and prints the names.
+/// the store read-only through a ``StoreSession``, like every other read, and prints the names.
 enum ShellCompletion {
     /// The entity names of the store named earlier on the line; nothing when no word before the
     /// cursor opens as a store.
@@ -30,10 +30,7 @@ enum ShellCompletion {
     /// out), or nil when `path` is not a readable store. A file that is not SQLite is refused
     /// from its header, so the other words of a line cost next to nothing.
     static func entityNames(ofStoreAt path: String) -> [String]? {
-        guard let snapshot = try? StoreSnapshot(path: path),
-            let registry = try? snapshot.read({ try EntityRegistry.read($0) })
-        else { return nil }
-        return registry.entities.filter { $0.reservedRange == nil && !$0.name.isEmpty }.map(\.name)
+        try? StoreSession(storePath: path, modelPath: nil).entityNames()
     }
 
     /// The path a shell word stands for. The shells pass the words as typed, so quotes and

@@ -2,6 +2,7 @@ import ArgumentParser
 import CDBase
 import CDMaintenance
 import CDModel
+import CDSession
 import CDStore
 import CDTrace
 import Foundation
@@ -54,16 +55,16 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         var names: TraceNames?
         var namesKind = "none"
         var namesFrom: String?
-        var snapshot: StoreSnapshot?
+        var session: StoreSession?
         if let store {
-            let opened = try StoreSnapshot(path: store)
-            snapshot = opened
-            names = try TraceNames.read(from: opened)
+            let opened = try StoreSession(storePath: store, modelPath: nil)
+            session = opened
+            names = try Self.names(of: opened)
             if names != nil {
                 namesKind = "store"
-                namesFrom = opened.files.main.path
+                namesFrom = opened.snapshot.files.main.path
             } else if model == nil {
-                throw TraceError.noModelCache(path: opened.files.main.path)
+                throw TraceError.noModelCache(path: opened.snapshot.files.main.path)
             }
         }
         if names == nil, let model {
@@ -99,13 +100,13 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         if names == nil {
             // The store the log names, when it is readable here: opened once, read-only.
             analyzer.onConnect = { path in
-                guard names == nil, snapshot == nil, FileManager.default.isReadableFile(atPath: path),
-                    let logged = try? StoreSnapshot(path: path), let found = try? TraceNames.read(from: logged)
+                guard names == nil, session == nil, FileManager.default.isReadableFile(atPath: path),
+                    let logged = try? StoreSession(storePath: path, modelPath: nil), let found = try? Self.names(of: logged)
                 else { return }
-                snapshot = logged
+                session = logged
                 names = found
                 namesKind = "store"
-                namesFrom = logged.files.main.path
+                namesFrom = logged.snapshot.files.main.path
             }
         }
         if follow {
@@ -119,7 +120,12 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         }
         let report = TraceReport.build(
             from: analyzer, lines: lines, names: names, namesKind: namesKind, namesFrom: namesFrom,
-            snapshot: snapshot, top: top)
+            snapshot: session?.snapshot, top: top)
         try Output.report(report, json: json, text: TraceText.render(report))
+    }
+
+    /// The names the store's own model cache gives its tables and columns; nil without a cache.
+    private static func names(of session: StoreSession) throws -> TraceNames? {
+        try session.cachedModelAndMapping().map { TraceNames(mapping: $0.mapping, model: $0.model) }
     }
 }

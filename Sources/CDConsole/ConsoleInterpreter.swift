@@ -88,17 +88,16 @@ package final class ConsoleInterpreter {
             errors.line("Interrupted.")
             return
         }
-        switch error {
-        case let error as CDPredicate.PredicateError:
-            errors.line(prefix + error.message, style: .error)
-            errors.line(
-                error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-                    .joined(separator: "\n"))
-        case let error as UserFacingError:
-            errors.line(prefix + error.message, style: .error)
-            if let hint = error.hint { errors.line("hint: " + hint, style: .secondary) }
-        default:
+        guard let error = error as? UserFacingError else {
             errors.line(prefix + String(describing: error), style: .error)
+            return
+        }
+        for line in error.renderedLines(prefix: prefix, headline: .message) {
+            switch line.part {
+            case .message: errors.line(line.text, style: .error)
+            case .detail: errors.line(line.text)
+            case .hint: errors.line(line.text, style: .secondary)
+            }
         }
     }
 
@@ -136,21 +135,21 @@ package final class ConsoleInterpreter {
         var fetched = request
         let capsInSQL = settings.rowLimit.map { cap in !request.takesLast && (request.limit ?? Int.max) > cap } ?? false
         if capsInSQL { fetched.limit = settings.rowLimit }
-        var printer = ConsoleObjectPrinter(renderer: renderer(for: request.entity), writer: output)
+        let printer = ObjectPrinter(
+            renderer: renderer(for: request.entity), output: output, notesEmptyResult: !settings.format.isMachineReadable)
         var cap = RowCap(limit: settings.rowLimit)
         try session.runner.objects(
             fetched, countsToMany: settings.format.countsToMany, describe: DescriptionRenderer.logDescription,
-            section: { printer.section($0) },
+            section: { try printer.section($0) },
             object: { object in
                 try Self.checkInterrupt()
-                if cap.admits() { printer.object(object) }
+                if cap.admits() { try printer.object(object) }
             })
-        printer.finish()
+        try printer.finish()
         var hidden = cap.hidden
         if capsInSQL, cap.shown == settings.rowLimit {
             hidden = try session.runner.count(request) - cap.shown
         }
-        if cap.shown == 0 && !settings.format.isMachineReadable { output.line("(no objects)") }
         noteHidden(hidden, of: "object")
     }
 
@@ -466,33 +465,6 @@ struct RowCap {
         }
         shown += 1
         return true
-    }
-}
-
-/// Feeds objects to a renderer and the console's output, section by section.
-struct ConsoleObjectPrinter {
-    private var renderer: any ObjectRenderer
-    private let writer: ConsoleWriter
-    private var open = false
-
-    init(renderer: any ObjectRenderer, writer: ConsoleWriter) {
-        self.renderer = renderer
-        self.writer = writer
-    }
-
-    mutating func section(_ section: ObjectSection) {
-        if open { writer.write(renderer.endSection()) }
-        writer.write(renderer.beginSection(entity: section.entity, properties: section.properties))
-        open = true
-    }
-
-    mutating func object(_ object: StoredObject) {
-        writer.write(renderer.render(object))
-    }
-
-    mutating func finish() {
-        if open { writer.write(renderer.endSection()) }
-        writer.write(renderer.finish())
     }
 }
 

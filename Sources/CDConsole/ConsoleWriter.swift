@@ -103,3 +103,15 @@ package final class ConsoleWriter {
         }
     }
 }
+
+/// Objects reach the console's output through the one ``ObjectPrinter``, as they reach a
+/// command's.
+extension ConsoleWriter: ObjectPrinterOutput {
+    package var chunkSize: Int { Self.chunk }
+
+    package func write(_ bytes: inout ByteBuffer) {
+        bytes.withUnsafeBytes { pending.append(contentsOf: $0) }
+        bytes.removeAll()
+        if pending.count >= Self.chunk { flush() }
+    }
+}

@@ -58,10 +58,25 @@ package struct MigrationMappingModel: Sendable, Equatable {
 
 /// Finds and reads mapping models (`.cdm`, `.xcmappingmodel`).
 package enum MigrationMappingModelReader {
-    /// Why a mapping model could not be read. One line, for the user.
-    package struct Failure: UserFacingError, Sendable {
-        package let description: String
-        package var message: String { description }
+    /// Why a mapping model could not be read. One line, for the user, naming the file.
+    package enum Failure: UserFacingError, Equatable, Sendable {
+        /// Nothing can be read at `path`.
+        case noSuchFile(path: String)
+        /// The `.cdm` file is not a keyed archive; `reason` is the archive reader's error.
+        case notCompiledMappingModel(path: String, reason: String)
+        /// The `.cdm` archive names no entity mapping with version hashes.
+        case noEntityMappings(path: String)
+        /// `xcmapping.xml` is not XML; `reason` is the parser's error when it gave one.
+        case notMappingDocument(path: String, reason: String?)
+
+        package var message: String {
+            switch self {
+            case .noSuchFile(let path): return "\(path): no such file"
+            case .notCompiledMappingModel(let path, let reason): return "\(path): not a compiled mapping model (\(reason))"
+            case .noEntityMappings(let path): return "\(path): no entity mappings with version hashes"
+            case .notMappingDocument(let path, let reason): return "\(path): not a mapping model document (\(reason ?? "unreadable XML"))"
+            }
+        }
     }
 
     /// Mapping models next to the model at `modelURL` (in the same folder) and, for a bundle
@@ -87,7 +102,7 @@ package enum MigrationMappingModelReader {
         }
         let document = url.lastPathComponent == "xcmapping.xml" ? url : url.appendingPathComponent("xcmapping.xml")
         guard let data = FileManager.default.contents(atPath: document.path) else {
-            throw Failure(description: "\(document.path): no such file")
+            throw Failure.noSuchFile(path: document.path)
         }
         let fields = try MigrationMappingDocument.parse(data, path: document.path)
         let folder = url.lastPathComponent == "xcmapping.xml" ? url.deletingLastPathComponent() : url
@@ -107,13 +122,13 @@ package enum MigrationMappingModelReader {
     /// mapping (an added entity has no source, a removed one no destination).
     static func readCompiled(_ url: URL) throws -> MigrationMappingModel {
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw Failure(description: "\(url.path): no such file")
+            throw Failure.noSuchFile(path: url.path)
         }
         let archive: KeyedArchive
         do {
             archive = try KeyedArchive(data: data)
         } catch {
-            throw Failure(description: "\(url.path): not a compiled mapping model (\(error))")
+            throw Failure.notCompiledMappingModel(path: url.path, reason: "\(error)")
         }
         var info = MigrationMappingModel(path: url.path)
         for object in archive.objects {
@@ -129,7 +144,7 @@ package enum MigrationMappingModelReader {
             }
         }
         guard !info.sourceHashes.isEmpty || !info.destinationHashes.isEmpty else {
-            throw Failure(description: "\(url.path): no entity mappings with version hashes")
+            throw Failure.noEntityMappings(path: url.path)
         }
         return info
     }
@@ -150,8 +165,7 @@ struct MigrationMappingDocument {
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         guard parser.parse() else {
-            throw MigrationMappingModelReader.Failure(
-                description: "\(path): not a mapping model document (\(parser.parserError.map { "\($0)" } ?? "unreadable XML"))")
+            throw MigrationMappingModelReader.Failure.notMappingDocument(path: path, reason: parser.parserError.map { "\($0)" })
         }
         return MigrationMappingDocument(values: delegate.values)
     }

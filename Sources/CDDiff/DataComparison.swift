@@ -22,16 +22,12 @@ struct DataComparison {
     let readerB: ObjectReader
     let pairing: EntityPairing
     let options: DiffOptions
-    private let columnsA: ColumnIndex
-    private let columnsB: ColumnIndex
 
     init(readerA: ObjectReader, readerB: ObjectReader, pairing: EntityPairing, options: DiffOptions) {
         self.readerA = readerA
         self.readerB = readerB
         self.pairing = pairing
         self.options = options
-        columnsA = ColumnIndex(readerA.mapping)
-        columnsB = ColumnIndex(readerB.mapping)
     }
 
     /// The changes of every selected entity that has any.
@@ -361,7 +357,7 @@ struct DataComparison {
     /// has a `--key`, so renumbered targets still compare equal.
     private func targetKeyLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyNames: [String]?) -> [String]? {
         guard let keyNames, let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
-            let foreignKey = index(reader).columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
+            let foreignKey = reader.columnIndex.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
         else { return nil }
         var lookups: [String] = []
         for name in keyNames {
@@ -396,14 +392,12 @@ struct DataComparison {
         return ObjectID(storeUUID: reader.storeUUID, entity: entity, ent: ent, pk: pk)
     }
 
-    private func index(_ reader: ObjectReader) -> ColumnIndex { reader === readerA ? columnsA : columnsB }
-
     private func attributeColumn(_ reader: ObjectReader, entity: String, property: String) -> String? {
-        index(reader).columns(forProperty: property, ofEntity: entity).first { $0.role == .attribute }?.name
+        reader.columnIndex.columns(forProperty: property, ofEntity: entity).first { $0.role == .attribute }?.name
     }
 
     private func toOneColumns(_ reader: ObjectReader, entity: String, property: String, selection: inout Selection) -> (Int32, Int32?)? {
-        let columns = index(reader).columns(forProperty: property, ofEntity: entity)
+        let columns = reader.columnIndex.columns(forProperty: property, ofEntity: entity)
         guard let key = columns.first(where: { $0.role == .toOneKey }) else { return nil }
         let ent = columns.first { $0.role == .toOneEntityType }.map { selection.position($0.name) }
         return (selection.position(key.name), ent)

@@ -83,7 +83,7 @@ package struct FetchSQL: Sendable {
                 kind: .objects, entity: request.entity, sql: sql, arguments: builder.arguments,
                 columns: [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns, valueColumns: [])
         case .distinct(let keyPaths):
-            guard !keyPaths.isEmpty else { throw FetchSQLError("distinct values need at least one attribute") }
+            guard !keyPaths.isEmpty else { throw FetchSQLError.distinctWithoutAttributes }
             var selected: [String] = []
             var valueColumns: [(String, AttributeType?)] = []
             for keyPath in keyPaths {
@@ -108,9 +108,7 @@ package struct FetchSQL: Sendable {
             let (reference, attribute) = try builder.valueColumn(keyPath, scope: root, purpose: "\(function.rawValue):")
             // SQLite would sum text as 0.0; Core Data refuses sum and average of a non-number.
             if function == .sum || function == .average, let attribute, !Self.summable.contains(attribute.type) {
-                throw FetchSQLError(
-                    "\(function.rawValue):\(keyPath): \(keyPath) is a \(attribute.type) attribute; \(function.rawValue) takes a number (min and max also take dates and strings)"
-                )
+                throw FetchSQLError.aggregateNeedsNumber(function: function.rawValue, keyPath: keyPath, type: attribute.type)
             }
             let sqlFunction: String
             var type = attribute?.type

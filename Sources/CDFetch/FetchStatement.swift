@@ -43,11 +43,143 @@ package struct FetchStatement: Sendable, Equatable {
     }
 }
 
-/// Why a fetch request cannot be translated: an unknown entity or key, a key path Core Data
-/// cannot run in SQL, a value of the wrong kind. One line.
-package struct FetchSQLError: UserFacingError, Equatable, Sendable {
-    package let message: String
-    package init(_ message: String) { self.message = message }
+/// Why a fetch request cannot be translated: an unknown key, a key path Core Data cannot run in
+/// SQL, a value of the wrong kind. One case per failure; ``message`` renders each in one line.
+package enum FetchSQLError: UserFacingError, Equatable, Sendable {
+    // Key paths.
+    /// `entity` has no property `name`; `known` are its properties (inherited ones included).
+    case unknownProperty(entity: String, name: String, known: [String])
+    /// A key follows an attribute (`name.first`).
+    case keyAfterAttribute(entity: String, name: String)
+    /// The attribute is transient: no column holds it.
+    case transientAttribute(entity: String, name: String)
+    /// The to-one relationship has no foreign key column in the store.
+    case noForeignKey(entity: String, relationship: String)
+    /// The property is a fetched property: not stored.
+    case fetchedProperty(entity: String, name: String)
+    /// The key path has no components.
+    case emptyKeyPath
+    /// The entity has no table in the store (an abstract entity without stored sub-entities).
+    case noTable(entity: String)
+    /// The to-many relationship has neither a key column nor a join table in the store.
+    case noRelationshipStorage(entity: String, relationship: String)
+    /// A sort, distinct or aggregate key (`purpose` names which) is empty or has an empty step.
+    case needsKeyPath(purpose: String, keyPath: String)
+    /// A sort, distinct or aggregate key (`purpose` names which) ends in a to-many relationship.
+    case toManyValueKey(purpose: String, entity: String, relationship: String)
+    /// Distinct values were asked for without an attribute.
+    case distinctWithoutAttributes
+    /// `sum:` or `average:` of an attribute that is not a number.
+    case aggregateNeedsNumber(function: String, keyPath: String, type: AttributeType)
+
+    // Collection operators and to-many key paths.
+    /// A collection operator (`@count`, `@sum`, …; `name` without the `@`) that does not follow a
+    /// to-many relationship.
+    case collectionOperatorWithoutToMany(name: String)
+    /// A key follows `@count`.
+    case keyAfterCount
+    /// `@sum`/`@avg`/`@min`/`@max` (`name` without the `@`) with no key after it.
+    case collectionOperatorNeedsKey(name: String, relationship: String)
+    /// `@sum`/`@avg`/`@min`/`@max` whose key is not an attribute of the destination entity.
+    case collectionOperatorNeedsAttribute(name: String, destination: String)
+    /// A to-many relationship compared directly, without ANY/ALL/NONE or `@count`.
+    case toManyWithoutQuantifier(entity: String, relationship: String)
+    /// ANY/ALL/NONE (`quantifier`) whose left side does not go through a to-many relationship.
+    case quantifierWithoutToMany(quantifier: String)
+    /// A key path in a comparison that crosses more than one to-many relationship.
+    case severalToManySteps
+
+    // Subqueries and variables.
+    /// `$name` is not the variable of an enclosing SUBQUERY.
+    case unknownVariable(name: String)
+    /// A SUBQUERY followed by something other than `@count`.
+    case subqueryWithoutCount
+    /// A SUBQUERY used as a value on its own.
+    case subqueryAsValue
+    /// A SUBQUERY whose collection is not a to-many key path.
+    case subqueryCollectionNotToMany
+    /// A SUBQUERY over a relationship whose members have no table.
+    case subqueryWithoutMemberTable(relationship: String)
+
+    // Operators and values.
+    /// `%@ IN x` where `x` is neither a list nor a to-many relationship.
+    case inNeedsListOrToMany
+    /// `IN` with something other than a list on its right.
+    case inNeedsList
+    /// `BETWEEN` without a two-value list.
+    case betweenNeedsTwoBounds
+    /// A `{…}` list that holds a key path or an expression.
+    case listOfNonConstants
+    /// A `{…}` list outside IN and BETWEEN.
+    case listOutsideInOrBetween
+    /// A comparison with no key path on either side.
+    case comparisonWithoutKeyPath
+    /// BEGINSWITH/ENDSWITH/CONTAINS/LIKE/MATCHES (`operator`) with no string on its right.
+    case needsStringValue(operator: String)
+    /// Text compared with a Date attribute that does not read as a date.
+    case notADate(text: String, attribute: String)
+    /// Text compared with objects of `destination` that is not an object ID.
+    case notAnObjectID(text: String, destination: String)
+    /// An object ID of `entity` compared with objects of `destination`, not an ancestor of it.
+    case objectOfOtherEntity(uri: String, entity: String, destination: String)
+    /// A predicate or expression (`text`) with no SQL translation.
+    case untranslatable(text: String)
+
+    // Sessions.
+    /// Value rows were asked of a request for objects.
+    case objectsHaveNoValueRows
+
+    package var message: String {
+        switch self {
+        case .unknownProperty(let entity, let name, let known):
+            return "\(entity) has no property \"\(name)\"; properties: " + known.joined(separator: ", ")
+        case .keyAfterAttribute(let entity, let name): return "\(entity).\(name) is an attribute; nothing can follow it in a key path"
+        case .transientAttribute(let entity, let name): return "\(entity).\(name) is transient: it is not stored, so a fetch cannot test it"
+        case .noForeignKey(let entity, let relationship): return "\(entity).\(relationship) has no foreign key column in the store"
+        case .fetchedProperty(let entity, let name):
+            return "\(entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it"
+        case .emptyKeyPath: return "empty key path"
+        case .noTable(let entity): return "\(entity) has no table in the store"
+        case .noRelationshipStorage(let entity, let relationship):
+            return "\(entity).\(relationship): the store has no column or join table for this relationship"
+        case .needsKeyPath(let purpose, let keyPath): return "\(purpose) needs a key path, not \"\(keyPath)\""
+        case .toManyValueKey(let purpose, let entity, let relationship):
+            return "\(purpose): \(entity).\(relationship) is a to-many relationship; use an attribute or a to-one key path"
+        case .distinctWithoutAttributes: return "distinct values need at least one attribute"
+        case .aggregateNeedsNumber(let function, let keyPath, let type):
+            return "\(function):\(keyPath): \(keyPath) is a \(type) attribute; \(function) takes a number (min and max also take dates and strings)"
+        case .collectionOperatorWithoutToMany(let name): return "a collection operator (@\(name)) must follow a to-many relationship"
+        case .keyAfterCount: return "nothing can follow @count"
+        case .collectionOperatorNeedsKey(let name, let relationship): return "@\(name) needs a key after it: \(relationship).@\(name).price"
+        case .collectionOperatorNeedsAttribute(let name, let destination): return "@\(name) needs an attribute of \(destination)"
+        case .toManyWithoutQuantifier(let entity, let relationship):
+            return "\(entity).\(relationship) is to-many: compare it with ANY/ALL/NONE or through @count"
+        case .quantifierWithoutToMany(let quantifier): return "\(quantifier) needs a key path through a to-many relationship on its left"
+        case .severalToManySteps: return "a key path may cross one to-many relationship in a comparison; use SUBQUERY for more"
+        case .unknownVariable(let name): return "$\(name) is not a SUBQUERY variable in scope"
+        case .subqueryWithoutCount: return "a SUBQUERY is used through its @count"
+        case .subqueryAsValue: return "a SUBQUERY is used through its @count: SUBQUERY(…).@count > 0"
+        case .subqueryCollectionNotToMany: return "SUBQUERY needs a to-many key path as its collection"
+        case .subqueryWithoutMemberTable(let relationship): return "SUBQUERY: no member table for \(relationship)"
+        case .inNeedsListOrToMany: return "IN needs a list ({a, b}) or a to-many relationship on its right"
+        case .inNeedsList: return "IN needs a list of values: IN {a, b}"
+        case .betweenNeedsTwoBounds: return "BETWEEN needs two bounds: BETWEEN {low, high}"
+        case .listOfNonConstants: return "a {…} list may hold only constant values"
+        case .listOutsideInOrBetween: return "a {…} list goes with IN or BETWEEN"
+        case .comparisonWithoutKeyPath: return "a comparison needs a key path on one side"
+        case .needsStringValue(let op): return "\(op) needs a string value on its right"
+        case .notADate(let text, let attribute):
+            return
+                "\(PredicateError.quoted(text)) is not a date, and \(attribute) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)"
+        case .notAnObjectID(let text, let destination):
+            return
+                "\(PredicateError.quoted(text)) is not an object ID: compare with the ID of an object of entity \(destination) (x-coredata://<store UUID>/\(destination)/p<N>) or with nil"
+        case .objectOfOtherEntity(let uri, let entity, let destination):
+            return "\(uri) is an object of entity \(entity), but the comparison takes entity \(destination) (or a sub-entity of it), so it could never match"
+        case .untranslatable(let text): return "\(text) cannot be translated to SQL"
+        case .objectsHaveNoValueRows: return "a request for objects has no value rows"
+        }
+    }
 }
 
 /// Why a fetch or a `--raw` statement cannot run, once the request itself translated: SQLite's

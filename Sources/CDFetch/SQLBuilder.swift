@@ -91,37 +91,35 @@ final class SQLBuilder {
         var index = 0
         while index < components.count {
             guard case .key(let name) = components[index] else {
-                throw FetchSQLError("a collection operator (@\(Self.operatorName(components[index]))) must follow a to-many relationship")
+                throw .collectionOperatorWithoutToMany(name: Self.operatorName(components[index]))
             }
             guard let property = model.allProperties(of: scope.entity).first(where: { $0.name == name }) else {
-                throw FetchSQLError(
-                    "\(scope.entity) has no property \"\(name)\"; properties: "
-                        + model.allProperties(of: scope.entity).map(\.name).sorted().joined(separator: ", "))
+                throw .unknownProperty(entity: scope.entity, name: name, known: model.allProperties(of: scope.entity).map(\.name).sorted())
             }
             let isLast = index == components.count - 1
             switch property {
             case .attribute(let attribute):
-                guard isLast else { throw FetchSQLError("\(scope.entity).\(name) is an attribute; nothing can follow it in a key path") }
+                guard isLast else { throw .keyAfterAttribute(entity: scope.entity, name: name) }
                 guard !attribute.common.isTransient,
                     let column = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .attribute })
                 else {
-                    throw FetchSQLError("\(scope.entity).\(name) is transient: it is not stored, so a fetch cannot test it")
+                    throw .transientAttribute(entity: scope.entity, name: name)
                 }
                 return .attribute("\(scope.alias).\(column.name)", attribute)
             case .relationship(let relationship) where relationship.isToMany:
                 return .toMany(owner: scope, relationship, rest: Array(components[(index + 1)...]))
             case .relationship(let relationship):
                 guard let key = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .toOneKey }) else {
-                    throw FetchSQLError("\(scope.entity).\(name) has no foreign key column in the store")
+                    throw .noForeignKey(entity: scope.entity, relationship: name)
                 }
                 if isLast { return .toOne("\(scope.alias).\(key.name)", destination: relationship.destinationEntity) }
                 scope = try join(toOne: relationship, key: key.name, from: scope, outer: outer)
             case .fetched:
-                throw FetchSQLError("\(scope.entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it")
+                throw .fetchedProperty(entity: scope.entity, name: name)
             }
             index += 1
         }
-        throw FetchSQLError("empty key path")
+        throw .emptyKeyPath
     }
 
     private static func operatorName(_ component: KeyPathComponent) -> String {
@@ -154,7 +152,7 @@ final class SQLBuilder {
     }
 
     private func tableName(of entity: String) throws(FetchSQLError) -> String {
-        guard let table = mapping.table(forEntity: entity) else { throw FetchSQLError("\(entity) has no table in the store") }
+        guard let table = mapping.table(forEntity: entity) else { throw .noTable(entity: entity) }
         return table.name
     }
 
@@ -196,7 +194,7 @@ final class SQLBuilder {
         {
             keyColumn = key.name
         } else {
-            throw FetchSQLError("\(owner.entity).\(relationship.name): the store has no column or join table for this relationship")
+            throw .noRelationshipStorage(entity: owner.entity, relationship: relationship.name)
         }
         let alias = newAlias()
         return MemberPath(
@@ -262,7 +260,7 @@ final class SQLBuilder {
             for part in parts { terms.append(try self.predicate(part, scope: scope, positive: false)) }
             return Self.conjunction(terms, "OR")
         case .opaque(let text):
-            throw FetchSQLError("\(text) cannot be translated to SQL")
+            throw .untranslatable(text: text)
         }
     }
 
@@ -304,7 +302,7 @@ final class SQLBuilder {
             guard case .toMany(_, _, let rest) = try resolve(components, from: rightScope, outer: true),
                 rest.first.map(Self.isCollectionOperator) != true
             else {
-                throw FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")
+                throw .inNeedsListOrToMany
             }
             comparison = Comparison(comparison.right, .equal, comparison.left, options: comparison.options, quantifier: .any)
         }
@@ -322,7 +320,7 @@ final class SQLBuilder {
                 positive: positive, outer: outer)
         }
         guard comparison.quantifier == .direct else {
-            throw FetchSQLError("\(comparison.quantifier.rawValue) needs a key path through a to-many relationship on its left")
+            throw .quantifierWithoutToMany(quantifier: comparison.quantifier.rawValue)
         }
         let left = try operand(comparison.left, scope: scope, outer: outer)
         let right = try operand(comparison.right, scope: scope, outer: outer)
@@ -398,7 +396,7 @@ final class SQLBuilder {
         case .attribute(let column, let attribute): return .sql(" " + column, attribute: attribute, toOneDestination: nil)
         case .toOne(let column, let destination): return .sql(" " + column, attribute: nil, toOneDestination: destination)
         case .toMany:
-            throw FetchSQLError("a key path may cross one to-many relationship in a comparison; use SUBQUERY for more")
+            throw .severalToManySteps
         }
     }
 
@@ -409,31 +407,31 @@ final class SQLBuilder {
         case .aggregate(let items):
             var values: [Value] = []
             for item in items {
-                guard case .constant(let value) = item else { throw FetchSQLError("a {…} list may hold only constant values") }
+                guard case .constant(let value) = item else { throw .listOfNonConstants }
                 values.append(value)
             }
             return .values(values)
         case .keyPath(let components):
             return try keyPathOperand(components, scope: scope, outer: outer)
         case .path(.variable(let name), let components):
-            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            guard let variableScope = variables[name] else { throw .unknownVariable(name: name) }
             return try keyPathOperand(components, scope: variableScope, outer: outer)
         case .variable(let name):
-            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            guard let variableScope = variables[name] else { throw .unknownVariable(name: name) }
             return .sql(" \(variableScope.alias).Z_PK", attribute: nil, toOneDestination: variableScope.entity)
         case .path(.subquery(let collection, let variable, let predicate), let components):
             guard components == [.collectionOperator(.count)] else {
-                throw FetchSQLError("a SUBQUERY is used through its @count")
+                throw .subqueryWithoutCount
             }
             return try subqueryCount(collection: collection, variable: variable, predicate: predicate, scope: scope, outer: outer)
         case .subquery:
-            throw FetchSQLError("a SUBQUERY is used through its @count: SUBQUERY(…).@count > 0")
+            throw .subqueryAsValue
         case .evaluatedObject:
             return .sql(" \(scope.alias).Z_PK", attribute: nil, toOneDestination: scope.entity)
         case .path(.evaluatedObject, let components):
             return try keyPathOperand(components, scope: scope, outer: outer)
         case .path, .cast, .function, .opaque:
-            throw FetchSQLError("\(expression) cannot be translated to SQL")
+            throw .untranslatable(text: "\(expression)")
         }
     }
 
@@ -451,20 +449,20 @@ final class SQLBuilder {
     /// `rel.@count`, `rel.@sum.key`, `@avg`, `@min`, `@max` as a correlated subquery.
     private func collectionOperand(owner: Scope, relationship: RelationshipDescription, rest: [KeyPathComponent]) throws(FetchSQLError) -> Operand {
         guard case .collectionOperator(let op)? = rest.first else {
-            throw FetchSQLError("\(owner.entity).\(relationship.name) is to-many: compare it with ANY/ALL/NONE or through @count")
+            throw .toManyWithoutQuantifier(entity: owner.entity, relationship: relationship.name)
         }
         let memberKeys = Array(rest.dropFirst())
         if op == .count {
-            guard memberKeys.isEmpty else { throw FetchSQLError("nothing can follow @count") }
+            guard memberKeys.isEmpty else { throw .keyAfterCount }
             let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
             let sql = subquery(path, select: "COUNT(\(path.countColumn))", condition: nil, extraJoins: [])
             return .sql(sql, attribute: nil, toOneDestination: nil)
         }
-        guard !memberKeys.isEmpty else { throw FetchSQLError("@\(op.rawValue) needs a key after it: \(relationship.name).@\(op.rawValue).price") }
+        guard !memberKeys.isEmpty else { throw .collectionOperatorNeedsKey(name: op.rawValue, relationship: relationship.name) }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
         let ((column, attribute), extra, _) = try collectingJoins { () throws(FetchSQLError) -> (String, AttributeDescription) in
             guard let members = path.members, case .attribute(let column, let attribute) = try resolve(memberKeys, from: members) else {
-                throw FetchSQLError("@\(op.rawValue) needs an attribute of \(relationship.destinationEntity)")
+                throw .collectionOperatorNeedsAttribute(name: op.rawValue, destination: relationship.destinationEntity)
             }
             return (column, attribute)
         }
@@ -483,16 +481,16 @@ final class SQLBuilder {
         case .keyPath(let path):
             (components, base) = (path, scope)
         case .path(.variable(let name), let path):
-            guard let variableScope = variables[name] else { throw FetchSQLError("$\(name) is not a SUBQUERY variable in scope") }
+            guard let variableScope = variables[name] else { throw .unknownVariable(name: name) }
             (components, base) = (path, variableScope)
         default:
-            throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
+            throw .subqueryCollectionNotToMany
         }
         guard case .toMany(let owner, let relationship, let rest) = try resolve(components, from: base, outer: outer), rest.isEmpty else {
-            throw FetchSQLError("SUBQUERY needs a to-many key path as its collection")
+            throw .subqueryCollectionNotToMany
         }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: true)
-        guard let members = path.members else { throw FetchSQLError("SUBQUERY: no member table for \(relationship.name)") }
+        guard let members = path.members else { throw .subqueryWithoutMemberTable(relationship: relationship.name) }
         let saved = variables[variable]
         variables[variable] = members
         defer { variables[variable] = saved }
@@ -509,7 +507,7 @@ final class SQLBuilder {
 
     private func term(_ left: Operand, _ op: ComparisonOperator, _ right: Operand, options: ComparisonOptions) throws(FetchSQLError) -> String {
         guard case .sql(let lhs, let attribute, let destination) = left else {
-            throw FetchSQLError("a comparison needs a key path on one side")
+            throw .comparisonWithoutKeyPath
         }
         let flags = StringMatching.flags(options)
         switch (op, right) {
@@ -525,7 +523,7 @@ final class SQLBuilder {
             return try lhs + " BETWEEN " + bind(bounds[0], attribute: attribute, destination: destination)
                 + " AND " + bind(bounds[1], attribute: attribute, destination: destination)
         case (.between, _):
-            throw FetchSQLError("BETWEEN needs two bounds: BETWEEN {low, high}")
+            throw .betweenNeedsTwoBounds
         case (.in, .values(let values)):
             var placeholders: [String] = []
             for value in values { placeholders.append(try bind(value, attribute: attribute, destination: destination)) }
@@ -533,7 +531,7 @@ final class SQLBuilder {
         case (.in, .value(let value)):
             return try lhs + " = " + bind(value, attribute: attribute, destination: destination)
         case (.in, _):
-            throw FetchSQLError("IN needs a list of values: IN {a, b}")
+            throw .inNeedsList
         case (.beginsWith, .value(let value)), (.endsWith, .value(let value)), (.contains, .value(let value)):
             let operation: CoreDataSQLFunctions.SearchOperation = op == .beginsWith ? .beginsWith : op == .endsWith ? .endsWith : .contains
             return try " NSCoreDataStringSearch(" + lhs + ", " + bind(value, attribute: attribute, destination: nil)
@@ -543,7 +541,7 @@ final class SQLBuilder {
         case (.matches, .value(let value)):
             return try " NSCoreDataMatches(" + lhs + ", " + bind(value, attribute: nil, destination: nil) + ", \(flags))"
         case (.beginsWith, _), (.endsWith, _), (.contains, _), (.like, _), (.matches, _):
-            throw FetchSQLError("\(op.rawValue) needs a string value on its right")
+            throw .needsStringValue(operator: op.rawValue)
         }
     }
 
@@ -551,7 +549,7 @@ final class SQLBuilder {
         switch right {
         case .value(let value): return try bind(value, attribute: attribute, destination: destination)
         case .sql(let sql, _, _): return sql
-        case .values: throw FetchSQLError("a {…} list goes with IN or BETWEEN")
+        case .values: throw .listOutsideInOrBetween
         }
     }
 
@@ -563,20 +561,14 @@ final class SQLBuilder {
     /// the key alone names one row of the entity's table, sub-entities included.
     func bind(_ value: Value, attribute: AttributeDescription? = nil, destination: String? = nil) throws(FetchSQLError) -> String {
         if let attribute, attribute.type == .date, case .string(let text) = value, CoreDataDate(iso8601: text) == nil {
-            throw FetchSQLError(
-                "\(PredicateError.quoted(text)) is not a date, and \(attribute.name) is a Date attribute: write a date as 2024-05-31, 2024-05-31T12:00:00 or 2024-05-31T12:00:00+02:00 (UTC without a zone)"
-            )
+            throw .notADate(text: text, attribute: attribute.name)
         }
         if let destination, case .string(let text) = value {
             guard let object = ObjectURI(text) else {
-                throw FetchSQLError(
-                    "\(PredicateError.quoted(text)) is not an object ID: compare with the ID of an object of entity \(destination) (x-coredata://<store UUID>/\(destination)/p<N>) or with nil"
-                )
+                throw .notAnObjectID(text: text, destination: destination)
             }
             guard model.lineage(of: object.entity).contains(where: { $0.name == destination }) else {
-                throw FetchSQLError(
-                    "\(text) is an object of entity \(object.entity), but the comparison takes entity \(destination) (or a sub-entity of it), so it could never match"
-                )
+                throw .objectOfOtherEntity(uri: text, entity: object.entity, destination: destination)
             }
             return bind(object.primaryKey.databaseValue)
         }
@@ -637,12 +629,12 @@ final class SQLBuilder {
     /// values and aggregates.
     func valueColumn(_ keyPath: String, scope: Scope, purpose: String, outer: Bool = false) throws(FetchSQLError) -> (String, AttributeDescription?) {
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map { KeyPathComponent.key(String($0)) }
-        guard !keyPath.isEmpty, !components.contains(.key("")) else { throw FetchSQLError("\(purpose) needs a key path, not \"\(keyPath)\"") }
+        guard !keyPath.isEmpty, !components.contains(.key("")) else { throw .needsKeyPath(purpose: purpose, keyPath: keyPath) }
         switch try resolve(components, from: scope, outer: outer) {
         case .attribute(let column, let attribute): return (column, attribute)
         case .toOne(let column, _): return (column, nil)
         case .toMany(let owner, let relationship, _):
-            throw FetchSQLError("\(purpose): \(owner.entity).\(relationship.name) is a to-many relationship; use an attribute or a to-one key path")
+            throw .toManyValueKey(purpose: purpose, entity: owner.entity, relationship: relationship.name)
         }
     }
 }

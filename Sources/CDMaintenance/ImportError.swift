@@ -59,38 +59,38 @@ package enum ImportError: UserFacingError, Sendable, Equatable {
 
     package var message: String {
         switch self {
-        case .cannotRead(let path, let reason): return "\(path): cannot read the import file (\(reason))"
+        case .cannotRead(let path, let reason): return LocatedMessage.at(path, says: "cannot read the import file (\(reason))")
         case .malformedJSON(let line, let column, let reason): return "malformed JSON at line \(line), column \(column): \(reason)"
-        case .notAnArray(let entity): return "\(entity): expected an array of objects"
-        case .notAnObject(let object, let kind): return "\(object): expected an object, got \(kind)"
-        case .entityNotAString(let object, let kind): return "\(object): _entity must be a string, got \(kind)"
-        case .entityMismatch(let object, let named, let array): return "\(object): _entity is \"\(named)\" in the array of \(array)"
-        case .idNotAString(let object, let kind): return "\(object): _id must be a string, got \(kind)"
-        case .noEntity(let object): return "\(object): no _entity"
-        case .duplicateID(let object): return "\(object): _id is used by an earlier object"
-        case .inputChanged(let object): return "\(object): the input changed while it was read"
-        case .noSuchEntity(let object, let entity): return "\(object): the model has no entity \(entity)"
-        case .abstractEntity(let object, let entity): return "\(object): \(entity) is abstract and cannot be instantiated"
-        case .keyTwice(let object, let key): return "\(object): \(key) is given twice"
-        case .noSuchProperty(let object, let key, let entity): return "\(object): \(key): \(entity) has no property \(key)"
-        case .notStored(let object, let key, let why): return "\(object): \(key): is \(why) and cannot be given a value"
-        case .badValue(let object, let key, let reason): return "\(object): \(key): \(reason)"
+        case .notAnArray(let entity): return LocatedMessage.at(entity, says: "expected an array of objects")
+        case .notAnObject(let object, let kind): return LocatedMessage.at(object, says: "expected an object, got \(kind)")
+        case .entityNotAString(let object, let kind): return LocatedMessage.at(object, says: "_entity must be a string, got \(kind)")
+        case .entityMismatch(let object, let named, let array): return LocatedMessage.at(object, says: "_entity is \"\(named)\" in the array of \(array)")
+        case .idNotAString(let object, let kind): return LocatedMessage.at(object, says: "_id must be a string, got \(kind)")
+        case .noEntity(let object): return LocatedMessage.at(object, says: "no _entity")
+        case .duplicateID(let object): return LocatedMessage.at(object, says: "_id is used by an earlier object")
+        case .inputChanged(let object): return LocatedMessage.at(object, says: "the input changed while it was read")
+        case .noSuchEntity(let object, let entity): return LocatedMessage.at(object, says: "the model has no entity \(entity)")
+        case .abstractEntity(let object, let entity): return LocatedMessage.at(object, says: "\(entity) is abstract and cannot be instantiated")
+        case .keyTwice(let object, let key): return LocatedMessage.at(object, says: "\(key) is given twice")
+        case .noSuchProperty(let object, let key, let entity): return LocatedMessage.at(object, key, says: "\(entity) has no property \(key)")
+        case .notStored(let object, let key, let why): return LocatedMessage.at(object, key, says: "is \(why) and cannot be given a value")
+        case .badValue(let object, let key, let reason): return LocatedMessage.at(object, key, says: reason)
         case .expectedObjectID(let object, let key, let kind):
-            return "\(object): \(key): expected an object ID string or null, got \(kind)"
+            return LocatedMessage.at(object, key, says: "expected an object ID string or null, got \(kind)")
         case .expectedObjectIDs(let object, let key, let kind):
-            return "\(object): \(key): expected an array of object ID strings or null, got \(kind)"
+            return LocatedMessage.at(object, key, says: "expected an array of object ID strings or null, got \(kind)")
         case .expectedObjectIDElement(let object, let key, let kind):
-            return "\(object): \(key): expected an array of object ID strings, found \(kind) in it"
-        case .unknownID(let object, let key, let id): return "\(object): \(key): no object has _id \"\(id)\""
+            return LocatedMessage.at(object, key, says: "expected an array of object ID strings, found \(kind) in it")
+        case .unknownID(let object, let key, let id): return LocatedMessage.at(object, key, says: "no object has _id \"\(id)\"")
         case .wrongDestination(let object, let key, let id, let entity, let destination):
-            return "\(object): \(key): \"\(id)\" is a \(entity), not a \(destination)"
-        case .listedTwice(let object, let key, let id): return "\(object): \(key): \"\(id)\" is listed twice"
+            return LocatedMessage.at(object, key, says: "\"\(id)\" is a \(entity), not a \(destination)")
+        case .listedTwice(let object, let key, let id): return LocatedMessage.at(object, key, says: "\"\(id)\" is listed twice")
         case .namedByAnother(let object, let key, let id, let inverse):
-            return "\(object): \(key): \"\(id)\" names another object as its \(inverse)"
+            return LocatedMessage.at(object, key, says: "\"\(id)\" names another object as its \(inverse)")
         case .inverseCountMismatch(let object, let key, let listed, let stored, let inverse):
-            return "\(object): \(key) lists \(listed) objects, but \(stored) objects name it through \(inverse)"
+            return LocatedMessage.at(object, says: "\(key) lists \(listed) objects, but \(stored) objects name it through \(inverse)")
         case .nullButNamed(let object, let key, let ownerPK, let inverse):
-            return "\(object): \(key) is null, but the object with Z_PK \(ownerPK) names it through \(inverse)"
+            return LocatedMessage.at(object, says: "\(key) is null, but the object with Z_PK \(ownerPK) names it through \(inverse)")
         case .cannotWrite(let reason): return "cannot write the imported objects: \(reason)"
         }
     }

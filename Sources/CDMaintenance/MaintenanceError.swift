@@ -57,7 +57,7 @@ package enum MaintenanceError: UserFacingError, Sendable, Equatable {
             return "\(path) is in use: another process holds a lock on it (database is locked); quit the app first"
         case .checkpointBlocked(let path):
             return "\(path) is in use: another process is reading it, so the -wal could not be checkpointed; the other changes were saved"
-        case .cannotClean(let path, let reason): return "\(path): cannot clean: \(reason)"
+        case .cannotClean(let path, let reason): return LocatedMessage.at(path, says: "cannot clean: \(reason)")
         case .noModelCacheToRecreate(let path):
             return "\(path) has no model cache (written before framework 754): pass the app's model with --model"
         case .cannotBackUp(let path, let reason): return "cannot back up \(path), nothing was changed: \(reason)"
@@ -71,9 +71,18 @@ package enum MaintenanceError: UserFacingError, Sendable, Equatable {
         case .destinationTaken(let path): return "\(path) already exists"
         case .destinationExists(let path):
             return "\(path) already exists; cdstore create never overwrites a file (use cdstore reset --recreate to replace a store)"
-        case .noSuchFolder(let path): return "\(path): no such directory"
+        case .noSuchFolder(let path): return LocatedMessage.at(path, says: "no such directory")
         case .cannotInstall(let destination, let reason): return "cannot move the new store to \(destination): \(reason)"
         case .cannotWriteNewStore(let folder, let reason): return "cannot write a new store in \(folder): \(reason)"
         }
+    }
+}
+
+/// The one shape of the maintenance and import messages that say where the problem is: the
+/// places, outermost first (a file, an object, a key), then the problem, joined by ": " —
+/// `Book/p3: title: expected a string, got a number`.
+enum LocatedMessage {
+    static func at(_ places: String..., says problem: String) -> String {
+        (places + [problem]).joined(separator: ": ")
     }
 }

@@ -39,7 +39,7 @@ package enum MaintenanceText {
         lines.append(report.dryRun ? "Would remove (dry run: nothing was changed)" : "Removed")
         var table = TextTable([("ROLE", .left), ("FILE", .left), ("BYTES", .right)])
         for part in report.parts {
-            table.add([part.role, URL(fileURLWithPath: part.path).lastPathComponent + (part.directory ? "/" : ""), grouped(part.bytes)])
+            table.add([part.role.rawValue, URL(fileURLWithPath: part.path).lastPathComponent + (part.directory ? "/" : ""), grouped(part.bytes)])
         }
         table.add(["total", plural(report.parts.count, "item"), grouped(report.totalBytes)])
         lines.append(table.render())

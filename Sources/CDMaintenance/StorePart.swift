@@ -5,8 +5,23 @@ import Foundation
 /// `-wal`, `-shm` and `-journal`, and the `.<name>_SUPPORT/` folder. Nothing else beside the
 /// store is ever a part of it, however alike its name.
 package struct StorePart: Sendable, Codable, Equatable {
-    /// `main`, `wal`, `shm`, `journal` or `support`.
-    package let role: String
+    /// What a part of a store is; the raw value is the word reports print and JSON holds.
+    package enum Role: String, Sendable, Codable, Equatable {
+        case main, wal, shm, journal
+        /// The `.<name>_SUPPORT/` folder.
+        case support
+
+        init(_ file: StoreFileRole) {
+            switch file {
+            case .main: self = .main
+            case .wal: self = .wal
+            case .shm: self = .shm
+            case .journal: self = .journal
+            }
+        }
+    }
+
+    package let role: Role
     package let url: URL
     package let isDirectory: Bool
     /// The file's size, or the total size of the regular files inside a folder.
@@ -18,13 +33,13 @@ package struct StorePart: Sendable, Codable, Equatable {
     /// The parts of `files` that exist, main file first and the support folder last.
     package static func existing(of files: StoreFiles) -> [StorePart] {
         var parts = files.existingFiles.map { entry in
-            StorePart(role: entry.role, url: entry.url, isDirectory: false, bytes: StoreFiles.size(of: entry.url) ?? 0)
+            StorePart(role: Role(entry.role), url: entry.url, isDirectory: false, bytes: StoreFiles.size(of: entry.url) ?? 0)
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: files.supportFolder.path, isDirectory: &isDirectory), isDirectory.boolValue {
             parts.append(
                 StorePart(
-                    role: "support", url: files.supportFolder, isDirectory: true,
+                    role: .support, url: files.supportFolder, isDirectory: true,
                     bytes: folderBytes(files.supportFolder)))
         }
         return parts

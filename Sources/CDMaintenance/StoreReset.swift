@@ -151,7 +151,7 @@ package enum StoreReset {
 package struct ResetReport: Sendable, Codable, Equatable {
     /// One removed file or folder.
     package struct Part: Sendable, Codable, Equatable {
-        package let role: String
+        package let role: StorePart.Role
         package let path: String
         package let directory: Bool
         package let bytes: Int

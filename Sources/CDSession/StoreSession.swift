@@ -1,3 +1,4 @@
+import CDChanges
 import CDDiagnostics
 import CDFetch
 import CDModel
@@ -61,7 +62,7 @@ package final class StoreSession {
         let runner = try runner()
         switch request.result {
         case .objects:
-            throw FetchSQLError("a request for objects has no value rows")
+            throw FetchSQLError.objectsHaveNoValueRows
         case .count:
             try names(["count"])
             try row([.integer(Int64(try runner.count(request)))])
@@ -74,6 +75,32 @@ package final class StoreSession {
     /// The store checked against its model (the one given with `--model`, else its own).
     package func validation() throws -> ValidationReport {
         try StoreValidator.validate(snapshot, model: modelPath == nil ? nil : try model())
+    }
+
+    /// The store's persistent history that `filter` selects, oldest first, named by the model
+    /// given with `--model`, else the store's own model cache (without one, changes are listed
+    /// without property names).
+    package func history(_ filter: HistoryFilter) throws -> [HistoryTransaction] {
+        try HistoryReader(snapshot: snapshot, model: modelPath == nil ? nil : try model()).transactions(filter)
+    }
+
+    /// The names of the store's own entities as `Z_PRIMARYKEY` lists them (Core Data's history
+    /// and CloudKit entities left out). Needs no model: it answers on a store whose model cache
+    /// is unreadable.
+    package func entityNames() throws -> [String] {
+        let registry = try snapshot.read { try EntityRegistry.read($0) }
+        return registry.entities.filter { $0.reservedRange == nil && !$0.name.isEmpty }.map(\.name)
+    }
+
+    /// The model in the store's own model cache and the table layout read with it, or nil when
+    /// the store has no model cache. Unlike ``model()`` this ignores `--model`: it says what the
+    /// store itself records (the names `trace` gives a log's tables and columns).
+    package func cachedModelAndMapping() throws -> (model: ManagedObjectModel, mapping: StoreMapping)? {
+        try snapshot.read { db in
+            let path = snapshot.files.main.path
+            guard let cache = try ModelCache.read(db, path: path), let mapping = try StoreMapping.read(db, path: path) else { return nil }
+            return (cache.model, mapping)
+        }
     }
 
     /// Whether the current version of the model at `path` opens this store, and if not why.

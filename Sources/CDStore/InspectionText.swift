@@ -28,7 +28,7 @@ package enum InspectionText {
                     note += ", \(plural(uncommitted, "uncommitted frame")) ignored"
                 }
             }
-            table.add([file.role, (file.path as NSString).lastPathComponent, grouped(file.size), note])
+            table.add([file.role.rawValue, (file.path as NSString).lastPathComponent, grouped(file.size), note])
         }
         var lines = ["Files", table.render()]
         if let support = inspection.supportFolder {

@@ -107,10 +107,9 @@ public final class ObjectReader {
     public let registry: EntityRegistry
     /// `NSStoreUUID` from the metadata, used in object IDs; empty when the metadata has none.
     public let storeUUID: String
-    /// Columns by declaring entity and property, so planning a query over a model with thousands
-    /// of properties does not scan every table for each one.
-    private let columnsByProperty: [String: [MappedColumn]]
-    private let parents: [String: String]
+    /// The mapping's columns by declaring entity and property, so planning a query over a model
+    /// with thousands of properties does not scan every table for each one.
+    package let columnIndex: ColumnIndex
     /// Entity names indexed by `Z_ENT` (model entities have small numbers), for building object
     /// IDs row by row without hashing.
     private let namesByEnt: [String?]
@@ -133,15 +132,7 @@ public final class ObjectReader {
         self.storeUUID = metadata.storeUUID ?? ""
         let mapping = StoreMapping.resolve(model: chosen, registry: registry, schema: schema)
         self.mapping = mapping
-        var index: [String: [MappedColumn]] = [:]
-        for table in mapping.tables where table.kind == .entity {
-            for column in table.columns {
-                guard let entity = column.entity, let property = column.property else { continue }
-                index[entity + "." + property, default: []].append(column)
-            }
-        }
-        columnsByProperty = index
-        parents = Dictionary(mapping.entities.compactMap { entity in entity.parent.map { (entity.name, $0) } }, uniquingKeysWith: { a, _ in a })
+        columnIndex = ColumnIndex(mapping)
         let modelEnts = mapping.entities.map(\.number).filter { $0 >= 0 && $0 < 16_000 }
         var names = [String?](repeating: nil, count: (modelEnts.max() ?? 0) + 1)
         for entity in mapping.entities where entity.number >= 0 && entity.number < names.count { names[entity.number] = entity.name }
@@ -150,14 +141,7 @@ public final class ObjectReader {
 
     /// The columns of `property` as `entity` sees it: its own or an ancestor's declaration.
     private func columns(forProperty property: String, ofEntity entity: String) -> [MappedColumn] {
-        var current: String? = entity
-        var hops = 0
-        while let name = current, hops < 64 {
-            if let found = columnsByProperty[name + "." + property] { return found }
-            current = parents[name]
-            hops += 1
-        }
-        return []
+        columnIndex.columns(forProperty: property, ofEntity: entity)
     }
 
     /// Entities that hold data, in `Z_ENT` order: every model entity with a table.

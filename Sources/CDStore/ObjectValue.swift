@@ -180,10 +180,29 @@ package enum ValueDecoder {
 /// inline and a reader must find a marker (§9). Decoded keyed archives and references to
 /// external files cannot be turned back into bytes here.
 package enum ValueEncoder {
-    /// Why a value cannot be stored in an attribute; `description` is one line.
-    package struct Failure: UserFacingError, Sendable, Equatable {
-        package let description: String
-        package var message: String { description }
+    /// Why a value cannot be stored in an attribute. One line.
+    package enum Failure: UserFacingError, Sendable, Equatable {
+        /// An integer outside the range of the attribute's `type`.
+        case outOfRange(Int64, type: AttributeType, range: ClosedRange<Int64>)
+        /// A number SQLite cannot store as REAL (infinite or NaN).
+        case notFinite(Double)
+        /// A reference to an externally stored file instead of its bytes.
+        case externalReference(file: String)
+        /// A transformable value already decoded from its archive.
+        case decodedTransformable
+        /// A value of kind `kind` (`string`, `date`, …) given to an attribute of `type`.
+        case wrongKind(kind: String, type: AttributeType)
+
+        package var message: String {
+            switch self {
+            case .outOfRange(let value, let type, let range):
+                return "\(value) is out of range for \(type) (\(range.lowerBound)…\(range.upperBound))"
+            case .notFinite(let value): return "\(value) cannot be stored"
+            case .externalReference(let file): return "the externally stored file \(file) cannot be imported; give the bytes instead"
+            case .decodedTransformable: return "a decoded transformable value cannot be encoded again; give its archived bytes"
+            case .wrongKind(let kind, let type): return "a \(kind) value cannot be stored in an attribute of type \(type)"
+            }
+        }
     }
 
     package static func encode(_ value: ObjectValue, for attribute: AttributeDescription) throws -> ValueDecoder.Raw {
@@ -191,20 +210,19 @@ package enum ValueEncoder {
     }
 
     package static func encode(_ value: ObjectValue, type: AttributeType, allowsExternalStorage: Bool) throws -> ValueDecoder.Raw {
-        func fail(_ message: String) -> Failure { Failure(description: message) }
         if case .null = value { return .null }
         switch (type, value) {
         case (.integer16, .integer(let i)), (.integer32, .integer(let i)), (.integer64, .integer(let i)):
             let range = integerRange(type)
             guard range.contains(i) else {
-                throw fail("\(i) is out of range for \(type) (\(range.lowerBound)…\(range.upperBound))")
+                throw Failure.outOfRange(i, type: type, range: range)
             }
             return .integer(i)
         case (.boolean, .boolean(let b)):
             return .integer(b ? 1 : 0)
         case (.decimal, .decimal(let d)), (.decimal, .double(let d)), (.double, .double(let d)), (.float, .double(let d)),
             (.double, .decimal(let d)), (.float, .decimal(let d)), (.date, .date(let d)):
-            guard d.isFinite else { throw fail("\(d) cannot be stored") }
+            guard d.isFinite else { throw Failure.notFinite(d) }
             return .real(d)
         case (.decimal, .integer(let i)), (.double, .integer(let i)), (.float, .integer(let i)):
             return .real(Double(i))
@@ -217,11 +235,11 @@ package enum ValueEncoder {
         case (.binary, .binary(let d)), (.transformable, .transformableData(let d)), (.transformable, .binary(let d)):
             return .blob(allowsExternalStorage ? Data([0x01]) + d : d)
         case (_, .externalReference(let file, _)):
-            throw fail("the externally stored file \(file) cannot be imported; give the bytes instead")
+            throw Failure.externalReference(file: file)
         case (.transformable, .transformable):
-            throw fail("a decoded transformable value cannot be encoded again; give its archived bytes")
+            throw Failure.decodedTransformable
         default:
-            throw fail("a \(kind(of: value)) value cannot be stored in an attribute of type \(type)")
+            throw Failure.wrongKind(kind: kind(of: value), type: type)
         }
     }
 

@@ -46,8 +46,8 @@ public struct StoreFiles: Sendable {
     }
 
     /// The main file and the sidecars that exist, each with its role.
-    public var existingFiles: [(role: String, url: URL)] {
-        [("main", main), ("wal", wal), ("shm", shm), ("journal", journal)]
+    public var existingFiles: [(role: StoreFileRole, url: URL)] {
+        [(StoreFileRole.main, main), (.wal, wal), (.shm, shm), (.journal, journal)]
             .filter { FileManager.default.fileExists(atPath: $0.1.path) }
     }
 
@@ -56,4 +56,17 @@ public struct StoreFiles: Sendable {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
         return (attributes[.size] as? NSNumber)?.intValue
     }
+}
+
+/// What one file of a store is (store-format.md §2): the database or one of SQLite's sidecars.
+/// The raw value is the word reports print and JSON holds.
+public enum StoreFileRole: String, Sendable, Codable {
+    /// The database file itself.
+    case main
+    /// `-wal`: the write-ahead log.
+    case wal
+    /// `-shm`: the write-ahead log's shared-memory index.
+    case shm
+    /// `-journal`: the rollback journal of a store not in WAL mode.
+    case journal
 }

@@ -26,8 +26,8 @@ public struct StoreInspection: Sendable, Codable {
 
     /// One file of the store.
     public struct FileEntry: Sendable, Codable {
-        /// `main`, `wal`, `shm` or `journal`.
-        public var role: String
+        /// Which file of the store this is.
+        public var role: StoreFileRole
         /// Absolute path of the file.
         public var path: String
         /// Size in bytes.

@@ -22,7 +22,7 @@ public enum StoreInspector {
 
         let fileEntries = files.existingFiles.map { role, url -> StoreInspection.FileEntry in
             var entry = StoreInspection.FileEntry(role: role, path: url.path, size: StoreFiles.size(of: url) ?? 0)
-            if role == "wal", let wal = WALSummary.read(url) {
+            if role == .wal, let wal = WALSummary.read(url) {
                 entry.walFrames = wal.committedFrames
                 entry.walUncommittedFrames = wal.uncommittedFrames
             }
@@ -62,7 +62,7 @@ public enum StoreInspector {
             let extras = try extrasInfo(db, files: files, registry: registry, model: cachedModel, tables: tables, counts: counts)
 
             entityWarnings(registry: registry, metadata: metadata, tables: tables, warnings: &warnings)
-            if sqlite.walHeader, !fileEntries.contains(where: { $0.role == "wal" }) {
+            if sqlite.walHeader, !fileEntries.contains(where: { $0.role == .wal }) {
                 warnings.append(
                     "the header says WAL mode but there is no -wal file: normal after a clean close; if the store was copied from a running app, recent changes may be missing (copy the -wal and -shm too)"
                 )

@@ -67,7 +67,7 @@ public struct StoreMetadata: Sendable {
         do {
             let plist = try PropertyList.decode(blob)
             guard plist.dictionaryEntries != nil else {
-                throw PropertyListError("it is not a dictionary")
+                throw PropertyListError.notADictionary
             }
             return StoreMetadata(storeUUID: uuid, plist: plist)
         } catch {

@@ -208,7 +208,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         let copy = directory.appendingPathComponent("store.sqlite")
         do {
             for (role, url) in files.existingFiles {
-                let suffix = role == "main" ? "" : "-\(role)"
+                let suffix = role == .main ? "" : "-\(role.rawValue)"
                 try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
             }
             if FileManager.default.fileExists(atPath: files.journal.path) {

@@ -15,15 +15,6 @@ package struct TraceNames: Sendable {
         self.model = model
     }
 
-    /// The names of the store open in `snapshot`, from its model cache; nil when it has none.
-    package static func read(from snapshot: StoreSnapshot) throws -> TraceNames? {
-        try snapshot.read { db in
-            let path = snapshot.files.main.path
-            guard let cache = try ModelCache.read(db, path: path), let mapping = try StoreMapping.read(db, path: path) else { return nil }
-            return TraceNames(mapping: mapping, model: cache.model)
-        }
-    }
-
     /// The entity a table's rows belong to: its only entity, else the hierarchy's root.
     package func entity(ofTable table: String) -> String? {
         guard let mapped = mapping.table(named: table.uppercased()), mapped.kind == .entity else { return nil }

@@ -132,7 +132,7 @@ import Testing
     func emptyResultSaysNoObjects(_ format: String) throws {
         let result = CommandRunner.runInProcess(["query", try Self.sample(), "--entity", "Task", "--where", "priority > 100", "--format", format])
         #expect(result.status == 0)
-        #expect(result.stdout == "no objects\n")
+        #expect(result.stdout == "(no objects)\n")
     }
 
     @Test func emptyResultKeepsMachineReadableForms() throws {

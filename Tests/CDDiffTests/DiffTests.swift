@@ -27,6 +27,22 @@ import Testing
         return (a, b)
     }
 
+    /// SampleModel2 and a copy whose books and writers are renumbered (as an import into a fresh
+    /// store would renumber them), references following, then changed by `change` (SQL).
+    static func renumberedSampleModel2(then change: String) throws -> (a: URL, b: URL) {
+        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        try DiffFixtures.sqlite(
+            b,
+            """
+            UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
+            UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
+            UPDATE ZWRITER SET Z_PK = Z_PK + 500;
+            UPDATE ZBOOK SET ZAUTHOR = ZAUTHOR + 500;
+            \(change)
+            """)
+        return (a, b)
+    }
+
     @Test func everyKindOfChange() throws {
         let (a, b) = try Self.changedSampleModel2()
         let text = DiffFixtures.diff(a, b, ["--limit", "5"])
@@ -126,18 +142,10 @@ import Testing
         text.replacing(/[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/, with: "<UUID>")
     }
 
-    /// Rows renumbered (as an import into a fresh store would) match by a business key.
+    /// Rows renumbered match by a business key.
     @Test func keyMatchingAfterRenumbering() throws {
-        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(
-            b,
-            """
-            UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
-            UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
-            UPDATE ZWRITER SET Z_PK = Z_PK + 500;
-            UPDATE ZBOOK SET ZAUTHOR = ZAUTHOR + 500;
-            UPDATE ZBOOK SET ZTITLE = 'retitled' WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK ORDER BY Z_PK LIMIT 1 OFFSET 4);
-            """)
+        let (a, b) = try Self.renumberedSampleModel2(
+            then: "UPDATE ZBOOK SET ZTITLE = 'retitled' WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK ORDER BY Z_PK LIMIT 1 OFFSET 4);")
         let byPK = DiffFixtures.diff(a, b, ["Book", "--only", "data", "--limit", "0", "--format", "json"])
         #expect(byPK.status == 1)
         #expect(
@@ -162,16 +170,10 @@ import Testing
     /// an author's books are the same books, and only the book moved to the other author is
     /// reported, removed from one and added to the other.
     @Test func toManyMembersByKeyAfterRenumbering() throws {
-        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(
-            b,
-            """
-            UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
-            UPDATE ZPAGE SET ZBOOK = ZBOOK + 1000;
-            UPDATE ZWRITER SET Z_PK = Z_PK + 500;
-            UPDATE ZBOOK SET ZAUTHOR = ZAUTHOR + 500;
-            UPDATE ZBOOK SET ZAUTHOR = 3 - (ZAUTHOR - 500) + 500 WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK WHERE ZAUTHOR IS NOT NULL ORDER BY Z_PK LIMIT 1 OFFSET 4);
-            """)
+        let (a, b) = try Self.renumberedSampleModel2(
+            then:
+                "UPDATE ZBOOK SET ZAUTHOR = 3 - (ZAUTHOR - 500) + 500 WHERE ZUNIQUEID = (SELECT ZUNIQUEID FROM ZBOOK WHERE ZAUTHOR IS NOT NULL ORDER BY Z_PK LIMIT 1 OFFSET 4);"
+        )
         let byPK = DiffFixtures.diff(a, b, ["Author", "--only", "data", "--key", "Author=alias", "--format", "json", "--limit", "0"])
         #expect(
             byPK.stdout.contains("{\"entity\":\"Author\",\"renamedFrom\":null,\"key\":[\"alias\"],\"deleted\":0,\"inserted\":0,\"updated\":2,"),

@@ -5,29 +5,19 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// Issue 23's example store, built with `cdstore create --import` from
-/// `Tests/Fixtures/fetch/TwoManyToMany.xcdatamodel` (Entity1 ↔ Entity2 through the many-to-many
-/// `e2a`/`e1a` and `e2b`/`e1b`; objects 1: e2b = {X}; 2: nothing; 3: e2a = {X}; 4: e2a = {Y},
-/// e2b = {X}), and the issue's three fetches with Core Data's answers: first from the oracle
-/// over the store's object graph, then from the fetch path.
+/// Issue 23's example store (``TwoManyToManyStore``) and the issue's three fetches with Core
+/// Data's answers: first from the oracle over the store's object graph, then from the fetch path.
 @Suite(.temporaryDirectories) struct Issue23FetchTests {
-    static let model = Golden.fixtures.appendingPathComponent("fetch/TwoManyToMany.xcdatamodel").path
-    static let seed = Golden.fixtures.appendingPathComponent("fetch/two-many-to-many-seed.json").path
-
     final class Fixture {
-        let runner: FetchRunner
+        let store: TwoManyToManyStore
         let graph: LoadedGraph
         /// Entity1's Z_PK by its object number in the issue (its `name`).
         let entity1: [String: Int64]
         let x: String
 
         init() throws {
-            let store = try TemporaryDirectory.make().appendingPathComponent("Issue23.sqlite")
-            let result = CommandRunner.runInProcess(["create", store.path, "--model", Issue23FetchTests.model, "--import", Issue23FetchTests.seed])
-            guard result.status == 0 else { throw SetupFailure(reason: "create failed: \(result.stderr)") }
-            let reader = try ObjectReader(snapshot: try StoreSnapshot(path: store.path))
-            runner = FetchRunner(reader: reader)
-            graph = try LoadedGraph(reader: reader)
+            store = try TwoManyToManyStore()
+            graph = try LoadedGraph(reader: store.reader)
             entity1 = Dictionary(
                 uniqueKeysWithValues: graph.objects(ofKind: "Entity1").compactMap { object in
                     if case .string(let name)? = object.attributes["name"] { return (name, object.primaryKey) }
@@ -52,10 +42,7 @@ import Testing
         }
 
         func fetched(_ format: String) throws -> [Int] {
-            let predicate = try PredicateParser.parse(format, arguments: Array(repeating: x, count: format.components(separatedBy: "%@").count - 1))
-            var keys: [Int64] = []
-            try runner.objects(FetchRequest(entity: "Entity1", predicate: predicate), section: { _ in }) { keys.append($0.id.pk) }
-            return numbers(keys)
+            numbers(try store.primaryKeys(format, Array(repeating: x, count: format.components(separatedBy: "%@").count - 1)))
         }
     }
 

@@ -6,55 +6,15 @@ import Foundation
 import GRDB
 import Testing
 
-/// The shapes of issue 23 on the store of its 2013 SQLDebug log: Entity1 ↔ Entity2 through two
-/// many-to-many relationships (`e2a`/`e1a`, `e2b`/`e1b`) and a to-one `partner`. Objects 1: e2b =
-/// {X}, partner X; 2: nothing; 3: e2a = {X}, partner Y; 4: e2a = {Y}, e2b = {X}. Every answer is
-/// stated here from the objects, not read back from cdstore. (The issue's three fetches, against
-/// the oracle too, are Issue23FetchTests, on the same store.)
+/// The shapes of issue 23 on the store of its 2013 SQLDebug log (``TwoManyToManyStore``). Every
+/// answer is stated here from the objects, not read back from cdstore. (The issue's three
+/// fetches, against the oracle too, are Issue23FetchTests, on the same store.)
 @Suite(.temporaryDirectories) struct ToManyPredicateTests {
-    final class Fixture: @unchecked Sendable {
-        let runner: FetchRunner
-        let storeUUID: String
-
-        init() throws {
-            let folder = try TemporaryDirectory.make()
-            let store = folder.appendingPathComponent("TwoManyToMany.sqlite").path
-            let result = try CommandRunner.run([
-                "create", store,
-                "--model", Golden.fixtures.appendingPathComponent("fetch/TwoManyToMany.xcdatamodel").path,
-                "--import", Golden.fixtures.appendingPathComponent("fetch/two-many-to-many-seed.json").path,
-            ])
-            guard result.status == 0 else { throw CreateFailed(message: result.stderr) }
-            let reader = try ObjectReader(snapshot: try StoreSnapshot(path: store))
-            storeUUID = reader.storeUUID
-            runner = FetchRunner(reader: reader)
-        }
-
-        struct CreateFailed: Error { let message: String }
-
-        /// `Entity2` object `pk` as an object ID.
-        func entity2(_ pk: Int) -> String { "x-coredata://\(storeUUID)/Entity2/p\(pk)" }
-
-        func request(_ predicate: String, _ arguments: [String]) throws -> CDFetch.FetchRequest {
-            CDFetch.FetchRequest(entity: "Entity1", predicate: try PredicateParser.parse(predicate, arguments: arguments), sortDescriptors: [])
-        }
-
-        func primaryKeys(_ predicate: String, _ arguments: [String] = []) throws -> [Int64] {
-            var keys: [Int64] = []
-            try runner.objects(try request(predicate, arguments), section: { _ in }, object: { keys.append($0.id.pk) })
-            return keys.sorted()
-        }
-
-        func sql(_ predicate: String, _ arguments: [String] = []) throws -> FetchStatement {
-            try runner.statement(for: try request(predicate, arguments))
-        }
-    }
-
     static let x = 1
     static let y = 2
 
     @Test func theOrIsTheTwoOuterJoinsOfTheLog() throws {
-        let store = try Fixture()
+        let store = try TwoManyToManyStore()
         let x = store.entity2(Self.x)
         let statement = try store.sql("ANY e2a == %@ OR ANY e2b == %@", [x, x])
         // The 2013 log of this fetch (issue 23), columns aside.
@@ -68,7 +28,7 @@ import Testing
     }
 
     @Test func objectsInEveryPosition() throws {
-        let store = try Fixture()
+        let store = try TwoManyToManyStore()
         let (x, y) = (store.entity2(Self.x), store.entity2(Self.y))
         #expect(try store.primaryKeys("%@ IN e2b", [x]) == [1, 4])
         #expect(try store.primaryKeys("%@ IN e2a", [y]) == [4])
@@ -84,27 +44,32 @@ import Testing
     }
 
     @Test func wrongObjectsAreRefusedNotCompared() throws {
-        let store = try Fixture()
+        let store = try TwoManyToManyStore()
         #expect(
-            throws: FetchSQLError(
-                "x-coredata://\(store.storeUUID)/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match"
-            )
+            throws: FetchSQLError.objectOfOtherEntity(uri: "x-coredata://\(store.storeUUID)/Entity1/p1", entity: "Entity1", destination: "Entity2")
         ) {
             try store.sql("ANY e2b == %@", ["x-coredata://\(store.storeUUID)/Entity1/p1"])
         }
         #expect(
-            throws: FetchSQLError(
-                "\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil")
+            throws: FetchSQLError.notAnObjectID(text: "X", destination: "Entity2")
         ) {
             try store.sql("partner == %@", ["X"])
         }
-        #expect(throws: FetchSQLError("IN needs a list ({a, b}) or a to-many relationship on its right")) {
+        #expect(throws: FetchSQLError.inNeedsListOrToMany) {
             try store.sql("%@ IN name", ["one"])
         }
+        #expect(
+            FetchSQLError.objectOfOtherEntity(uri: "x-coredata://U/Entity1/p1", entity: "Entity1", destination: "Entity2").message
+                == "x-coredata://U/Entity1/p1 is an object of entity Entity1, but the comparison takes entity Entity2 (or a sub-entity of it), so it could never match"
+        )
+        #expect(
+            FetchSQLError.notAnObjectID(text: "X", destination: "Entity2").message
+                == "\"X\" is not an object ID: compare with the ID of an object of entity Entity2 (x-coredata://<store UUID>/Entity2/p<N>) or with nil"
+        )
     }
 
     @Test func toOneKeyPathsThroughNil() throws {
-        let store = try Fixture()
+        let store = try TwoManyToManyStore()
         // Objects 2 and 4 have no partner: the key path reads nil, as in NSPredicate.
         #expect(try store.primaryKeys("partner.name == nil") == [2, 4])
         #expect(try store.primaryKeys("partner.name == nil OR name == 'one'") == [1, 2, 4])
@@ -118,7 +83,7 @@ import Testing
     }
 
     @Test func subqueryCountsMembersNotJoinRows() throws {
-        let store = try Fixture()
+        let store = try TwoManyToManyStore()
         // Member X of object 3's e2a has e1b = {1, 4}: two join rows, one member.
         #expect(try store.primaryKeys("SUBQUERY(e2a, $m, ANY $m.e1b.name BEGINSWITH 'o' OR ANY $m.e1b.name BEGINSWITH 'f').@count == 1") == [3])
         #expect(try store.primaryKeys("SUBQUERY(e2a, $m, ANY $m.e1b.name != 'zzz').@count == 1") == [3])

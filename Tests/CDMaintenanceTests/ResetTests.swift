@@ -45,7 +45,7 @@ import Testing
         let before = try Stores.checksums(beside: store)
         let report = try StoreReset.run(path: store.path, options: .init(backup: false))
         let partNames = [store.lastPathComponent, store.lastPathComponent + "-wal", ".CoreDataMigration_Example_WAL_SUPPORT/_EXTERNAL_DATA/FILE"]
-        #expect(report.parts.map(\.role) == ["main", "wal", "support"])
+        #expect(report.parts.map(\.role) == [.main, .wal, .support])
         #expect(report.parts.map(\.bytes) == [36_864, 1_763_392, 1])
         #expect(report.removed && report.backup == nil)
         let after = try Stores.checksums(beside: store)
@@ -58,7 +58,7 @@ import Testing
         let before = try Checksums.of(directory: store.deletingLastPathComponent())
         let report = try StoreReset.run(path: store.path, options: .init(dryRun: true))
         #expect(report.dryRun && !report.removed && report.backup == nil)
-        #expect(report.parts.map(\.role) == ["main", "wal", "shm"])
+        #expect(report.parts.map(\.role) == [.main, .wal, .shm])
         #expect(try Checksums.of(directory: store.deletingLastPathComponent()) == before)
         #expect(try Stores.entries(beside: store).count == 3)
     }

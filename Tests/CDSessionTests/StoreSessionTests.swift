@@ -50,7 +50,7 @@ import Testing
 
     @Test func objectRequestsHaveNoValueRows() throws {
         let session = try StoreSession(storePath: try Corpus.copyStore(Self.books).path, modelPath: nil)
-        #expect(throws: FetchSQLError("a request for objects has no value rows")) {
+        #expect(throws: FetchSQLError.objectsHaveNoValueRows) {
             try Self.values(session, CDFetch.FetchRequest(entity: "Book"))
         }
     }

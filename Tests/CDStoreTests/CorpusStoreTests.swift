@@ -50,7 +50,7 @@ import Testing
         let rows = Dictionary(uniqueKeysWithValues: inspection.entities.map { ($0.table, $0.rows ?? -1) })
         #expect(rows["ZENTRY"] == 2)
         #expect(rows["ZINFO"] == 1)
-        #expect(inspection.files.first { $0.role == "wal" }?.walFrames ?? 0 > 0)
+        #expect(inspection.files.first { $0.role == .wal }?.walFrames ?? 0 > 0)
         #expect(inspection.metadata.frameworkVersion == 977)
     }
 

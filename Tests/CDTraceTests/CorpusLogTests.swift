@@ -1,5 +1,6 @@
 @testable import CDTrace
 import CDModel
+import CDSession
 import CDStore
 import CDTestSupport
 import Foundation
@@ -86,8 +87,9 @@ import Testing
     @Test(arguments: [cars, accounts, "cdplus-samplemodel2/SampleModel2_V1.sqlite", "plaso-notestore-ios/NoteStore.sqlite"])
     func namesOnCorpusStores(_ path: String) throws {
         let store = try Corpus.copyStore(path)
-        let snapshot = try StoreSnapshot(path: store.path)
-        let names = try #require(try TraceNames.read(from: snapshot))
+        let session = try StoreSession(storePath: store.path, modelPath: nil)
+        let layout = try #require(try session.cachedModelAndMapping())
+        let names = TraceNames(mapping: layout.mapping, model: layout.model)
         let model = try #require(names.model)
         func root(_ name: String) -> String {
             var current = name

@@ -1,14 +1,13 @@
-import CDStore
-
 /// The columns of a mapping by declaring entity and property, with the entity lineage walked
 /// as ``StoreMapping/columns(forProperty:ofEntity:)`` walks it, but without scanning every
-/// table for each property: planning the comparison of a store with thousands of properties
-/// (Photos) would otherwise take longer than the comparison.
-struct ColumnIndex {
+/// table for each property: planning a read or a comparison over a store with thousands of
+/// properties (Photos) would otherwise take longer than the read. ``ObjectReader`` builds one
+/// for its mapping.
+package struct ColumnIndex: Sendable {
     private let columns: [String: [MappedColumn]]
     private let parents: [String: String]
 
-    init(_ mapping: StoreMapping) {
+    package init(_ mapping: StoreMapping) {
         var columns: [String: [MappedColumn]] = [:]
         for table in mapping.tables where table.kind == .entity {
             for column in table.columns {
@@ -21,7 +20,7 @@ struct ColumnIndex {
     }
 
     /// The columns of `property` as `entity` sees it: its own declaration or an ancestor's.
-    func columns(forProperty property: String, ofEntity entity: String) -> [MappedColumn] {
+    package func columns(forProperty property: String, ofEntity entity: String) -> [MappedColumn] {
         var current: String? = entity
         var hops = 0
         while let name = current, hops < 64 {
