@@ -1,4 +1,5 @@
 import CDArchive
+import CDBase
 import CDModel
 import Foundation
 import GRDB

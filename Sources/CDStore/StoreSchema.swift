@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 import GRDB
 
