@@ -1,3 +1,4 @@
+import CDMapping
 import CDStore
 
 /// The columns of a mapping by declaring entity and property, with the entity lineage walked

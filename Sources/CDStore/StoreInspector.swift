@@ -1,5 +1,6 @@
 import CDArchive
 import CDBase
+import CDMapping
 import CDModel
 import Foundation
 import GRDB
