@@ -109,7 +109,7 @@ public struct EntityRegistry: Sendable {
     /// for the framework's history and CloudKit entities (§7.1, §11, §12).
     public func tableName(for entity: RegisteredEntity) -> String {
         let root = root(of: entity)
-        let prefix = root.reservedRange == nil ? "Z" : "A"
-        return prefix + root.name.uppercased()
+        return root.reservedRange == nil
+            ? CoreDataNaming.entityTable(root: root.name) : CoreDataNaming.frameworkTable(root: root.name)
     }
 }
