@@ -9,7 +9,7 @@ let package = Package(
         /// The library for reading stores from other Swift code: models, archives, predicates and
         /// safe read-only access to a store. Every other module uses `package` access: it serves
         /// this package's commands and is not promised as API.
-        .library(name: "CDStore", targets: ["CDBase", "CDPredicate", "CDArchive", "CDModel", "CDStore"]),
+        .library(name: "CDStore", targets: ["CDBase", "CDPredicate", "CDArchive", "CDModel", "CDMapping", "CDStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +35,10 @@ let package = Package(
                 "CDBase", "CDArchive", "CDPredicate",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        /// The exact SQLite layout Core Data gives a model (tables, columns, indexes, and the
+        /// framework versions' rules), predicted or checked against a store's schema, with the
+        /// naming rule in one place; pure: no SQLite.
+        .target(name: "CDMapping", dependencies: ["CDBase", "CDModel", "CDPredicate"]),
         /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
         /// no locks, the WAL index in process memory instead of the `-shm`.
         .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -43,7 +47,7 @@ let package = Package(
         .target(
             name: "CDStore",
             dependencies: [
-                "CDBase", "CDArchive", "CDModel", "CDPredicate", "CReadOnlyVFS",
+                "CDBase", "CDArchive", "CDModel", "CDMapping", "CDPredicate", "CReadOnlyVFS",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -54,7 +58,7 @@ let package = Package(
         .target(
             name: "CDChanges",
             dependencies: [
-                "CDBase", "CDModel", "CDStore",
+                "CDBase", "CDModel", "CDMapping", "CDStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         /// Fetching: NSPredicate and CDQ-style queries, SQL generation in Core Data's style, the trace.
@@ -62,7 +66,7 @@ let package = Package(
         .target(
             name: "CDFetch",
             dependencies: [
-                "CDBase", "CDModel", "CDStore", "CDPredicate",
+                "CDBase", "CDModel", "CDMapping", "CDStore", "CDPredicate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -71,7 +75,7 @@ let package = Package(
         .target(
             name: "CDTrace",
             dependencies: [
-                "CDBase", "CDModel", "CDStore", "CDFetch",
+                "CDBase", "CDModel", "CDMapping", "CDStore", "CDFetch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -80,7 +84,7 @@ let package = Package(
         .target(
             name: "CDDiagnostics",
             dependencies: [
-                "CDBase", "CDArchive", "CDModel", "CDStore", "CDPredicate",
+                "CDBase", "CDArchive", "CDModel", "CDMapping", "CDStore", "CDPredicate",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         /// Maintenance that writes stores, safely: create (and fill from JSON), reset (remove a
@@ -89,7 +93,7 @@ let package = Package(
         .target(
             name: "CDMaintenance",
             dependencies: [
-                "CDBase", "CDArchive", "CDModel", "CDStore", "CDDiagnostics", "CDPredicate",
+                "CDBase", "CDArchive", "CDModel", "CDMapping", "CDStore", "CDDiagnostics", "CDPredicate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -98,7 +102,7 @@ let package = Package(
         .target(
             name: "CDDiff",
             dependencies: [
-                "CDBase", "CDModel", "CDStore", "CDChanges", "CDDiagnostics", "CDRendering", "CDSession",
+                "CDBase", "CDModel", "CDMapping", "CDStore", "CDChanges", "CDDiagnostics", "CDRendering", "CDSession",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
@@ -109,7 +113,7 @@ let package = Package(
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         /// One store opened for reading as every front end opens it (snapshot, model, SQL log),
         /// with the operations the front ends share.
-        .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDStore", "CDFetch", "CDDiagnostics", "CDChanges"]),
+        .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDMapping", "CDStore", "CDFetch", "CDDiagnostics", "CDChanges"]),
         /// The object renderers: the output formats of `dump` and `query`.
         .target(
             name: "CDRendering",
@@ -130,8 +134,8 @@ let package = Package(
         .target(
             name: "CDCommands",
             dependencies: [
-                "CDBase", "CDArchive", "CDModel", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance", "CDPredicate",
-                "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
+                "CDBase", "CDArchive", "CDModel", "CDMapping", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
+                "CDPredicate", "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -143,7 +147,7 @@ let package = Package(
         .target(
             name: "CDTestSupport",
             dependencies: [
-                "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDStore", "CDFetch",
+                "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDMapping", "CDStore", "CDFetch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/CDTestSupport"),
@@ -155,13 +159,19 @@ let package = Package(
         .testTarget(
             name: "CDStoreTests",
             dependencies: [
-                "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                "CDStore", "CDModel", "CDMapping", "CDArchive", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDMappingTests",
+            dependencies: [
+                "CDMapping", "CDModel", "CDArchive", "CDStore", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "CDFetchTests",
             dependencies: [
-                "CDFetch", "CDPredicate", "CDModel", "CDStore", "CDTestSupport",
+                "CDFetch", "CDPredicate", "CDModel", "CDMapping", "CDStore", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
@@ -179,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "CDMaintenanceTests",
             dependencies: [
-                "CDMaintenance", "CDPredicate", "CDDiagnostics", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                "CDMaintenance", "CDPredicate", "CDDiagnostics", "CDMapping", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
@@ -197,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "CDChangesTests",
             dependencies: [
-                "CDChanges", "CDStore", "CDModel", "CDTestSupport",
+                "CDChanges", "CDMapping", "CDStore", "CDModel", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDPredicate", "CDStore", "CDTestSupport"]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CDMaintenance
+import CDMapping
 import CDModel
 import CDStore
 

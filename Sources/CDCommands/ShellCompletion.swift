@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDMapping
 import CDSession
 import Foundation
 

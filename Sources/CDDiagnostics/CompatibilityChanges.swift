@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation

@@ -1,4 +1,5 @@
 import CDBase
+import CDMapping
 import CDModel
 import CDStore
 import Foundation

@@ -1,3 +1,4 @@
+import CDBase
 import CDStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import CDMapping
 import CDStore
 
 /// The tables, columns, indexes and triggers added, removed or changed from store A to store B,

@@ -1,5 +1,6 @@
 import CDChanges
 import CDDiagnostics
+import CDMapping
 import CDModel
 import CDSession
 import CDStore

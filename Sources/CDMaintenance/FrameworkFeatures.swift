@@ -1,3 +1,4 @@
+import CDMapping
 import CDStore
 
 /// What a given Core Data build writes into a new store, by `NSPersistenceFrameworkVersion`.

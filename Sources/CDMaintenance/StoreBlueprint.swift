@@ -1,4 +1,5 @@
 import CDArchive
+import CDMapping
 import CDModel
 import CDStore
 import Foundation

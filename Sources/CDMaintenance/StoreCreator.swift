@@ -1,5 +1,6 @@
 import CDBase
 import CDArchive
+import CDMapping
 import CDModel
 import CDStore
 import Foundation

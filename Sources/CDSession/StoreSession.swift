@@ -1,6 +1,7 @@
 import CDChanges
 import CDDiagnostics
 import CDFetch
+import CDMapping
 import CDModel
 import CDStore
 import Foundation

@@ -1,4 +1,6 @@
 import CDArchive
+import CDBase
+import CDMapping
 import CDModel
 import Foundation
 import GRDB

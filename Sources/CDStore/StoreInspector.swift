@@ -1,5 +1,6 @@
 import CDArchive
 import CDBase
+import CDMapping
 import CDModel
 import Foundation
 import GRDB
@@ -238,19 +239,12 @@ public enum StoreInspector {
         let rtree = tables.filter { $0.hasPrefix("Z_RT_") }.sorted()
         let others = tables.filter { table in
             !entityTables.contains(table) && !bookkeeping.contains(table) && !table.hasPrefix("ANSCK")
-                && !table.hasPrefix("sqlite_") && !table.hasPrefix("Z_RT_") && !isJoinTableName(table)
+                && !table.hasPrefix("sqlite_") && !table.hasPrefix("Z_RT_") && !CoreDataNaming.isJoinTableName(table)
         }.sorted()
         return StoreInspection.Extras(
             history: history, cloudKitTables: cloudKit,
             externalData: try externalData(db, files: files, registry: registry, model: model, tables: tables, counts: counts),
             rtreeIndexTables: rtree, otherTables: others)
-    }
-
-    /// Many-to-many join tables are named `Z_<n><NAME>` (§7.6).
-    static func isJoinTableName(_ table: String) -> Bool {
-        guard table.hasPrefix("Z_") else { return false }
-        let rest = table.dropFirst(2)
-        return rest.first?.isNumber == true && rest.contains { !$0.isNumber }
     }
 
     /// Counts external references (marker 0x02) and inline values (0x01) in the columns of
@@ -267,7 +261,7 @@ public enum StoreInspector {
                 guard let registered = registry.entity(named: entity.name) else { continue }
                 let table = registry.tableName(for: registered)
                 guard tables.contains(table) else { continue }
-                let column = "Z" + attribute.name.uppercased()
+                let column = CoreDataNaming.column(property: attribute.name)
                 let existing = try db.columns(in: table).map(\.name)
                 guard existing.contains(column) else { continue }
                 columns.append(("\(entity.name).\(attribute.name)", table, column))

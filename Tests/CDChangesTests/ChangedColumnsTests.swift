@@ -1,5 +1,6 @@
 @testable import CDChanges
 import CDMaintenance
+import CDMapping
 import CDModel
 import CDStore
 import CDTestSupport

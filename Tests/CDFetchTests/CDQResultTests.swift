@@ -1,4 +1,5 @@
 import CDFetch
+import CDMapping
 import CDPredicate
 import CDModel
 import CDStore

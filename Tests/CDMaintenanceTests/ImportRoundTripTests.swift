@@ -1,3 +1,4 @@
+import CDMapping
 import CDModel
 import CDStore
 import CDTestSupport

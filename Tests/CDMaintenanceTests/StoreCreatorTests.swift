@@ -1,6 +1,7 @@
 import CDArchive
 import CDDiagnostics
 @testable import CDMaintenance
+import CDMapping
 import CDModel
 import CDStore
 import CDTestSupport

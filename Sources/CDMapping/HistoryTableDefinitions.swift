@@ -20,7 +20,7 @@ enum HistoryTableDefinitions {
     ]
 
     private static func column(_ entity: String, _ property: String, _ type: String) -> MappedColumn {
-        MappedColumn(name: "Z" + property.uppercased(), type: type, role: .framework, entity: entity, property: property)
+        MappedColumn(name: CoreDataNaming.column(property: property), type: type, role: .framework, entity: entity, property: property)
     }
 
     /// `ACHANGE`: one row per changed object, with `ZTOMBSTONE0…` for preserved values.

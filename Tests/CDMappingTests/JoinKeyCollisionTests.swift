@@ -1,5 +1,6 @@
+@testable import CDMapping
 import CDModel
-@testable import CDStore
+import CDStore
 import CDTestSupport
 import Foundation
 import Testing

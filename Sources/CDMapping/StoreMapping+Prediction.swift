@@ -281,7 +281,7 @@ struct MappingBuilder {
         let ordered = model.entities.sorted { number($0.name) < number($1.name) }
         let roots = ordered.filter { isRoot($0) }
         for root in roots {
-            let table = "Z" + root.name.uppercased()
+            let table = CoreDataNaming.entityTable(root: root.name)
             takenNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
             pending[table] = []
             for member in hierarchy(of: root.name) { tableOf[member] = table }
@@ -292,7 +292,7 @@ struct MappingBuilder {
 
         var tables: [MappedTable] = []
         for root in roots {
-            let name = "Z" + root.name.uppercased()
+            let name = CoreDataNaming.entityTable(root: root.name)
             let members = hierarchy(of: root.name)
             var columns = [
                 MappedColumn(name: "Z_PK", type: "INTEGER", role: .primaryKey),
@@ -307,7 +307,7 @@ struct MappingBuilder {
             tables += joins.filter { join in members.contains(join.owner) }.map(\.table)
         }
         for root in roots {
-            let name = "Z" + root.name.uppercased()
+            let name = CoreDataNaming.entityTable(root: root.name)
             guard let table = tables.first(where: { $0.name == name }) else { continue }
             for member in hierarchy(of: root.name) {
                 guard let entity = model.entity(named: member) else { continue }
@@ -445,7 +445,7 @@ struct MappingBuilder {
                             detail: "\(entity.name).\(attribute.name) (\(attribute.type)) has no column"))
                     continue
                 }
-                let name = uniqueName("Z" + attribute.name.uppercased(), in: table)
+                let name = uniqueName(CoreDataNaming.column(property: attribute.name), in: table)
                 let column = MappedColumn(
                     name: name, type: ColumnGroup.sqlType(attribute.type), role: .attribute,
                     entity: entity.name, property: attribute.name,
@@ -467,7 +467,7 @@ struct MappingBuilder {
     /// the inverse is an ordered to-many (§7.6).
     private mutating func addToOne(_ relationship: RelationshipDescription, of entity: EntityDescription, table: String, rank: Int) {
         let ent = number(entity.name)
-        let key = uniqueName("Z" + relationship.name.uppercased(), in: table)
+        let key = uniqueName(CoreDataNaming.column(property: relationship.name), in: table)
         let stem = String(key.dropFirst())
         let destination = relationship.destinationEntity
         let sortKey = ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name)
@@ -477,7 +477,7 @@ struct MappingBuilder {
                 destination: destination, renamedFrom: relationship.common.renamingIdentifier),
             key: sortKey, to: table)
         if hasSubentities(destination) {
-            let companion = uniqueName("Z\(number(destination))_" + stem, in: table)
+            let companion = uniqueName(CoreDataNaming.toOneEntityType(destination: number(destination), stem: stem), in: table)
             add(
                 MappedColumn(
                     name: companion, type: "INTEGER", role: .toOneEntityType, entity: entity.name,
@@ -485,7 +485,7 @@ struct MappingBuilder {
                 key: ColumnSortKey(group: .integer, entity: ent, kind: 1, rank: rank, name: relationship.name, part: 1), to: table)
         }
         if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
-            let order = uniqueName("Z_FOK_" + stem, in: table)
+            let order = uniqueName(CoreDataNaming.orderColumn(stem: stem), in: table)
             add(
                 MappedColumn(
                     name: order, type: "INTEGER", role: .toOneOrder, entity: entity.name,
@@ -502,7 +502,7 @@ struct MappingBuilder {
         for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
         where relationship.isToMany && !relationship.common.isTransient && relationship.inverseName == nil {
             guard let table = tableOf[relationship.destinationEntity] else { continue }
-            let name = uniqueName("Z\(ent)" + relationship.name.uppercased(), in: table)
+            let name = uniqueName(CoreDataNaming.toManyKeyWithoutInverse(sourceEntity: ent, relationship: relationship.name), in: table)
             add(
                 MappedColumn(
                     name: name, type: "INTEGER", role: .toManyKeyWithoutInverse, entity: entity.name,
@@ -636,7 +636,7 @@ struct MappingBuilder {
             where relationship.isToMany && !relationship.common.isTransient {
                 guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
                 let destination = relationship.destinationEntity
-                let base = relationship.name.uppercased()
+                let base = CoreDataNaming.stem(relationship.name)
                 var taken = takenPerDestination[destination] ?? []
                 var stem = base
                 var suffix = 1
@@ -692,13 +692,13 @@ struct MappingBuilder {
     private func makeJoinTable(named: JoinSide, other: JoinSide, selfInverse: Bool, taken: inout Set<String>) -> MappedTable {
         func key(_ side: JoinSide) -> MappedColumn {
             MappedColumn(
-                name: "Z_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                name: CoreDataNaming.joinName(entity: number(side.relationship.destinationEntity), stem: side.stem), type: "INTEGER",
                 role: .joinKey, entity: side.entity, property: side.relationship.name,
                 destination: side.relationship.destinationEntity)
         }
         func order(_ side: JoinSide) -> MappedColumn {
             MappedColumn(
-                name: "Z_FOK_\(number(side.relationship.destinationEntity))" + side.stem, type: "INTEGER",
+                name: CoreDataNaming.joinOrderColumn(entity: number(side.relationship.destinationEntity), stem: side.stem), type: "INTEGER",
                 role: .joinOrder, entity: side.entity, property: side.relationship.name,
                 destination: side.relationship.destinationEntity)
         }
@@ -710,7 +710,7 @@ struct MappingBuilder {
             if other.relationship.isOrdered { columns.append(order(other)) }
         }
         if named.relationship.isOrdered { columns.append(order(named)) }
-        let stem = "Z_\(number(named.entity))" + named.relationship.name.uppercased()
+        let stem = CoreDataNaming.joinName(entity: number(named.entity), relationship: named.relationship.name)
         var name = stem
         var suffix = 1
         while taken.contains(name) {

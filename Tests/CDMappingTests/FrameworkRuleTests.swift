@@ -1,6 +1,7 @@
 import CDArchive
+@testable import CDMapping
 import CDModel
-@testable import CDStore
+import CDStore
 import CDTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,5 @@
 import CDModel
 import Foundation
-import GRDB
 
 extension StoreMapping {
     /// The mapping of `model` checked against a real store, following the store wherever an
@@ -68,15 +67,6 @@ extension StoreMapping {
         mapping.resolveCollisionSuffixes(against: schema)
         mapping.resolveColumnOrder(against: schema)
         return mapping
-    }
-
-    /// The resolved mapping of the store open in `db`, from its model cache and `Z_PRIMARYKEY`;
-    /// `nil` when the store has no model cache (framework before 640).
-    public static func read(_ db: Database, path: String) throws -> StoreMapping? {
-        guard let cache = try ModelCache.read(db, path: path) else { return nil }
-        let registry = try EntityRegistry.read(db)
-        let schema = try StoreSchema.read(db)
-        return resolve(model: cache.model, registry: registry, schema: schema)
     }
 
     /// The column order style under which more of the model's tables have the store's column
@@ -170,7 +160,7 @@ extension StoreMapping {
         guard let first = keys.first(where: { isVariant(actualFirst, of: $0) }),
             let second = keys.first(where: { $0 != first && isVariant(actualSecond, of: $0) }),
             let owner = second.entity, let property = second.property, let ownerNumber = entityNumber(of: owner),
-            Self.isSuffixed(actual.name, stem: "Z_\(ownerNumber)" + property.uppercased())
+            Self.isSuffixed(actual.name, stem: CoreDataNaming.joinName(entity: ownerNumber, relationship: property))
         else { return nil }
         let keyNames = [first.name: actualFirst, second.name: actualSecond]
         var columns = [first, second]
@@ -181,7 +171,7 @@ extension StoreMapping {
                 let newKey = keyNames[key.name]
             else { return nil }
             var order = column
-            order.name = "Z_FOK_" + newKey.dropFirst(2)
+            order.name = CoreDataNaming.orderColumn(stem: String(newKey.dropFirst(2)))
             columns.append(order)
         }
         guard columns.map(\.name) == actual.columns.map(\.name) else { return nil }
@@ -198,7 +188,7 @@ extension StoreMapping {
         guard let property = column.property, let destination = column.destination,
             let number = entityNumber(of: destination)
         else { return false }
-        return Self.isSuffixed(name, stem: "Z_\(number)" + property.uppercased())
+        return Self.isSuffixed(name, stem: CoreDataNaming.joinName(entity: number, relationship: property))
     }
 
     /// `stem` followed by nothing or by a collision number.
@@ -216,7 +206,7 @@ extension StoreMapping {
             guard let actual = schema.table(named: table.name) else { continue }
             let present = Set(actual.columns.map(\.name))
             for column in table.columns where column.role == .attribute || column.role == .toOneKey {
-                guard let property = column.property, column.name != "Z" + property.uppercased() else { continue }
+                guard let property = column.property, column.name != CoreDataNaming.column(property: property) else { continue }
                 if present.contains(column.name) { held.append(column.name) } else { failed.append("\(table.name).\(column.name)") }
             }
         }

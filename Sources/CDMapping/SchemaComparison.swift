@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 
 /// The differences between a mapping and a store's real schema.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One row of `Z_PRIMARYKEY`: an entity's number, parent and key high-water mark (§4).
 public struct RegisteredEntity: Sendable, Codable, Equatable {
@@ -63,32 +62,6 @@ public struct EntityRegistry: Sendable {
         self.problems = problems
     }
 
-    /// Reads `Z_PRIMARYKEY`; values it cannot use are reported in ``problems`` rather than thrown,
-    /// so a damaged table still yields the entities it can.
-    public static func read(_ db: Database) throws -> EntityRegistry {
-        let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-        var problems: [StoredValueProblem] = []
-        var entities: [RegisteredEntity] = []
-        for row in rows {
-            let name = String.fromDatabaseValue(row[1] as DatabaseValue) ?? ""
-            func checked(_ index: Int, _ column: String, range: ClosedRange<Int64>) -> Int? {
-                let stored = StoredInteger(row, index)
-                if let problem = stored.problem {
-                    problems.append(StoredValueProblem(kind: .wrongType, table: "Z_PRIMARYKEY", column: column, entity: name, pk: nil, value: problem))
-                } else if let value = stored.value, !range.contains(value) {
-                    problems.append(StoredValueProblem(kind: .outOfRange, table: "Z_PRIMARYKEY", column: column, entity: name, pk: nil, value: String(value)))
-                    return nil
-                }
-                return stored.value(in: range)
-            }
-            guard let ent = checked(0, "Z_ENT", range: entityNumbers) else { continue }
-            let superEnt = checked(2, "Z_SUPER", range: 0...entityNumbers.upperBound) ?? 0
-            let max = checked(3, "Z_MAX", range: 0...Int64.max) ?? 0
-            entities.append(RegisteredEntity(ent: ent, name: name, superEnt: superEnt, max: max))
-        }
-        return EntityRegistry(entities: entities, problems: problems)
-    }
-
     /// The entity registered under `Z_ENT` `ent`, nil when none is.
     public func entity(ent: Int) -> RegisteredEntity? { entities.first { $0.ent == ent } }
     /// The entity registered under `name` (`Z_NAME`, case-sensitive), nil when none is.
@@ -136,7 +109,7 @@ public struct EntityRegistry: Sendable {
     /// for the framework's history and CloudKit entities (§7.1, §11, §12).
     public func tableName(for entity: RegisteredEntity) -> String {
         let root = root(of: entity)
-        let prefix = root.reservedRange == nil ? "Z" : "A"
-        return prefix + root.name.uppercased()
+        return root.reservedRange == nil
+            ? CoreDataNaming.entityTable(root: root.name) : CoreDataNaming.frameworkTable(root: root.name)
     }
 }
