@@ -8,7 +8,7 @@ import Testing
     /// Each source target of `Package.swift` with the targets it depends on.
     static func packageGraph() throws -> [String: Set<String>] {
         let manifest = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let declaration = try Regex(#"(?m)^\s+\.(target|executableTarget|systemLibrary|testTarget)\(name: "([A-Za-z]+)""#)
+        let declaration = try Regex(#"(?m)^\s+\.(target|executableTarget|systemLibrary|testTarget)\(\s*name: "([A-Za-z]+)""#)
         let matches = manifest.matches(of: declaration)
         let names = Set(matches.compactMap { $0.output[2].substring.map(String.init) })
         var graph: [String: Set<String>] = [:]
