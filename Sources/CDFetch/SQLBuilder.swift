@@ -57,9 +57,10 @@ final class SQLBuilder {
 
     // MARK: Entities and key paths
 
-    /// The `Z_ENT` restriction of a sub-entity fetch; nil when every row of the table qualifies.
-    func entityRestriction(_ entity: String, table: MappedTable) -> String? {
-        let ents = mapping.entityNumbers(includingSubentitiesOf: entity)
+    /// The `Z_ENT` restriction of a sub-entity fetch (of `entity` alone, without its
+    /// sub-entities); nil when every row of the table qualifies.
+    func entityRestriction(_ entity: String, table: MappedTable, includesSubentities: Bool) -> String? {
+        let ents = includesSubentities ? mapping.entityNumbers(includingSubentitiesOf: entity) : mapping.entityNumber(of: entity).map { [$0] } ?? []
         let tableEnts = table.entities.compactMap { mapping.entityNumber(of: $0) }
         guard Set(tableEnts).subtracting(ents).isEmpty == false, let low = ents.first, let high = ents.last else { return nil }
         if ents.count == 1 {
@@ -608,12 +609,18 @@ final class SQLBuilder {
     // MARK: Sorting and selected values
 
     /// ` ORDER BY t0.ZNAME COLLATE NSCollateNoCase DESC, …` (empty without sort descriptors).
-    func orderBy(_ descriptors: [SortDescriptor], scope: Scope) throws(FetchSQLError) -> String {
+    /// A selector Core Data's SQLite store does not sort with is refused, as the store refuses it.
+    func orderBy(_ descriptors: [CDModel.SortDescriptor], scope: Scope) throws(FetchSQLError) -> String {
         guard !descriptors.isEmpty else { return "" }
         var terms: [String] = []
         for descriptor in descriptors {
-            let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", outer: true)
-            terms.append(column + (descriptor.comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
+            guard let comparison = descriptor.comparison else {
+                throw FetchSQLError(
+                    "sorting by \(descriptor.key) with \(descriptor.selector ?? ""): an SQLite fetch sorts only with "
+                        + SortComparison.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let (column, _) = try valueColumn(descriptor.key, scope: scope, purpose: "sorting", outer: true)
+            terms.append(column + (comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
         }
         return " ORDER BY " + terms.joined(separator: ", ")
     }
