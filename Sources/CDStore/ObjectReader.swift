@@ -362,8 +362,8 @@ public final class ObjectReader {
 }
 
 /// Fetches the members of to-many relationships for `--include`, with one prepared statement per
-/// relationship: through the inverse's key column, a join table, or the hidden key of a to-many
-/// without inverse (store-format.md §7.6). Ordered relationships come back in `Z_FOK_` order.
+/// relationship, written by ``ToManyPath`` (the SQL the fetches' joins and counts use too).
+/// Ordered relationships come back in `Z_FOK_` order.
 final class ToManyFetcher {
     let reader: ObjectReader
     let db: Database
@@ -394,34 +394,9 @@ final class ToManyFetcher {
     private func prepared(_ relationship: RelationshipDescription, entity: String, counting: Bool) throws -> Statement {
         let cacheKey = entity + "." + relationship.name + (counting ? "#count" : "")
         if let cached = statements[cacheKey] { return cached }
-        let select = try sql(for: relationship, entity: entity)
-        let statement = try db.makeStatement(sql: counting ? "SELECT COUNT(*) FROM (\(select))" : select)
+        let sql = try ToManyPath.membersSQL(of: relationship, owner: entity, mapping: reader.mapping, counting: counting)
+        let statement = try db.makeStatement(sql: sql)
         statements[cacheKey] = statement
         return statement
-    }
-
-    private func sql(for relationship: RelationshipDescription, entity: String) throws -> String {
-        let mapping = reader.mapping
-        let destination = relationship.destinationEntity
-        guard let destinationTable = mapping.table(forEntity: destination)?.name.quotedDatabaseIdentifier else {
-            throw StoreError.destinationWithoutTable(entity: entity, relationship: relationship.name, destination: destination)
-        }
-        if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
-            let order = join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier + ", " } ?? ""
-            return "SELECT j.\(join.destinationColumn.quotedDatabaseIdentifier), t.Z_ENT FROM \(join.table.quotedDatabaseIdentifier) j"
-                + " JOIN \(destinationTable) t ON t.Z_PK = j.\(join.destinationColumn.quotedDatabaseIdentifier)"
-                + " WHERE j.\(join.sourceColumn.quotedDatabaseIdentifier) = ? ORDER BY \(order)j.\(join.destinationColumn.quotedDatabaseIdentifier)"
-        }
-        if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
-            return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(hidden.name.quotedDatabaseIdentifier) = ? ORDER BY Z_PK"
-        }
-        if let inverse = relationship.inverseName {
-            let columns = mapping.columns(forProperty: inverse, ofEntity: destination)
-            if let key = columns.first(where: { $0.role == .toOneKey }) {
-                let order = columns.first { $0.role == .toOneOrder }.map { $0.name.quotedDatabaseIdentifier + ", " } ?? ""
-                return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(key.name.quotedDatabaseIdentifier) = ? ORDER BY \(order)Z_PK"
-            }
-        }
-        throw StoreError.relationshipNotStored(entity: entity, relationship: relationship.name)
     }
 }
