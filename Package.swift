@@ -210,7 +210,7 @@ let package = Package(
                 "CDChanges", "CDMapping", "CDStore", "CDModel", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDPredicate", "CDStore", "CDTestSupport"]),
+        .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDModel", "CDPredicate", "CDStore", "CDTestSupport"]),
         .testTarget(
             name: "CDDiffTests",
             dependencies: [
@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "CDCommandsTests",
             dependencies: [
-                "CDCommands", "CDStoreTool", "CDArchive", "CDMaintenance", "CDTestSupport",
+                "CDCommands", "CDStoreTool", "CDArchive", "CDFetch", "CDMaintenance", "CDModel", "CDStore", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

@@ -1,7 +1,5 @@
 import ArgumentParser
 import CDFetch
-import CDPredicate
-import CDModel
 import CDRendering
 import CDSession
 import CDStore
@@ -23,23 +21,10 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     @Argument(help: "Entities to print (default: all).", completion: ShellCompletion.entityName)
     var entities: [String] = []
 
-    @Option(name: .long, parsing: .unconditional, help: "Print at most this many objects per entity.")
-    var limit: Int?
-
-    @Option(name: .long, parsing: .unconditional, help: "Skip this many objects per entity first.")
-    var offset: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Sort by an attribute or to-one relationship; repeatable.", valueName: "key[:desc]"))
-    var sort: [String] = []
+    @OptionGroup var requestOptions: FetchRequestOptions
 
     @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
     var model: String?
-
-    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects matching this NSPredicate (needs ENTITY).", valueName: "predicate"))
-    var predicate: String?
-
-    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K in --where; repeatable.", valueName: "value"))
-    var arg: [String] = []
 
     @OptionGroup var output: ObjectOutputOptions
 
@@ -48,15 +33,10 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
-        try requireNotNegative(limit, option: "--limit")
-        try requireNotNegative(offset, option: "--offset")
-        for key in sort where ObjectQuery.SortKey(parsing: key) == nil {
-            throw ValidationError("--sort takes KEY or KEY:desc, not \"\(key)\"")
-        }
-        if predicate != nil && entities.isEmpty {
+        if requestOptions.predicate != nil && entities.isEmpty {
             throw ValidationError("--where needs an ENTITY: the predicate names that entity's properties")
         }
-        if !arg.isEmpty && predicate == nil { throw ValidationError("--arg goes with --where") }
+        try requestOptions.requirePredicateForArguments()
     }
 
     func run() throws {
@@ -64,28 +44,37 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
         let reader = try session.reader()
         try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
         let printer = output.makePrinter()
-        let sortKeys = sort.compactMap(ObjectQuery.SortKey.init(parsing:))
-        if let predicate {
-            let parsed = try PredicateParser.parse(predicate, arguments: arg, checksPatterns: true)
+        guard requestOptions.predicate == nil && requestOptions.sort.isEmpty else {
+            // Filtered or sorted, each entity is a fetch in Core Data's SQL, as `query` runs it.
+            // Without ENTITY each entity is fetched without its sub-entities, and sections
+            // without objects are left out, as in the unsorted read.
             let runner = try session.runner()
-            for entity in entities {
-                let request = FetchRequest(
-                    entity: entity, predicate: parsed,
-                    sortDescriptors: sortKeys.map { SortDescriptor(keyPath: $0.property, ascending: $0.ascending) },
-                    limit: limit, offset: offset)
-                try runner.objects(
-                    request, includes: Set(output.include), countsToMany: output.countsToMany,
-                    describe: Self.describe, section: printer.section, object: printer.object)
+            let targets = entities.isEmpty ? reader.dumpableEntities.map { ($0, false) } : entities.map { ($0, true) }
+            for (entity, includesSubentities) in targets {
+                var pending: ObjectSection?
+                try runner.rows(
+                    try requestOptions.request(entity: entity, includesSubentities: includesSubentities),
+                    includes: Set(output.include), countsToMany: output.countsToMany, describe: Self.describe,
+                    section: { section in
+                        if includesSubentities { try printer.section(section) } else { pending = section }
+                    },
+                    row: { row in
+                        if let section = pending {
+                            try printer.section(section)
+                            pending = nil
+                        }
+                        try printer.row(row)
+                    })
             }
-        } else {
-            var query = ObjectQuery(
-                sort: sortKeys, limit: limit, offset: offset, includes: Set(output.include),
-                countsToMany: output.countsToMany)
-            let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
-            for target in targets {
-                query.entity = target
-                try reader.readRows(query, section: printer.section, row: printer.row)
-            }
+            try printer.finish()
+            return
+        }
+        var query = ObjectQuery(
+            limit: requestOptions.limit, offset: requestOptions.offset, includes: Set(output.include), countsToMany: output.countsToMany)
+        let targets: [String?] = entities.isEmpty ? [nil] : entities.map { $0 }
+        for target in targets {
+            query.entity = target
+            try reader.readRows(query, section: printer.section, row: printer.row)
         }
         try printer.finish()
     }

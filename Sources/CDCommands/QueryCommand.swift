@@ -30,7 +30,7 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let request = try fetch.request()
+        let request = try fetch.fetchRequest()
         let session = try StoreSession(storePath: store, modelPath: fetch.model, trace: sqlDebug.trace)
         guard request.result != .objects else {
             let runner = try session.runner()
@@ -56,8 +56,8 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 }
 
 /// The fetch options `query` and `sql` share: an expression (a CDQ chain or `Entity where …`),
-/// or `--entity` with `--where`, `--sort`, `--limit` and `--offset`; `--count`, `--distinct` and
-/// `--aggregate` choose the result of either.
+/// or `--entity` with the ``FetchRequestOptions`` (`--where`, `--sort`, `--limit`, `--offset`,
+/// which `dump` takes too); `--count`, `--distinct` and `--aggregate` choose the result of either.
 struct FetchOptions: ParsableArguments {
     @Argument(
         help: ArgumentHelp("A CDQ chain, or Entity [where PREDICATE] [sort by KEY [desc]] [limit N] [offset N].", valueName: "expression"),
@@ -67,22 +67,7 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The entity to fetch (with its sub-entities).", valueName: "entity"), completion: ShellCompletion.entityName)
     var entity: String?
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("An NSPredicate the objects must match.", valueName: "predicate"))
-    var predicate: String?
-
-    @Option(name: .long, help: ArgumentHelp("A value for the next %@ or %K placeholder; repeatable.", valueName: "value"))
-    var arg: [String] = []
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Sort by a key path; repeatable. Modifiers: desc, nocase, numeric, localized, standard.", valueName: "key[:desc][:nocase]"))
-    var sort: [String] = []
-
-    @Option(name: .long, parsing: .unconditional, help: "Return at most this many objects.")
-    var limit: Int?
-
-    @Option(name: .long, parsing: .unconditional, help: "Skip this many objects first.")
-    var offset: Int?
+    @OptionGroup var requestOptions: FetchRequestOptions
 
     @Flag(name: .long, help: "Print the number of matching objects.")
     var count = false
@@ -98,19 +83,13 @@ struct FetchOptions: ParsableArguments {
 
     /// Whether any option that describes a fetch was given (`sql --raw` takes none of them).
     var describesAFetch: Bool {
-        expression != nil || entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil || count
-            || !distinct.isEmpty || aggregate != nil
+        expression != nil || entity != nil || requestOptions.describesARequest || count || !distinct.isEmpty || aggregate != nil
     }
 
     func validate() throws {
-        if expression != nil && (entity != nil || predicate != nil || !sort.isEmpty || limit != nil || offset != nil) {
+        if expression != nil && (entity != nil || requestOptions.describesARequest) {
             throw ValidationError(
                 "write the entity, predicate, sort, limit and offset in the expression, or use --entity, --where, --sort, --limit and --offset instead of it")
-        }
-        try requireNotNegative(limit, option: "--limit")
-        try requireNotNegative(offset, option: "--offset")
-        for key in sort where SortDescriptor(parsing: key) == nil {
-            throw ValidationError("--sort takes KEY with :desc, :nocase, :numeric, :localized or :standard after it, not \"\(key)\"")
         }
         if [count, !distinct.isEmpty, aggregate != nil].filter({ $0 }).count > 1 {
             throw ValidationError("choose one of --count, --distinct and --aggregate")
@@ -127,15 +106,12 @@ struct FetchOptions: ParsableArguments {
         }
     }
 
-    func request() throws -> FetchRequest {
+    func fetchRequest() throws -> FetchRequest {
         var request: FetchRequest
         if let expression {
-            request = try QueryExpression.parse(expression, arguments: arg)
+            request = try QueryExpression.parse(expression, arguments: requestOptions.arg)
         } else {
-            if predicate == nil && !arg.isEmpty { throw ValidationError("--arg fills the placeholders of --where") }
-            request = FetchRequest(
-                entity: entity ?? "", predicate: try predicate.map { try PredicateParser.parse($0, arguments: arg, checksPatterns: true) },
-                sortDescriptors: sort.compactMap(SortDescriptor.init(parsing:)), limit: limit, offset: offset)
+            request = try requestOptions.request(entity: entity ?? "")
         }
         var chosen: FetchResultKind?
         if count { chosen = .count }
@@ -149,12 +125,6 @@ struct FetchOptions: ParsableArguments {
         }
         return request
     }
-}
-
-/// Refuses a negative `--limit` or `--offset` (a usage error, exit 64). The options parse their
-/// value unconditionally so that `--limit -1` reaches this check instead of reading as an option.
-func requireNotNegative(_ value: Int?, option: String) throws {
-    if let value, value < 0 { throw ValidationError("\(option) must be 0 or more, not \(value)") }
 }
 
 extension FetchResultKind {

@@ -53,7 +53,7 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
             try runRaw(raw, snapshot: session.snapshot)
             return
         }
-        let statement = try session.runner().statement(for: try fetch.request())
+        let statement = try session.runner().statement(for: try fetch.fetchRequest())
         switch format {
         case .text:
             Output.print(statement.text)
@@ -69,7 +69,7 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
         var rows: ValueRowRenderer?
         let output = BufferedOutput(to: CommandIO.current.output)
         try FetchRunner.raw(
-            sql, arguments: fetch.arg, on: snapshot,
+            sql, arguments: fetch.requestOptions.arg, on: snapshot,
             columns: { names in
                 let renderer = ValueRowRenderer(names: names, format: rowFormat)
                 try output.write(renderer.header())

@@ -1,3 +1,4 @@
+import CDModel
 import CDPredicate
 import Foundation
 
@@ -92,7 +93,7 @@ struct CDQQueryState {
     var chainCompound: CDQCombination?
     /// CDQ's `saved_key`: the key of the comparison just made, for `.and`/`.or` without an argument.
     var savedKey: CDQKey?
-    var sortDescriptors: [SortDescriptor] = []
+    var sortDescriptors: [CDModel.SortDescriptor] = []
     var limit: Int?
     var offset: Int?
 
@@ -448,10 +449,10 @@ struct CDQChainParser {
     /// `sort_by(key)`, `sort_by(key, :desc)` (the older positional order) or
     /// `sort_by(key, order: :descending, case_insensitive: true)` (`motion/cdq/query.rb`).
     /// CDQ's case-insensitive sort uses `localizedCaseInsensitiveCompare:`.
-    mutating func parseSortArguments() throws(PredicateError) -> SortDescriptor {
+    mutating func parseSortArguments() throws(PredicateError) -> CDModel.SortDescriptor {
         try expectPunctuation("(", "\"(\" and a key")
         let key = try parseKey(for: ".sort_by")
-        var descriptor = SortDescriptor(keyPath: key.name)
+        var descriptor = CDModel.SortDescriptor(key: key.name)
         if isPunctuation(",") {
             advance()
             switch current.kind {
@@ -487,7 +488,7 @@ struct CDQChainParser {
             at: token.start)
     }
 
-    mutating func parseSortOptions(into descriptor: inout SortDescriptor) throws(PredicateError) {
+    mutating func parseSortOptions(into descriptor: inout CDModel.SortDescriptor) throws(PredicateError) {
         while true {
             let keyToken = current
             let option: String

@@ -1,3 +1,4 @@
+import CDModel
 import CDPredicate
 
 /// What a query asks of a store, whichever syntax it was written in (an NSPredicate with
@@ -7,17 +8,21 @@ package struct FetchRequest: Sendable, Equatable {
     /// The entity fetched; its sub-entities are included, as Core Data includes them.
     package var entity: String
     package var predicate: CDPredicate.Predicate?
-    package var sortDescriptors: [SortDescriptor]
+    package var sortDescriptors: [CDModel.SortDescriptor]
     package var limit: Int?
     package var offset: Int?
     package var result: FetchResultKind
     /// CDQ's `last`: the final `limit` objects of the sorted result rather than the first ones.
     /// Like CDQ, cdstore counts first and turns this into an offset.
     package var takesLast: Bool
+    /// `NSFetchRequest.includesSubentities`: false fetches only objects whose entity is `entity`
+    /// itself (`dump` without ENTITY fetches each entity so, as it prints each object once).
+    package var includesSubentities: Bool
 
     package init(
-        entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
-        limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false
+        entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [CDModel.SortDescriptor] = [],
+        limit: Int? = nil, offset: Int? = nil, result: FetchResultKind = .objects, takesLast: Bool = false,
+        includesSubentities: Bool = true
     ) {
         self.entity = entity
         self.predicate = predicate
@@ -26,34 +31,13 @@ package struct FetchRequest: Sendable, Equatable {
         self.offset = offset
         self.result = result
         self.takesLast = takesLast
+        self.includesSubentities = includesSubentities
     }
 }
 
-/// An `NSSortDescriptor`: a key path, a direction and the comparison selector, which decides the
-/// SQL collation (sqldebug.md §5, "Sort descriptors").
-package struct SortDescriptor: Sendable, Equatable {
-    package var keyPath: String
-    package var ascending: Bool
-    package var comparison: SortComparison
-
-    package init(keyPath: String, ascending: Bool = true, comparison: SortComparison = .compare) {
-        self.keyPath = keyPath
-        self.ascending = ascending
-        self.comparison = comparison
-    }
-}
-
-/// The selectors Core Data accepts in a sort descriptor of an SQLite fetch, each with the
-/// collation it emits (`nil`: SQLite's binary order).
-package enum SortComparison: String, Sendable, Equatable, CaseIterable {
-    case compare = "compare:"
-    case caseInsensitiveCompare = "caseInsensitiveCompare:"
-    case localizedCompare = "localizedCompare:"
-    case localizedCaseInsensitiveCompare = "localizedCaseInsensitiveCompare:"
-    case localizedStandardCompare = "localizedStandardCompare:"
-    /// A numeric, case-insensitive `compare:options:` (`NSCaseInsensitiveSearch | NSNumericSearch`).
-    case numericCaseInsensitiveCompare = "compare:options:"
-
+extension SortComparison {
+    /// The collation the selector emits in `ORDER BY` (sqldebug.md §5, "Sort descriptors");
+    /// `nil`: SQLite's binary order.
     package var collation: String? {
         switch self {
         case .compare: return nil
@@ -83,14 +67,14 @@ package enum AggregateFunction: String, Sendable, Equatable, CaseIterable {
 }
 
 extension SortDescriptor {
-    /// `KEY` with modifiers after colons, as the command line writes a sort descriptor:
+    /// `KEY` with modifiers after colons, as every command writes a sort descriptor (`--sort`):
     /// `desc`/`asc`, and one comparison: `nocase` (`caseInsensitiveCompare:`), `numeric`
     /// (numeric, case-insensitive), `localized` (`localizedCompare:`), `localizednocase`
     /// (`localizedCaseInsensitiveCompare:`), `standard` (`localizedStandardCompare:`).
     package init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.lowercased() }
         guard let key = text.split(separator: ":").first, !key.isEmpty else { return nil }
-        self.init(keyPath: String(key))
+        self.init(key: String(key))
         for modifier in parts.dropFirst() {
             switch modifier {
             case "asc", "ascending": ascending = true

@@ -21,7 +21,8 @@ package final class FetchRunner {
     /// first (as CDQ does) and the offset set so that the final `limit` objects come back.
     package func statement(for request: FetchRequest) throws -> FetchStatement {
         guard request.takesLast, request.result == .objects else { return try checked(translator.statement(for: request)) }
-        let total = try count(FetchRequest(entity: request.entity, predicate: request.predicate, result: .count))
+        let total = try count(
+            FetchRequest(entity: request.entity, predicate: request.predicate, result: .count, includesSubentities: request.includesSubentities))
         var resolved = request
         resolved.takesLast = false
         resolved.limit = request.limit ?? 1
@@ -99,14 +100,27 @@ package final class FetchRunner {
         describe: (@Sendable (StoredObject) -> String)? = nil,
         section: (ObjectSection) throws -> Void, object: (StoredObject) throws -> Void
     ) throws {
+        try rows(request, includes: includes, countsToMany: countsToMany, describe: describe, section: section) { row in
+            try object(row.object())
+        }
+    }
+
+    /// ``objects(_:includes:countsToMany:describe:section:object:)`` without building a
+    /// ``StoredObject`` per row: `row` gets the current row, as ``ObjectReader/readRows(_:section:row:)``
+    /// lends it, for renderers that write values in place.
+    package func rows(
+        _ request: FetchRequest, includes: Set<String> = [], countsToMany: Bool = false,
+        describe: (@Sendable (StoredObject) -> String)? = nil,
+        section: (ObjectSection) throws -> Void, row: (borrowing ObjectRow) throws -> Void
+    ) throws {
         let statement = try self.statement(for: request)
         guard statement.kind == .objects else { throw FetchError.notForObjects }
         let query = ObjectQuery(
-            entity: request.entity, includes: includes, countsToMany: countsToMany,
+            entity: request.entity, includesSubentities: request.includesSubentities, includes: includes, countsToMany: countsToMany,
             statement: ObjectStatement(
                 sql: statement.sql, arguments: statement.arguments,
                 columns: statement.columns, describe: describe))
-        try reader.read(query, section: section, object: object)
+        try reader.readRows(query, section: section, row: row)
     }
 
     /// A result value typed by its attribute when known, else as SQLite gives it.

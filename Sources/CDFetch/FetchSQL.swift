@@ -58,7 +58,9 @@ package struct FetchSQL: Sendable {
         let builder = SQLBuilder(model: model, mapping: mapping)
         let root = SQLBuilder.Scope(alias: "t0", entity: request.entity)
         var conditions: [String] = []
-        if let restriction = builder.entityRestriction(request.entity, table: table) { conditions.append(restriction) }
+        if let restriction = builder.entityRestriction(request.entity, table: table, includesSubentities: request.includesSubentities) {
+            conditions.append(restriction)
+        }
         if let predicate = request.predicate, predicate != .constant(true) {
             conditions.append(try builder.predicate(predicate, scope: root))
         }
@@ -75,7 +77,7 @@ package struct FetchSQL: Sendable {
         case .objects:
             let order = try builder.orderBy(request.sortDescriptors, scope: root)
             let hierarchy = table.entities.count > 1
-            let columns = objectColumns(of: request.entity, in: table)
+            let columns = objectColumns(of: request.entity, in: table, includesSubentities: request.includesSubentities)
             let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0 }
             let sql =
                 "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
@@ -138,12 +140,15 @@ package struct FetchSQL: Sendable {
     /// show (sqldebug.md excerpts 1, 10, 12, 18, 19), which is not the table's order: entity by
     /// entity (the root first, then down to the fetched entity, then its sub-entities), each
     /// one's stored attributes by name, then its to-one relationships by name, each as its key,
-    /// its `Z<n>_` entity-type companion and its `Z_FOK_` order column.
-    func objectColumns(of entity: String, in table: MappedTable) -> [String] {
+    /// its `Z<n>_` entity-type companion and its `Z_FOK_` order column. Without sub-entities,
+    /// their columns are not read.
+    func objectColumns(of entity: String, in table: MappedTable, includesSubentities: Bool) -> [String] {
         let ancestors = model.lineage(of: entity).reversed().map(\.name)
-        let descendants = mapping.entityNumbers(includingSubentitiesOf: entity).compactMap { ent in
-            mapping.entities.first { $0.number == ent }?.name
-        }.filter { $0 != entity }
+        let descendants =
+            includesSubentities
+            ? mapping.entityNumbers(includingSubentitiesOf: entity).compactMap { ent in
+                mapping.entities.first { $0.number == ent }?.name
+            }.filter { $0 != entity } : []
         var result: [String] = []
         var seen: Set<String> = []
         for name in ancestors + descendants {

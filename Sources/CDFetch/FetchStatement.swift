@@ -61,6 +61,8 @@ package enum FetchSQLError: UserFacingError, Equatable, Sendable {
     case emptyKeyPath
     /// The entity has no table in the store (an abstract entity without stored sub-entities).
     case noTable(entity: String)
+    /// A sort selector an SQLite fetch does not sort with (the store refuses it too).
+    case unsupportedSortSelector(key: String, selector: String)
     /// The to-many relationship has neither a key column nor a join table in the store.
     case noRelationshipStorage(entity: String, relationship: String)
     /// A sort, distinct or aggregate key (`purpose` names which) is empty or has an empty step.
@@ -140,6 +142,8 @@ package enum FetchSQLError: UserFacingError, Equatable, Sendable {
             return "\(entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it"
         case .emptyKeyPath: return "empty key path"
         case .noTable(let entity): return "\(entity) has no table in the store"
+        case .unsupportedSortSelector(let key, let selector):
+            return "sorting by \(key) with \(selector): an SQLite fetch sorts only with " + SortComparison.allCases.map(\.rawValue).joined(separator: ", ")
         case .noRelationshipStorage(let entity, let relationship):
             return "\(entity).\(relationship): the store has no column or join table for this relationship"
         case .needsKeyPath(let purpose, let keyPath): return "\(purpose) needs a key path, not \"\(keyPath)\""

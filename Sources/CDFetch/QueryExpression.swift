@@ -1,3 +1,4 @@
+import CDModel
 import CDPredicate
 import Foundation
 
@@ -184,12 +185,12 @@ private struct KeywordFormParser: PredicateTokenWalker {
     }
 
     /// `KEY [asc|ascending|desc|descending] (, …)*`; KEY is a key path.
-    mutating func parseSortClause() throws(PredicateError) -> [SortDescriptor] {
+    mutating func parseSortClause() throws(PredicateError) -> [CDModel.SortDescriptor] {
         guard keyword(at: index) == "by" else { throw expectation("BY after SORT") }
         advance()
-        var descriptors: [SortDescriptor] = []
+        var descriptors: [CDModel.SortDescriptor] = []
         while true {
-            var descriptor = SortDescriptor(keyPath: try parseKeyPath())
+            var descriptor = CDModel.SortDescriptor(key: try parseKeyPath())
             switch keyword(at: index) {
             case "asc", "ascending": advance()
             case "desc", "descending":

@@ -58,9 +58,10 @@ final class SQLBuilder {
 
     // MARK: Entities and key paths
 
-    /// The `Z_ENT` restriction of a sub-entity fetch; nil when every row of the table qualifies.
-    func entityRestriction(_ entity: String, table: MappedTable) -> String? {
-        let ents = mapping.entityNumbers(includingSubentitiesOf: entity)
+    /// The `Z_ENT` restriction of a sub-entity fetch (of `entity` alone, without its
+    /// sub-entities); nil when every row of the table qualifies.
+    func entityRestriction(_ entity: String, table: MappedTable, includesSubentities: Bool) -> String? {
+        let ents = includesSubentities ? mapping.entityNumbers(includingSubentitiesOf: entity) : mapping.entityNumber(of: entity).map { [$0] } ?? []
         let tableEnts = table.entities.compactMap { mapping.entityNumber(of: $0) }
         guard Set(tableEnts).subtracting(ents).isEmpty == false, let low = ents.first, let high = ents.last else { return nil }
         if ents.count == 1 {
@@ -157,50 +158,34 @@ final class SQLBuilder {
         return table.name
     }
 
-    /// How a to-many relationship's members are reached from their owner.
+    /// A to-many relationship's members reached from their owner's scope.
     struct MemberPath {
-        /// Tables after `FROM` (or after the owner's table, for a join), aliased.
-        var from: [(table: String, alias: String, on: String?)]
+        /// The tables, keys and order column, written by ``ToManyPath`` (CDStore), which also
+        /// writes the `ObjectReader`'s member reads.
+        var toMany: ToManyPath
         /// `owner.Z_PK = member.key`
         var correlation: String
-        /// The scope of the member rows, when a destination table is part of `from`.
+        /// The scope of the member rows, when a destination table is part of the path.
         var members: Scope?
         /// What `COUNT(…)` counts: the member key.
-        var countColumn: String
+        var countColumn: String { toMany.memberKey }
+        var tables: [ToManyPath.Table] { toMany.tables }
     }
 
     /// Members through the inverse's foreign key, a join table, or the hidden key of a to-many
-    /// without inverse (store-format.md §7.6). `needsMembers`: join the destination table even
+    /// without inverse (``ToManyPath``). `needsMembers`: join the destination table even
     /// for a many-to-many (to test or aggregate member attributes).
     func memberPath(of relationship: RelationshipDescription, owner: Scope, needsMembers: Bool) throws(FetchSQLError) -> MemberPath {
-        let destination = relationship.destinationEntity
-        if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: owner.entity) {
-            let linkAlias = newAlias()
-            var path = MemberPath(
-                from: [(join.table, linkAlias, nil)],
-                correlation: "\(owner.alias).Z_PK = \(linkAlias).\(join.sourceColumn)",
-                members: nil, countColumn: "\(linkAlias).\(join.destinationColumn)")
-            if needsMembers {
-                let memberAlias = newAlias()
-                path.from.append((try tableName(of: destination), memberAlias, "\(linkAlias).\(join.destinationColumn) = \(memberAlias).Z_PK"))
-                path.members = Scope(alias: memberAlias, entity: destination)
-            }
-            return path
-        }
-        let keyColumn: String
-        if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: owner.entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
-            keyColumn = hidden.name
-        } else if let inverse = relationship.inverseName,
-            let key = mapping.columns(forProperty: inverse, ofEntity: destination).first(where: { $0.role == .toOneKey })
-        {
-            keyColumn = key.name
-        } else {
+        let path: ToManyPath
+        do {
+            path = try ToManyPath(relationship, owner: owner.entity, mapping: mapping, needsMembers: needsMembers) { newAlias() }
+        } catch {
+            if case .destinationWithoutTable(_, _, let destination) = error { throw .noTable(entity: destination) }
             throw .noRelationshipStorage(entity: owner.entity, relationship: relationship.name)
         }
-        let alias = newAlias()
         return MemberPath(
-            from: [(try tableName(of: destination), alias, nil)], correlation: "\(owner.alias).Z_PK = \(alias).\(keyColumn)",
-            members: Scope(alias: alias, entity: destination), countColumn: "\(alias).Z_PK")
+            toMany: path, correlation: path.correlation(owner: owner.alias),
+            members: path.members.map { Scope(alias: $0, entity: relationship.destinationEntity) })
     }
 
     /// Runs `body` with a fresh join list, for a subquery's own `FROM`; returns its joins and
@@ -220,20 +205,16 @@ final class SQLBuilder {
     /// relationships in one OR. Outer (`LEFT OUTER JOIN`) unless the comparison is an ANY
     /// reached through AND alone, where an object without members could not match anyway.
     private func joinMembers(_ path: MemberPath, outer: Bool) {
-        for part in path.from {
-            joins.append(Join(table: part.table, alias: part.alias, on: part.on ?? path.correlation, isOuter: outer))
-            if outer { outerAliases.insert(part.alias) }
+        for table in path.tables {
+            joins.append(Join(table: table.name, alias: table.alias, on: table.on ?? path.correlation, isOuter: outer))
+            if outer { outerAliases.insert(table.alias) }
         }
         needsDistinct = true
     }
 
     /// `(SELECT <selection> FROM <members> WHERE (<correlation>) [AND <condition>])`.
     private func subquery(_ path: MemberPath, select: String, condition: String?, extraJoins: [Join]) -> String {
-        var from = ""
-        for (index, part) in path.from.enumerated() {
-            from += index == 0 ? "\(part.table) \(part.alias)" : " JOIN \(part.table) \(part.alias) ON \(part.on ?? "")"
-        }
-        from += extraJoins.map { " " + $0.sql }.joined()
+        let from = path.toMany.fromClause + extraJoins.map { " " + $0.sql }.joined()
         let tail = condition.map { " AND " + $0 } ?? " "
         return "(SELECT \(select) FROM \(from) WHERE (\(path.correlation))\(tail))"
     }
@@ -601,12 +582,16 @@ final class SQLBuilder {
     // MARK: Sorting and selected values
 
     /// ` ORDER BY t0.ZNAME COLLATE NSCollateNoCase DESC, …` (empty without sort descriptors).
-    func orderBy(_ descriptors: [SortDescriptor], scope: Scope) throws(FetchSQLError) -> String {
+    /// A selector Core Data's SQLite store does not sort with is refused, as the store refuses it.
+    func orderBy(_ descriptors: [CDModel.SortDescriptor], scope: Scope) throws(FetchSQLError) -> String {
         guard !descriptors.isEmpty else { return "" }
         var terms: [String] = []
         for descriptor in descriptors {
-            let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", outer: true)
-            terms.append(column + (descriptor.comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
+            guard let comparison = descriptor.comparison else {
+                throw .unsupportedSortSelector(key: descriptor.key, selector: descriptor.selector ?? "")
+            }
+            let (column, _) = try valueColumn(descriptor.key, scope: scope, purpose: "sorting", outer: true)
+            terms.append(column + (comparison.collation.map { " COLLATE " + $0 } ?? "") + (descriptor.ascending ? "" : " DESC"))
         }
         return " ORDER BY " + terms.joined(separator: ", ")
     }
@@ -620,8 +605,8 @@ final class SQLBuilder {
             rest.isEmpty
         else { return nil }
         let path = try memberPath(of: relationship, owner: owner, needsMembers: false)
-        for part in path.from {
-            joins.append(Join(table: part.table, alias: part.alias, on: part.on ?? path.correlation, isOuter: true))
+        for table in path.tables {
+            joins.append(Join(table: table.name, alias: table.alias, on: table.on ?? path.correlation, isOuter: true))
         }
         return path.countColumn
     }

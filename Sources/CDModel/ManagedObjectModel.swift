@@ -457,20 +457,49 @@ public struct FetchRequestTemplate: Sendable, Codable, Equatable {
     }
 }
 
-/// A sort key of a stored fetch request.
+/// An `NSSortDescriptor`: a key path, a direction and the comparison selector. The one sort
+/// descriptor type of the package: a model's fetch request templates and fetched properties store
+/// their sort keys in it, and every fetch cdstore runs (query, dump, the console, CDQ chains) is
+/// sorted by it, because both are the same Foundation object. The selector is kept as the model
+/// gives it, so a template with a selector no SQLite fetch accepts still loads and writes back
+/// unchanged; ``comparison`` is the typed view the fetch layer sorts with (sqldebug.md §5).
 public struct SortDescriptor: Sendable, Codable, Equatable {
-    /// The key path sorted on.
+    /// The key path sorted on (`NSSortDescriptor.key`): an attribute, or a to-one key path.
     public var key: String
     /// Whether smaller values come first.
     public var ascending: Bool
     /// The comparison selector (e.g. `localizedStandardCompare:`); `nil` means `compare:`.
     public var selector: String?
     /// A sort key from its key path, direction and selector.
-    public init(key: String, ascending: Bool, selector: String? = nil) {
+    public init(key: String, ascending: Bool = true, selector: String? = nil) {
         self.key = key
         self.ascending = ascending
         self.selector = selector
     }
+
+    /// A sort key compared with `comparison` (`compare:` is stored as no selector).
+    public init(key: String, ascending: Bool = true, comparison: SortComparison) {
+        self.init(key: key, ascending: ascending, selector: comparison == .compare ? nil : comparison.rawValue)
+    }
+
+    /// The selector as one Core Data's SQLite store sorts with; `nil` for any other selector,
+    /// which a fetch refuses. Setting it stores `compare:` (and `nil`) as no selector.
+    public var comparison: SortComparison? {
+        get { SortComparison(rawValue: selector ?? SortComparison.compare.rawValue) }
+        set { selector = newValue == .compare ? nil : newValue?.rawValue }
+    }
+}
+
+/// The selectors Core Data accepts in a sort descriptor of an SQLite fetch (sqldebug.md §5, "Sort
+/// descriptors"); any other selector is rejected by the store.
+public enum SortComparison: String, Sendable, Equatable, CaseIterable {
+    case compare = "compare:"
+    case caseInsensitiveCompare = "caseInsensitiveCompare:"
+    case localizedCompare = "localizedCompare:"
+    case localizedCaseInsensitiveCompare = "localizedCaseInsensitiveCompare:"
+    case localizedStandardCompare = "localizedStandardCompare:"
+    /// A numeric, case-insensitive `compare:options:` (`NSCaseInsensitiveSearch | NSNumericSearch`).
+    case numericCaseInsensitiveCompare = "compare:options:"
 }
 
 /// A fetch index ("Indexes" in Xcode's editor).

@@ -5,12 +5,15 @@ import GRDB
 import GRDBSQLite
 
 /// What to read: one entity (with its sub-entities, as a Core Data fetch does) or every entity,
-/// in what order, how many, and which to-many relationships to fetch.
+/// how many, and which to-many relationships to fetch. Objects come in `Z_PK` order; a sorted or
+/// filtered read is a fetch, written in Core Data's SQL by CDFetch, which hands its statement
+/// over in `statement` (the package's one sort descriptor type is CDModel's ``SortDescriptor``).
 public struct ObjectQuery: Sendable {
     /// `nil` reads every entity, each object once under its concrete entity.
     public var entity: String?
-    /// Sort order, first key first; `Z_PK` breaks ties, and alone orders an empty list.
-    public var sort: [SortKey]
+    /// False reads only the objects whose entity is `entity` itself, not its sub-entities'
+    /// (`NSFetchRequest.includesSubentities`), for a statement that selects only those.
+    public var includesSubentities: Bool
     /// At most this many objects per section; nil for all.
     public var limit: Int?
     /// Objects to skip before the first one read, per section; nil skips none.
@@ -21,45 +24,21 @@ public struct ObjectQuery: Sendable {
     /// them as faults (one indexed query per relationship and object).
     public var countsToMany: Bool
     /// A statement built elsewhere (a fetch in Core Data's SQL) that selects the rows instead of
-    /// the reader's own; `sort`, `limit` and `offset` are then the statement's business.
+    /// the reader's own; its order, `limit` and `offset` are then the statement's business.
     public var statement: ObjectStatement?
 
     /// The defaults read every entity, in `Z_PK` order, with to-many relationships as faults.
     public init(
-        entity: String? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil,
+        entity: String? = nil, includesSubentities: Bool = true, limit: Int? = nil, offset: Int? = nil,
         includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil
     ) {
         self.entity = entity
-        self.sort = sort
+        self.includesSubentities = includesSubentities
         self.limit = limit
         self.offset = offset
         self.includes = includes
         self.countsToMany = countsToMany
         self.statement = statement
-    }
-
-    /// `KEY` or `KEY:desc` (also `:asc`).
-    public struct SortKey: Sendable, Equatable {
-        /// An attribute or to-one relationship of the queried entity, by its model name.
-        public var property: String
-        /// False sorts from the largest value down.
-        public var ascending: Bool
-        /// Sorts by `property`, ascending unless told otherwise.
-        public init(property: String, ascending: Bool = true) {
-            self.property = property
-            self.ascending = ascending
-        }
-
-        /// Parses `KEY`, `KEY:asc` or `KEY:desc` (also spelled out, any case); nil for anything else.
-        public init?(parsing text: String) {
-            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-            guard let name = parts.first, !name.isEmpty else { return nil }
-            switch parts.count > 1 ? parts[1].lowercased() : "asc" {
-            case "asc", "ascending": self.init(property: name, ascending: true)
-            case "desc", "descending": self.init(property: name, ascending: false)
-            default: return nil
-            }
-        }
     }
 }
 
@@ -166,8 +145,9 @@ public final class ObjectReader {
             }
         }
         if let entity = query.entity {
+            let ents = query.includesSubentities ? mapping.entityNumbers(includingSubentitiesOf: entity) : mapping.entityNumber(of: entity).map { [$0] } ?? []
             try readSection(
-                entity: entity, ents: mapping.entityNumbers(includingSubentitiesOf: entity),
+                entity: entity, ents: ents,
                 query: query, skipEmpty: false, section: section, row: row)
         } else {
             for entity in dumpableEntities {
@@ -274,14 +254,6 @@ public final class ObjectReader {
             layouts[mapping.entityNumber(of: entity) ?? -1]?.names
             ?? model.allProperties(of: entity).filter { !$0.isTransient }.map(\.name).sorted()
 
-        var orderTerms: [String] = []
-        for key in query.statement == nil ? query.sort : [] {
-            guard let column = columns(forProperty: key.property, ofEntity: entity).first(where: { $0.role == .attribute || $0.role == .toOneKey }) else {
-                throw StoreError.cannotSort(entity: entity, property: key.property)
-            }
-            orderTerms.append(column.name.quotedDatabaseIdentifier + (key.ascending ? "" : " DESC"))
-        }
-        orderTerms.append("Z_PK")
         // When every entity the table stores is wanted, the unary `+` keeps SQLite off the Z_ENT
         // index: one scan in Z_PK (rowid) order needs no index lookups per row and no sort.
         let wholeTable = Set(table.entities.compactMap(mapping.entityNumber(of:))).isSubset(of: ents)
@@ -289,7 +261,7 @@ public final class ObjectReader {
             "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
             + " FROM " + table.name.quotedDatabaseIdentifier
             + " WHERE " + (wholeTable ? "+Z_ENT" : "Z_ENT") + " IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
-            + " ORDER BY " + orderTerms.joined(separator: ", ")
+            + " ORDER BY Z_PK"
         var arguments = StatementArguments(ents)
         if query.limit != nil || query.offset != nil {
             sql += " LIMIT ? OFFSET ?"
@@ -375,8 +347,8 @@ public final class ObjectReader {
 }
 
 /// Fetches the members of to-many relationships for `--include`, with one prepared statement per
-/// relationship: through the inverse's key column, a join table, or the hidden key of a to-many
-/// without inverse (store-format.md §7.6). Ordered relationships come back in `Z_FOK_` order.
+/// relationship, written by ``ToManyPath`` (the SQL the fetches' joins and counts use too).
+/// Ordered relationships come back in `Z_FOK_` order.
 final class ToManyFetcher {
     let reader: ObjectReader
     let db: Database
@@ -407,34 +379,9 @@ final class ToManyFetcher {
     private func prepared(_ relationship: RelationshipDescription, entity: String, counting: Bool) throws -> Statement {
         let cacheKey = entity + "." + relationship.name + (counting ? "#count" : "")
         if let cached = statements[cacheKey] { return cached }
-        let select = try sql(for: relationship, entity: entity)
-        let statement = try db.makeStatement(sql: counting ? "SELECT COUNT(*) FROM (\(select))" : select)
+        let sql = try ToManyPath.membersSQL(of: relationship, owner: entity, mapping: reader.mapping, counting: counting)
+        let statement = try db.makeStatement(sql: sql)
         statements[cacheKey] = statement
         return statement
-    }
-
-    private func sql(for relationship: RelationshipDescription, entity: String) throws -> String {
-        let mapping = reader.mapping
-        let destination = relationship.destinationEntity
-        guard let destinationTable = mapping.table(forEntity: destination)?.name.quotedDatabaseIdentifier else {
-            throw StoreError.destinationWithoutTable(entity: entity, relationship: relationship.name, destination: destination)
-        }
-        if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
-            let order = join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier + ", " } ?? ""
-            return "SELECT j.\(join.destinationColumn.quotedDatabaseIdentifier), t.Z_ENT FROM \(join.table.quotedDatabaseIdentifier) j"
-                + " JOIN \(destinationTable) t ON t.Z_PK = j.\(join.destinationColumn.quotedDatabaseIdentifier)"
-                + " WHERE j.\(join.sourceColumn.quotedDatabaseIdentifier) = ? ORDER BY \(order)j.\(join.destinationColumn.quotedDatabaseIdentifier)"
-        }
-        if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
-            return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(hidden.name.quotedDatabaseIdentifier) = ? ORDER BY Z_PK"
-        }
-        if let inverse = relationship.inverseName {
-            let columns = mapping.columns(forProperty: inverse, ofEntity: destination)
-            if let key = columns.first(where: { $0.role == .toOneKey }) {
-                let order = columns.first { $0.role == .toOneOrder }.map { $0.name.quotedDatabaseIdentifier + ", " } ?? ""
-                return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(key.name.quotedDatabaseIdentifier) = ? ORDER BY \(order)Z_PK"
-            }
-        }
-        throw StoreError.relationshipNotStored(entity: entity, relationship: relationship.name)
     }
 }

@@ -86,9 +86,6 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     /// `--include name` is not a to-many relationship of `scope` (an entity, or "any entity");
     /// `toMany` are the ones there are.
     case notToMany(name: String, scope: String, toMany: [String])
-    /// `property` is neither an attribute nor a to-one relationship of `entity`, so objects
-    /// cannot be sorted by it.
-    case cannotSort(entity: String, property: String)
     /// A fetch statement selected fewer columns than reading `entity` needs; `missing` are the rest.
     case missingColumns(entity: String, missing: [String])
     /// The destination of `entity.relationship` has no table in the store.
@@ -151,8 +148,6 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
         case .notToMany(let name, let scope, let toMany):
             let known = toMany.isEmpty ? "it has no to-many relationships" : "to-many relationships: \(toMany.joined(separator: ", "))"
             return "--include \(name): not a to-many relationship of \(scope); \(known)"
-        case .cannotSort(let entity, let property):
-            return "cannot sort \(entity) by \"\(property)\": not an attribute or to-one relationship of \(entity)"
         case .missingColumns(let entity, let missing):
             return "the fetch statement does not select every column \(entity) needs: \(missing.joined(separator: ", "))"
         case .destinationWithoutTable(let entity, let relationship, let destination):

@@ -1,11 +1,12 @@
 import CDFetch
+import CDModel
 import CDPredicate
 import CDTestSupport
 import Foundation
 import Testing
 
 /// Foundation has a `SortDescriptor` too.
-typealias Sort = CDFetch.SortDescriptor
+typealias Sort = CDModel.SortDescriptor
 
 /// A CDQ chain and the request it must give; the predicate is written in its canonical format,
 /// which tells strings from numbers and shows the nesting.
@@ -42,7 +43,7 @@ private func check(_ example: CDQCase) throws {
     #expect(request == example.expected)
 }
 
-private let createdAt = Sort(keyPath: "created_at")
+private let createdAt = Sort(key: "created_at")
 
 /// The query examples of CDQ's README (Conditions; Sorts, Limits and Offsets; Conjunctions;
 /// Nested Conjunctions; Named Scopes, expanded; the master method), with runnable values.
@@ -56,10 +57,10 @@ let cdqReadmeExamples: [CDQCase] = [
     CDQCase("Author.sort_by(:created_at).limit(1).offset(10)", sort: [createdAt], limit: 1, offset: 10),
     CDQCase(
         "Author.sort_by(:created_at, order: :descending)",
-        sort: [Sort(keyPath: "created_at", ascending: false)]),
+        sort: [Sort(key: "created_at", ascending: false)]),
     CDQCase(
         "Author.sort_by(:created_at, case_insensitive: true)",
-        sort: [Sort(keyPath: "created_at", comparison: .localizedCaseInsensitiveCompare)]),
+        sort: [Sort(key: "created_at", comparison: .localizedCaseInsensitiveCompare)]),
     CDQCase(
         "Author.where(:created_at).ge(Time.parse('2024-05-30')).and.lt(Time.parse('2024-05-31'))",
         "created_at >= CAST(738720000.0, \"NSDate\") AND created_at < CAST(738806400.0, \"NSDate\")"),
@@ -98,12 +99,12 @@ let cdqSourceExamples: [CDQCase] = [
     CDQCase("MyEntity.where(:name).eq(\"John\").limit(2)", "name == \"John\"", entity: "MyEntity", limit: 2),
     CDQCase("MyEntity.first", entity: "MyEntity", limit: 1),
     CDQCase(
-        "MyEntity.sort_by(:title)[4]", entity: "MyEntity", sort: [Sort(keyPath: "title")],
+        "MyEntity.sort_by(:title)[4]", entity: "MyEntity", sort: [Sort(key: "title")],
         limit: 1, offset: 4),
     CDQCase("MyEntity.where(:created_by => 'john')", "created_by == \"john\"", entity: "MyEntity"),
     CDQCase(
         "Author.where(cdq(:published).eq(true).sort_by(:published_at).limit(1)).first", "published == TRUE",
-        sort: [Sort(keyPath: "published_at")], limit: 1),
+        sort: [Sort(key: "published_at")], limit: 1),
 ]
 
 /// Every operator, alias, literal and terminal.
@@ -140,7 +141,7 @@ let cdqFeatureExamples: [CDQCase] = [
     CDQCase(
         "Author.where(:'author.name').eq('x').and(:\"books.@count\").gt(2)",
         "author.name == \"x\" AND books.@count > 2"),
-    CDQCase("Author.sort_by('author.name')", sort: [Sort(keyPath: "author.name")]),
+    CDQCase("Author.sort_by('author.name')", sort: [Sort(key: "author.name")]),
     CDQCase("Author.where(:in).eq(1)", "#in == 1"),
     CDQCase(
         "Author.where(\"count > %@ AND name == %@ AND id IN %@\", 5, '5', [1, 2])",
@@ -157,7 +158,7 @@ let cdqFeatureExamples: [CDQCase] = [
     CDQCase("Author.limit(2).first(5)", limit: 2),
     CDQCase("Author.limit(0)"),
     CDQCase("Author.limit(5).limit(nil).offset(nil)"),
-    CDQCase("Author.sort_by(:name).last", sort: [Sort(keyPath: "name")], limit: 1, takesLast: true),
+    CDQCase("Author.sort_by(:name).last", sort: [Sort(key: "name")], limit: 1, takesLast: true),
     CDQCase("Author.last(3)", limit: 3, takesLast: true),
     CDQCase("Author.where(:a).eq(1).count", "a == 1", result: .count),
     CDQCase("Author.size()", result: .count),
@@ -170,15 +171,15 @@ let cdqFeatureExamples: [CDQCase] = [
         "Author.sort_by(:a).sort_by(:b, :desc).sort_by(:c, 'ascending')"
             + ".sort_by(:d, order: :desc, case_insensitive: true).sort_by(:e, :order => :descending)",
         sort: [
-            Sort(keyPath: "a"), Sort(keyPath: "b", ascending: false),
-            Sort(keyPath: "c"),
-            Sort(keyPath: "d", ascending: false, comparison: .localizedCaseInsensitiveCompare),
-            Sort(keyPath: "e", ascending: false),
+            Sort(key: "a"), Sort(key: "b", ascending: false),
+            Sort(key: "c"),
+            Sort(key: "d", ascending: false, comparison: .localizedCaseInsensitiveCompare),
+            Sort(key: "e", ascending: false),
         ]),
-    CDQCase("Author.sort_by(:a, {case_insensitive: false})", sort: [Sort(keyPath: "a")]),
+    CDQCase("Author.sort_by(:a, {case_insensitive: false})", sort: [Sort(key: "a")]),
     CDQCase(
         "Author.where(:a).eq(1).and(cdq(:b).eq(2).limit(3).offset(4).sort_by(:c)).limit(5)",
-        "a == 1 AND b == 2", sort: [Sort(keyPath: "c")], limit: 5, offset: 4),
+        "a == 1 AND b == 2", sort: [Sort(key: "c")], limit: 5, offset: 4),
     CDQCase(
         "Author.where(cdq(:a).eq(1).and(cdq(:b).eq(2).or(cdq(:c).eq(3))))",
         "a == 1 AND (b == 2 OR c == 3)"),

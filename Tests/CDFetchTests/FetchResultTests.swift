@@ -129,7 +129,7 @@ import Testing
         #expect(newest == [[.date(try store.sql("SELECT max(ZPUBLISHEDAT) FROM ZBOOK", as: Double.self) ?? -1)]])
         let aliases = try store.values(
             CDFetch.FetchRequest(
-                entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "author.alias")],
+                entity: "Book", sortDescriptors: [CDModel.SortDescriptor(key: "author.alias")],
                 result: .distinct(["author.alias"])))
         let expected = try store.plain.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT w.ZALIAS FROM ZBOOK b JOIN ZWRITER w ON b.ZAUTHOR = w.Z_PK ORDER BY w.ZALIAS")
@@ -176,8 +176,8 @@ import Testing
         let sorted = CDFetch.FetchRequest(
             entity: "Book",
             sortDescriptors: [
-                SortDescriptor(keyPath: "price", ascending: false),
-                SortDescriptor(keyPath: "title", comparison: .caseInsensitiveCompare),
+                CDModel.SortDescriptor(key: "price", ascending: false),
+                CDModel.SortDescriptor(key: "title", comparison: .caseInsensitiveCompare),
             ],
             limit: 5, offset: 2)
         #expect(
@@ -185,7 +185,7 @@ import Testing
                 == (try store.plain.read { db in
                     try Int64.fetchAll(db, sql: "SELECT Z_PK FROM ZBOOK ORDER BY ZPRICE DESC, ZTITLE COLLATE NOCASE LIMIT 5 OFFSET 2")
                 }))
-        var last = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "title")], limit: 2, takesLast: true)
+        var last = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [CDModel.SortDescriptor(key: "title")], limit: 2, takesLast: true)
         #expect(
             try store.primaryKeys(last)
                 == (try store.plain.read { db in

@@ -1,4 +1,5 @@
 import CDFetch
+import CDModel
 import CDPredicate
 import CDTestSupport
 import Testing
@@ -49,8 +50,8 @@ let keywordExamples: [KeywordCase] = [
         FetchRequest(
             entity: "Author", predicate: cmp(key("name"), .like, str("*kesp*"), .caseInsensitive),
             sortDescriptors: [
-                SortDescriptor(keyPath: "name", ascending: false),
-                SortDescriptor(keyPath: "date"),
+                CDModel.SortDescriptor(key: "name", ascending: false),
+                CDModel.SortDescriptor(key: "date"),
             ],
             limit: 5, offset: 10)),
     KeywordCase(
@@ -75,8 +76,8 @@ let keywordExamples: [KeywordCase] = [
                 cmp(key("b"), .in, .aggregate([int(1), int(2)])),
             ]),
             sortDescriptors: [
-                SortDescriptor(keyPath: "books.@count"),
-                SortDescriptor(keyPath: "a.b", ascending: false),
+                CDModel.SortDescriptor(key: "books.@count"),
+                CDModel.SortDescriptor(key: "a.b", ascending: false),
             ],
             offset: 4)),
     KeywordCase(
@@ -86,7 +87,7 @@ let keywordExamples: [KeywordCase] = [
             predicate: .and([cmp(key("x"), .equal, int(5)), cmp(key("y"), .equal, key("z"))]))),
     KeywordCase(
         "Author sort by #where",
-        FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(keyPath: "where")])),
+        FetchRequest(entity: "Author", sortDescriptors: [CDModel.SortDescriptor(key: "where")])),
     KeywordCase("Author limit 0", FetchRequest(entity: "Author")),
     KeywordCase(
         "Book\nwhere\tauthor.name BEGINSWITH \"A\"\nlimit 1",
@@ -104,7 +105,7 @@ func parsesTheKeywordForm(_ example: KeywordCase) throws {
         request
             == FetchRequest(
                 entity: "Author", predicate: cmp(key("name"), .equal, str("Shakespeare")),
-                sortDescriptors: [SortDescriptor(keyPath: "created_at")], limit: 1))
+                sortDescriptors: [CDModel.SortDescriptor(key: "created_at")], limit: 1))
 }
 
 /// A query that must fail, its arguments, where the error must point and a phrase of its message.

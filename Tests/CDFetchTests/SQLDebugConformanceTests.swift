@@ -106,7 +106,7 @@ import Testing
                 """, request: CDFetch.FetchRequest(entity: "Item", predicate: predicate("attachments.@count > 2")), binds: [2.databaseValue]),
         Case(
             excerpt: 12, line: 0, entities: itemWithAttachments,
-            request: CDFetch.FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(keyPath: "attachmentCount")])),
+            request: CDFetch.FetchRequest(entity: "Item", sortDescriptors: [CDModel.SortDescriptor(key: "attachmentCount")])),
         Case(
             excerpt: 13, line: 0, entities: itemWithAttachments,
             request: CDFetch.FetchRequest(entity: "Item", result: .aggregate(.count, keyPath: "attachments"))),
@@ -122,19 +122,19 @@ import Testing
             dropFromLog: ("ORDER BY t0.Z_PK", "SwiftData's own Z_PK sort (see excerpt 17)")),
         Case(
             excerpt: 23, line: 0, entities: manyToMany,
-            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("manyBs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("manyBs.@count == 0"), sortDescriptors: [CDModel.SortDescriptor(key: "name")]),
             binds: [0.databaseValue]),
         Case(
             excerpt: 23, line: 1, entities: manyToMany,
-            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("manyAs.@count == 0"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("manyAs.@count == 0"), sortDescriptors: [CDModel.SortDescriptor(key: "name")]),
             binds: [0.databaseValue]),
         Case(
             excerpt: 24, line: 0, entities: manyToMany,
-            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("NONE manyBs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            request: CDFetch.FetchRequest(entity: "A", predicate: predicate("NONE manyBs != nil"), sortDescriptors: [CDModel.SortDescriptor(key: "name")]),
             binds: []),
         Case(
             excerpt: 24, line: 1, entities: manyToMany,
-            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("NONE manyAs != nil"), sortDescriptors: [SortDescriptor(keyPath: "name")]),
+            request: CDFetch.FetchRequest(entity: "B", predicate: predicate("NONE manyAs != nil"), sortDescriptors: [CDModel.SortDescriptor(key: "name")]),
             binds: []),
         Case(
             excerpt: 25, line: 0,
@@ -233,7 +233,7 @@ import Testing
         let modelVersions = try ModelSource.versions(at: Corpus.url("apple-coredatabooks/CoreDataBooks.xcdatamodeld").path)
         let snapshot = try StoreSnapshot(path: copy.path)
         let reader = try ObjectReader(snapshot: snapshot, model: modelVersions[0].model)
-        let request = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "author"), SortDescriptor(keyPath: "title")])
+        let request = CDFetch.FetchRequest(entity: "Book", sortDescriptors: [CDModel.SortDescriptor(key: "author"), CDModel.SortDescriptor(key: "title")])
         let sql = try FetchRunner(reader: reader).statement(for: request).sql
         #expect(sql == "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZAUTHOR, t0.ZCOPYRIGHT, t0.ZTITLE FROM ZBOOK t0 ORDER BY t0.ZAUTHOR, t0.ZTITLE")
         let expected = Self.tokens(logged[2])

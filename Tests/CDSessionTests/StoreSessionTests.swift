@@ -1,4 +1,5 @@
 import CDFetch
+import CDModel
 import CDPredicate
 import CDSession
 import CDStore
@@ -39,7 +40,7 @@ import Testing
         let distinct = try Self.values(
             session,
             CDFetch.FetchRequest(
-                entity: "Book", sortDescriptors: [SortDescriptor(keyPath: "pagesCount", ascending: true)],
+                entity: "Book", sortDescriptors: [CDModel.SortDescriptor(key: "pagesCount", ascending: true)],
                 result: .distinct(["pagesCount"])))
         let expected = try Self.plainRows(copy.path, "SELECT DISTINCT ZPAGESCOUNT FROM ZBOOK ORDER BY ZPAGESCOUNT")
             .map { row in [row[0].isNull ? ObjectValue.null : .integer(Int64.fromDatabaseValue(row[0]) ?? -1)] }
