@@ -14,6 +14,9 @@ package struct FetchRequest: Sendable, Equatable {
     /// CDQ's `last`: the final `limit` objects of the sorted result rather than the first ones.
     /// Like CDQ, cdstore counts first and turns this into an offset.
     package var takesLast: Bool
+    /// Keyset pagination (``KeysetPage``): `Z_PK` breaks ties after the sort descriptors, and a
+    /// page with a position starts after it. Nil for every command: Core Data's SQL has neither.
+    package var keyset: KeysetPage? = nil
 
     package init(
         entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
