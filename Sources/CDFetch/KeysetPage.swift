@@ -48,31 +48,27 @@ extension SQLBuilder {
             let (column, _) = try valueColumn(descriptor.keyPath, scope: scope, purpose: "sorting", outer: true)
             columns.append((column, column + (descriptor.comparison.collation.map { " COLLATE " + $0 } ?? ""), descriptor.ascending))
         }
-        // Each `?` is bound where it is written, so the arguments follow the text.
+        // Each `?` is bound where it is written, so the arguments follow the text; an
+        // alternative that cannot hold (after NULL, descending: nothing sorts later) binds nothing.
         func equal(_ index: Int) -> String {
             let value = position.sortValues[index]
             return value.isNull ? "\(columns[index].plain) IS NULL" : "\(columns[index].collated) = " + bind(value)
         }
-        func after(_ index: Int) -> String? {
+        func after(_ index: Int) -> String {
             let value = position.sortValues[index]
             let column = columns[index]
             switch (value.isNull, column.ascending) {
-            case (true, true): return "\(column.plain) IS NOT NULL"
-            case (true, false): return nil
+            case (true, _): return "\(column.plain) IS NOT NULL"
             case (false, true): return "\(column.collated) > " + bind(value)
             case (false, false): return "(\(column.collated) < " + bind(value) + " OR \(column.plain) IS NULL)"
             }
         }
         var alternatives: [String] = []
         for index in 0...columns.count {
+            if index < columns.count && position.sortValues[index].isNull && !columns[index].ascending { continue }
             var terms: [String] = []
             for earlier in 0..<index { terms.append(equal(earlier)) }
-            if index == columns.count {
-                terms.append("\(scope.alias).Z_PK > " + bind(position.primaryKey.databaseValue))
-            } else {
-                guard let step = after(index) else { continue }
-                terms.append(step)
-            }
+            terms.append(index == columns.count ? "\(scope.alias).Z_PK > " + bind(position.primaryKey.databaseValue) : after(index))
             alternatives.append("(" + terms.joined(separator: " AND ") + ")")
         }
         return "(" + alternatives.joined(separator: " OR ") + ")"

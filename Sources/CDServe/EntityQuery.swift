@@ -67,11 +67,20 @@ struct EntityQuery: Sendable {
 
     /// An NSPredicate, or a CDQ chain (`Entity.where(…)…`) that fetches this entity's objects
     /// without a limit or offset of its own (the pages are the limit).
+    /// A text that looks like a chain (a name, then `.` or `(`) may also be a predicate on a key
+    /// path (`owner.name != nil`): it is read as a chain first, then as a predicate, and when
+    /// neither reads it the chain's error is the one shown.
     static func parseFilter(_ text: String, entity: String) throws -> FetchRequest {
         guard QueryExpression.syntax(of: text) == .cdq else {
             return FetchRequest(entity: entity, predicate: try PredicateParser.parse(text, checksPatterns: true))
         }
-        let request = try QueryExpression.parse(text)
+        let request: FetchRequest
+        do {
+            request = try QueryExpression.parse(text)
+        } catch let chainError {
+            guard let predicate = try? PredicateParser.parse(text, checksPatterns: true) else { throw chainError }
+            return FetchRequest(entity: entity, predicate: predicate)
+        }
         guard request.entity == entity else {
             throw ServeError.badQuery("the chain fetches \(request.entity); this page shows \(entity): filter on that entity's page", caret: nil)
         }

@@ -78,7 +78,10 @@ final class SessionPool: @unchecked Sendable {
             idle.removeAll { $0.stamp != now }
             return idle.popLast()
         }
-        if let reused, !reused.session.snapshot.isOutdated { return reused }
+        if let reused, !reused.session.snapshot.isOutdated {
+            reused.showsNewVersion = false
+            return reused
+        }
         let session = try StoreSession(storePath: store.path, modelPath: store.modelPath)
         let pooled = PooledSession(session: session, stamp: now)
         pooled.deadline.install(on: session.snapshot.database)

@@ -114,7 +114,8 @@ import Testing
             }
         }
         let planned = cases
-        let served = try await ServeHarness.withServer(copies) { client in
+        // A generated predicate may take long on a loaded machine; `query` has no time limit.
+        let served = try await ServeHarness.withServer(copies, queryTimeout: 600) { client in
             var result: [(objects: [JSONValue], status: Int, body: String)] = []
             for item in planned {
                 result.append(

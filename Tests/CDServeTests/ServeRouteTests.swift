@@ -107,7 +107,7 @@ import Testing
 
     @Test func membersOfAToManyEqualTheDumpsInclude() async throws {
         let copies = try ServeHarness.copies([ServeHarness.sample])
-        let dumped = CommandRunner.runInProcess(["dump", copies[0].path, "--entity", "Person", "--include", "cars", "--format", "ndjson"])
+        let dumped = CommandRunner.runInProcess(["dump", copies[0].path, "Person", "--include", "cars", "--format", "ndjson"])
         #expect(dumped.status == 0, "\(dumped.stderr)")
         var expected: [Int64: Set<String>] = [:]
         for line in dumped.stdout.split(separator: "\n") {
