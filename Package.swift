@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "cdstore",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cdstore", targets: ["CDStoreTool"]),
         /// The library for reading stores from other Swift code: models, archives, predicates and
@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         /// What every module shares, on Foundation alone: the user-facing error protocol and the
@@ -130,12 +132,24 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
+        /// The web front end of `serve`: routes, HTML pages and their JSON twins over store sessions,
+        /// with the embedded stylesheet and script. Hummingbird is the HTTP server.
+        .target(
+            name: "CDServe",
+            dependencies: [
+                "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDSession",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            resources: [.embedInCode("Static/cdstore.css"), .embedInCode("Static/cdstore.js")]),
         /// Every command's logic: parse options, call the library modules, write the result.
         .target(
             name: "CDCommands",
             dependencies: [
                 "CDBase", "CDArchive", "CDModel", "CDMapping", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
-                "CDPredicate", "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff",
+                "CDPredicate", "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff", "CDServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -218,6 +232,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CDConsoleTests", dependencies: ["CDConsole", "CDStoreTool", "CDModel", "CDStore", "CDTestSupport"]),
+        .testTarget(
+            name: "CDServeTests",
+            dependencies: [
+                "CDServe", "CDStoreTool", "CDSession", "CDFetch", "CDPredicate", "CDStore", "CDModel", "CDMaintenance", "CDTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "CDCommandsTests",
             dependencies: [

@@ -18,6 +18,9 @@ package struct FetchRequest: Sendable, Equatable {
     /// `NSFetchRequest.includesSubentities`: false fetches only objects whose entity is `entity`
     /// itself (`dump` without ENTITY fetches each entity so, as it prints each object once).
     package var includesSubentities: Bool
+    /// Keyset pagination (``KeysetPage``): `Z_PK` breaks ties after the sort descriptors, and a
+    /// page with a position starts after it. Nil for every command: Core Data's SQL has neither.
+    package var keyset: KeysetPage? = nil
 
     package init(
         entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [CDModel.SortDescriptor] = [],

@@ -64,6 +64,9 @@ package struct FetchSQL: Sendable {
         if let predicate = request.predicate, predicate != .constant(true) {
             conditions.append(try builder.predicate(predicate, scope: root))
         }
+        if request.result == .objects, let position = request.keyset?.after {
+            conditions.append(try builder.keysetCondition(after: position, descriptors: request.sortDescriptors, scope: root))
+        }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + SQLBuilder.conjunction(conditions, "AND")
         let tableName = table.name
 
@@ -75,7 +78,8 @@ package struct FetchSQL: Sendable {
                 kind: .count, entity: request.entity, sql: "SELECT \(counted)\(from)\(whereClause)",
                 arguments: builder.arguments, columns: [], valueColumns: [("count", nil)])
         case .objects:
-            let order = try builder.orderBy(request.sortDescriptors, scope: root)
+            let sorted = try builder.orderBy(request.sortDescriptors, scope: root)
+            let order = request.keyset == nil ? sorted : SQLBuilder.keysetOrder(after: sorted, scope: root)
             let hierarchy = table.entities.count > 1
             let columns = objectColumns(of: request.entity, in: table, includesSubentities: request.includesSubentities)
             let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0 }

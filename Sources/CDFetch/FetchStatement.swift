@@ -63,6 +63,10 @@ package enum FetchSQLError: UserFacingError, Equatable, Sendable {
     case noTable(entity: String)
     /// A sort selector an SQLite fetch does not sort with (the store refuses it too).
     case unsupportedSortSelector(key: String, selector: String)
+    /// A keyset page position whose number of sort values is not the request's number of sort keys.
+    case keysetPositionMismatch(values: Int, sortKeys: Int)
+    /// The object a keyset page starts after is not in the store (any more).
+    case noObject(entity: String, primaryKey: Int64)
     /// The to-many relationship has neither a key column nor a join table in the store.
     case noRelationshipStorage(entity: String, relationship: String)
     /// A sort, distinct or aggregate key (`purpose` names which) is empty or has an empty step.
@@ -142,6 +146,9 @@ package enum FetchSQLError: UserFacingError, Equatable, Sendable {
             return "\(entity).\(name) is a fetched property: it is not stored, so a fetch cannot test it"
         case .emptyKeyPath: return "empty key path"
         case .noTable(let entity): return "\(entity) has no table in the store"
+        case .keysetPositionMismatch(let values, let sortKeys):
+            return "the page position has \(values) sort values for \(sortKeys) sort keys"
+        case .noObject(let entity, let primaryKey): return "\(entity) has no object with Z_PK \(primaryKey)"
         case .unsupportedSortSelector(let key, let selector):
             return "sorting by \(key) with \(selector): an SQLite fetch sorts only with " + SortComparison.allCases.map(\.rawValue).joined(separator: ", ")
         case .noRelationshipStorage(let entity, let relationship):

@@ -1,0 +1,137 @@
+import CDBase
+import CDFetch
+import CDStore
+import Hummingbird
+
+/// `/stores/{store}/entities/{Entity}`: a page of objects with decoded values, sortable columns,
+/// keyset pages (``EntityQuery``, ``PageToken``), a filter box whose errors show inline with
+/// the parser's caret, the SQL Core Data would run for the filter (behind a toggle, or open
+/// with `sql=1`), and links to export the filter as CSV or NDJSON.
+enum EntityPage {
+    static func respond(_ request: PageRequest) throws -> Response {
+        guard case .entity(let storeName, let entity) = request.route else { throw ServeError.noSuchPage(path: "") }
+        let pool = try request.catalog.pool(named: storeName)
+        let store = request.catalog.segment(for: pool.store)
+        let query = try EntityQuery(entity: entity, parameters: request.parameters)
+        let showsSQL = try request.parameters.flag("sql")
+        struct Result {
+            var page: EntityQuery.Page?
+            var coreDataSQL: String?
+            var pageSQL: String?
+            var total: Int?
+            var toMany: Set<String> = []
+        }
+        var changed = false
+        let result = try pool.withSession { pooled -> Result in
+            changed = pooled.showsNewVersion
+            let runner = try pooled.session.runner()
+            // An unknown entity is a 404 even when the filter is also wrong.
+            _ = try runner.statement(for: FetchRequest(entity: entity, result: .count))
+            let total = try pool.inspection(of: pooled).entities.first { $0.name == entity }?.rowsIncludingSubentities
+            let toMany = Set(
+                runner.reader.model.allProperties(of: entity).compactMap { property -> String? in
+                    if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
+                    return nil
+                })
+            if query.problem != nil { return Result(total: total, toMany: toMany) }
+            let page = try EntityQuery.readPage(runner, query: query, after: query.after?.position, size: query.size)
+            return Result(
+                page: page, coreDataSQL: try runner.statement(for: query.coreDataRequest).text,
+                pageSQL: try runner.statement(for: query.pageRequest(after: query.after?.position, size: query.size)).text,
+                total: query.predicate == nil ? total : nil, toMany: toMany)
+        }
+        if let problem = query.problem, request.format == .json { throw problem }
+        let next = result.page?.next.map { token in
+            Paths.entity(store, entity, format: request.format, query: query.linkParameters + [("after", token.encoded)])
+        }
+        if request.format == .json, let page = result.page {
+            return ServeResponder.json(
+                JSONText.object([
+                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(entity)),
+                    ("where", JSONText.optional(query.whereText)), ("sort", JSONText.array(query.sortTexts.map(JSONText.string))),
+                    ("size", String(query.size)), ("count", JSONText.optional(result.total)),
+                    ("columns", JSONText.array(page.properties.map(JSONText.string))),
+                    ("objects", JSONText.array(page.objects.map(ValueHTML.objectJSON))),
+                    ("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL)),
+                ]))
+        }
+        var body = HTML.changeNotice(changed)
+        if let total = result.total { body += "<p class=\"muted\">\(HTML.escape(plural(total, "object")))</p>\n" }
+        body += filterForm(query, store: store)
+        if let problem = query.problem {
+            body += "<p class=\"error\">\(HTML.escape(problem.message))</p>\n"
+            if case .badQuery(_, let caret?) = problem { body += "<pre class=\"error\">\(HTML.escape(caret))</pre>\n" }
+            let page = HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: nil)
+            var response = ServeResponder.html(page)
+            response.status = .badRequest
+            return response
+        }
+        guard let page = result.page else { throw ServeError.noSuchPage(path: "") }
+        body += sqlPanel(coreData: result.coreDataSQL ?? "", page: result.pageSQL ?? "", open: showsSQL)
+        body += table(page, query: query, store: store, unsortable: result.toMany)
+        body += pager(query: query, store: store, next: next, shown: page.objects.count)
+        let alternate = Paths.entity(store, entity, format: .json, query: query.linkParameters + (query.after.map { [("after", $0.encoded)] } ?? []))
+        return ServeResponder.html(HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: alternate))
+    }
+
+    static func crumbs(_ served: ServedStore, store: String, entity: String) -> [(String, String)] {
+        [("Stores", "/"), (served.name, Paths.store(store)), (entity, Paths.entity(store, entity))]
+    }
+
+    private static func filterForm(_ query: EntityQuery, store: String) -> String {
+        var html = "<form class=\"filter\" method=\"get\" action=\"\(HTML.escape(Paths.entity(store, query.entity)))\">"
+        html += "<label for=\"where\">Filter</label>"
+        html +=
+            "<input type=\"text\" id=\"where\" name=\"where\" value=\"\(HTML.escape(query.whereText ?? ""))\" placeholder=\"NSPredicate (name BEGINSWITH 'A') or CDQ chain\">"
+        for sort in query.sortTexts { html += "<input type=\"hidden\" name=\"sort\" value=\"\(HTML.escape(sort))\">" }
+        if query.size != EntityQuery.defaultSize { html += "<input type=\"hidden\" name=\"size\" value=\"\(query.size)\">" }
+        html += "<button type=\"submit\">Apply</button>"
+        html += HTML.link(Paths.entity(store, query.entity), "Clear")
+        html += " · Export " + HTML.link(Paths.entity(store, query.entity, format: .csv, query: query.linkParameters), "CSV")
+        html += " " + HTML.link(Paths.entity(store, query.entity, format: .ndjson, query: query.linkParameters), "NDJSON")
+        return html + "</form>\n"
+    }
+
+    private static func sqlPanel(coreData: String, page: String, open: Bool) -> String {
+        var html =
+            "<p><button type=\"button\" data-toggle=\"sql\" data-show=\"Show SQL\" data-hide=\"Hide SQL\">\(open ? "Hide SQL" : "Show SQL")</button></p>\n"
+        html +=
+            "<div id=\"sql\" class=\"sql\"\(open ? "" : " hidden")><p>The SQL Core Data would run for this filter and sort:</p><pre>\(HTML.escape(coreData))</pre>"
+        html += "<p>This page's SQL (keyset pagination: Z_PK breaks ties, the next page starts after the last row):</p><pre>\(HTML.escape(page))</pre></div>\n"
+        return html
+    }
+
+    private static func table(_ page: EntityQuery.Page, query: EntityQuery, store: String, unsortable: Set<String>) -> String {
+        let current = query.sortDescriptors.first
+        var html = "<table class=\"objects\"><thead><tr><th>Z_PK</th>"
+        for property in page.properties {
+            guard !unsortable.contains(property) else {
+                html += "<th>\(HTML.escape(property))</th>"
+                continue
+            }
+            let isSorted = current?.key == property
+            let sort = isSorted && current?.ascending == true ? property + ":desc" : property
+            let arrow = isSorted ? (current?.ascending == true ? " ▲" : " ▼") : ""
+            let parameters = (query.whereText.map { [("where", $0)] } ?? []) + [("sort", sort)]
+            html += "<th>" + HTML.link(Paths.entity(store, query.entity, query: parameters), property + arrow, className: isSorted ? "sorted" : nil) + "</th>"
+        }
+        html += "</tr></thead><tbody>\n"
+        for object in page.objects {
+            html += "<tr><td>" + HTML.link(Paths.object(store, object.id.entity, object.id.pk), String(object.id.pk)) + "</td>"
+            for property in page.properties {
+                html += ValueHTML.cell(object.value(property) ?? .null, store: store)
+            }
+            html += "</tr>\n"
+        }
+        html += "</tbody></table>\n"
+        if page.objects.isEmpty { html += "<p class=\"muted\">No objects\(query.after == nil ? "" : " after this point").</p>\n" }
+        return html
+    }
+
+    private static func pager(query: EntityQuery, store: String, next: String?, shown: Int) -> String {
+        var links: [String] = []
+        if query.after != nil { links.append(HTML.link(Paths.entity(store, query.entity, query: query.linkParameters), "« First page")) }
+        if let next { links.append(HTML.link(next, "Next page »")) }
+        return "<div class=\"pager\">" + links.joined(separator: " ") + "</div>\n"
+    }
+}

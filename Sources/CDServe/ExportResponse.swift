@@ -1,0 +1,53 @@
+import CDFetch
+import CDRendering
+import CDStore
+import Hummingbird
+
+/// `/stores/{store}/entities/{Entity}.csv` and `.ndjson`: every object of the current filter and
+/// sort, in `dump`'s CSV and NDJSON, streamed. The objects are read in keyset chunks of
+/// ``chunkSize``, each on a session borrowed for that chunk under the query time limit, so
+/// memory stays flat however many objects there are. The first chunk is read before the answer
+/// starts, so a bad filter or an unknown entity is still a 4xx; a failure after that ends the
+/// transfer without its last chunk, which a client sees as incomplete, rather than a short file
+/// that looks whole. `size` is accepted and ignored: the page's export links carry it.
+enum ExportResponse {
+    static let chunkSize = 500
+
+    static func respond(_ request: PageRequest) throws -> Response {
+        guard case .entity(let storeName, let entity) = request.route else { throw ServeError.noSuchPage(path: "") }
+        let pool = try request.catalog.pool(named: storeName)
+        let query = try EntityQuery(entity: entity, parameters: request.parameters, known: ["where", "sort", "after", "size"])
+        if let problem = query.problem { throw problem }
+        let format: ObjectFormat = request.format == .csv ? .csv : .ndjson
+        let first = try chunk(pool: pool, query: query, format: format, after: query.after?.position, includeHead: true)
+        let contentType = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8"
+        var headers: HTTPFields = [.contentType: contentType]
+        headers[.contentDisposition] = "inline; filename=\"\(entity).\(request.format.rawValue)\""
+        let body = ResponseBody { writer in
+            try await writer.write(ServeResponder.bytes(first.text))
+            var position = first.next
+            while let after = position {
+                let next = try chunk(pool: pool, query: query, format: format, after: after, includeHead: false)
+                try await writer.write(ServeResponder.bytes(next.text))
+                position = next.next
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The text of up to ``chunkSize`` objects after `after`, and where the next chunk starts.
+    private static func chunk(pool: SessionPool, query: EntityQuery, format: ObjectFormat, after: KeysetPosition?, includeHead: Bool) throws -> (
+        text: String, next: KeysetPosition?
+    ) {
+        try pool.withSession { pooled in
+            let page = try EntityQuery.readPage(try pooled.session.runner(), query: query, after: after, size: chunkSize, countsToMany: format.countsToMany)
+            var renderer = format.renderer()
+            let head = renderer.beginSection(entity: query.entity, properties: page.properties)
+            var text = includeHead ? head : ""
+            for object in page.objects { text += renderer.render(object) }
+            if page.next == nil { text += renderer.endSection() + renderer.finish() }
+            return (text, page.next?.position)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// HTML text for the pages: every value from a store, a request or a file name goes through
+/// ``escape(_:)`` (a store is untrusted input), and every page through ``page(title:crumbs:body:alternate:)``,
+/// which links the embedded stylesheet and script and nothing outside the server.
+enum HTML {
+    /// `text` with `& < > " '` replaced by character references, safe in element content and in
+    /// quoted attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A link; `href` is one of the server's own URLs (built from escaped path segments) and
+    /// `text` is escaped here.
+    static func link(_ href: String, _ text: String, className: String? = nil) -> String {
+        "<a href=\"\(escape(href))\"" + (className.map { " class=\"\($0)\"" } ?? "") + ">\(escape(text))</a>"
+    }
+
+    /// The shared layout: a header with the breadcrumbs (`(text, href)`; the last one is the
+    /// page itself), then `body`, which the caller built from escaped parts. `alternate` is the
+    /// page's JSON twin.
+    static func page(title: String, crumbs: [(String, String)], body: String, alternate: String?) -> String {
+        var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        html += "<title>\(escape(title)) — cdstore</title>\n"
+        html += "<link rel=\"stylesheet\" href=\"\(StaticAssets.stylesheetPath)\">\n"
+        if let alternate { html += "<link rel=\"alternate\" type=\"application/json\" href=\"\(escape(alternate))\">\n" }
+        html += "<script src=\"\(StaticAssets.scriptPath)\" defer></script>\n</head>\n<body>\n<header><nav>"
+        html += crumbs.enumerated().map { index, crumb in
+            index == crumbs.count - 1 ? "<span>\(escape(crumb.0))</span>" : link(crumb.1, crumb.0)
+        }.joined(separator: " <span class=\"sep\">/</span> ")
+        if let alternate { html += " <span class=\"json\">" + link(alternate, "JSON") + "</span>" }
+        html += "</nav></header>\n<main>\n<h1>\(escape(title))</h1>\n" + body + "\n</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// The notice on the first page read after the app wrote to the store.
+    static func changeNotice(_ changed: Bool) -> String {
+        changed ? "<p class=\"notice\">The store changed since the last page was read: this page shows its new version.</p>\n" : ""
+    }
+
+    /// A table: header cells escaped here, row cells already HTML.
+    static func table(headers: [String], rows: [[String]], className: String? = nil) -> String {
+        var html = "<table" + (className.map { " class=\"\($0)\"" } ?? "") + "><thead><tr>"
+        html += headers.map { "<th>\(escape($0))</th>" }.joined()
+        html += "</tr></thead><tbody>\n"
+        for row in rows { html += "<tr>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>\n" }
+        return html + "</tbody></table>\n"
+    }
+
+    /// A definition list of `(term, HTML)` pairs; terms are escaped here.
+    static func definitions(_ pairs: [(String, String)]) -> String {
+        "<dl>" + pairs.map { "<dt>\(escape($0.0))</dt><dd>\($0.1)</dd>" }.joined() + "</dl>\n"
+    }
+}
+
+/// JSON text written by hand, keys in the order given, so a page's JSON twin is the same bytes
+/// on every run and can embed the dump renderer's object JSON as it is.
+enum JSONText {
+    /// `text` as a JSON string literal.
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "<": result += "\\u003c"
+            case ">": result += "\\u003e"
+            case "&": result += "\\u0026"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    result += String(format: "\\u%04x", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
+
+    static func optional(_ number: Int?) -> String { number.map(String.init) ?? "null" }
+
+    /// An object from `(key, JSON)` pairs, in this order.
+    static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+}

@@ -1,0 +1,132 @@
+import CDBase
+import CDFetch
+import CDModel
+import CDPredicate
+import CDRendering
+import CDSession
+import CDStore
+import Hummingbird
+
+/// `/stores/{store}/entities/{Entity}/{pk}`: one object, every property: attributes as the dump
+/// writes them, to-one relationships as links, to-many relationships with their count and first
+/// members, each relationship with its inverse; then Core Data's `description` of the object.
+/// `…/{pk}/{relationship}` lists a to-many relationship's members, paged (``MemberList``).
+enum ObjectPage {
+    /// Members listed on the object page before the link to the whole list.
+    static let previewSize = 10
+
+    static func respond(_ request: PageRequest) throws -> Response {
+        switch request.route {
+        case .object(let storeName, let entity, let primaryKey):
+            try request.parameters.check(known: [])
+            let pool = try request.catalog.pool(named: storeName)
+            return try object(request, pool: pool, entity: entity, primaryKey: primaryKey)
+        case .members(let storeName, let entity, let primaryKey, let relationship):
+            let pool = try request.catalog.pool(named: storeName)
+            return try MemberList.respond(request, pool: pool, entity: entity, primaryKey: primaryKey, relationship: relationship)
+        default: throw ServeError.noSuchPage(path: "")
+        }
+    }
+
+    /// The object `primaryKey` of `entity` (its sub-entities included), to-many relationships
+    /// as counts; a 404 when there is none.
+    static func read(_ session: StoreSession, entity: String, primaryKey: Int64, includes: Set<String> = []) throws -> StoredObject {
+        let runner = try session.runner()
+        guard runner.reader.dumpableEntities.contains(entity) else {
+            throw StoreError.unknownEntity(entity, mapping: runner.reader.mapping, model: runner.reader.model)
+        }
+        let uri = "x-coredata://\(runner.reader.storeUUID)/\(entity)/p\(primaryKey)"
+        let request = FetchRequest(entity: entity, predicate: try PredicateParser.parse("SELF == %@", arguments: [uri]))
+        var found: StoredObject?
+        try runner.objects(request, includes: includes, countsToMany: includes.isEmpty, section: { _ in }, object: { found = $0 })
+        guard let found else { throw ServeError.unknownObject(entity: entity, primaryKey: primaryKey) }
+        return found
+    }
+
+    /// What the page shows of one relationship.
+    struct RelationshipView {
+        var relationship: RelationshipDescription
+        var count: Int?
+        var preview: [ObjectID]
+    }
+
+    private static func object(_ request: PageRequest, pool: SessionPool, entity: String, primaryKey: Int64) throws -> Response {
+        let store = request.catalog.segment(for: pool.store)
+        var changed = false
+        let (object, relationships) = try pool.withSession { pooled -> (StoredObject, [RelationshipView]) in
+            changed = pooled.showsNewVersion
+            let object = try read(pooled.session, entity: entity, primaryKey: primaryKey)
+            let model = try pooled.session.model()
+            var views: [RelationshipView] = []
+            for case .relationship(let relationship) in model.allProperties(of: object.id.entity) {
+                var view = RelationshipView(relationship: relationship, count: nil, preview: [])
+                if relationship.isToMany {
+                    if case .objectCount(let count)? = object.value(relationship.name) { view.count = count }
+                    view.preview = try MemberList.members(pooled.session, of: object, relationship: relationship, after: nil, size: previewSize).members
+                }
+                views.append(view)
+            }
+            return (object, views)
+        }
+        var describer = DescriptionRenderer()
+        let description = describer.render(object)
+        if request.format == .json {
+            let relationshipsJSON = relationships.map { view in
+                JSONText.object([
+                    ("name", JSONText.string(view.relationship.name)), ("destination", JSONText.string(view.relationship.destinationEntity)),
+                    ("inverse", JSONText.optional(view.relationship.inverseName)), ("toMany", view.relationship.isToMany ? "true" : "false"),
+                    ("count", JSONText.optional(view.count)),
+                    ("members", view.relationship.isToMany ? JSONText.array(view.preview.map { JSONText.string($0.uri) }) : "null"),
+                    (
+                        "url",
+                        view.relationship.isToMany
+                            ? JSONText.string(Paths.members(store, object.id.entity, object.id.pk, view.relationship.name, format: .json)) : "null"
+                    ),
+                ])
+            }
+            return ServeResponder.json(
+                JSONText.object([
+                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(object.id.entity)),
+                    ("object", ValueHTML.objectJSON(object)), ("relationships", JSONText.array(relationshipsJSON)),
+                    ("description", JSONText.string(description)),
+                ]))
+        }
+        let byName = Dictionary(relationships.map { ($0.relationship.name, $0) }) { first, _ in first }
+        var rows: [[String]] = []
+        for (name, value) in object.values {
+            guard let view = byName[name] else {
+                rows.append([HTML.escape(name), ValueHTML.content(value, store: store), "<span class=\"muted\">attribute</span>"])
+                continue
+            }
+            let relationship = view.relationship
+            let inverse = relationship.inverseName.map { "inverse " + HTML.escape($0) } ?? "<span class=\"warning\">no inverse</span>"
+            let kind =
+                (relationship.isToMany ? "to-many" + (relationship.isOrdered ? ", ordered" : "") : "to-one")
+                + " → \(HTML.escape(relationship.destinationEntity)); \(inverse)"
+            guard relationship.isToMany else {
+                rows.append([HTML.escape(name), ValueHTML.content(value, store: store), kind])
+                continue
+            }
+            let count = view.count ?? view.preview.count
+            var cell = HTML.escape(plural(count, "object"))
+            if !view.preview.isEmpty {
+                cell += ": " + view.preview.map { HTML.link(Paths.object(store, $0.entity, $0.pk), "\($0.entity)/p\($0.pk)") }.joined(separator: ", ")
+            }
+            if count > view.preview.count {
+                cell += " " + HTML.link(Paths.members(store, object.id.entity, object.id.pk, name), "all \(count) »")
+            }
+            rows.append([HTML.escape(name), cell, kind])
+        }
+        var body = HTML.changeNotice(changed) + "<p class=\"muted\">\(HTML.escape(object.id.uri))</p>\n"
+        body += HTML.table(headers: ["Property", "Value", "Kind"], rows: rows, className: "object")
+        body += "<h2>Description</h2>\n<pre>\(HTML.escape(description))</pre>\n"
+        let crumbs = [
+            ("Stores", "/"), (pool.store.name, Paths.store(store)), (object.id.entity, Paths.entity(store, object.id.entity)),
+            ("p\(object.id.pk)", ""),
+        ]
+        return ServeResponder.html(
+            HTML.page(
+                title: "\(object.id.entity) p\(object.id.pk)", crumbs: crumbs, body: body,
+                alternate: Paths.object(store, object.id.entity, object.id.pk, format: .json)))
+    }
+}

@@ -1,0 +1,82 @@
+import CDBase
+import CDFetch
+import CDPredicate
+import CDStore
+import Hummingbird
+
+/// Why a request gets no page, each with its HTTP status: a malformed path or parameter (400),
+/// a store, entity or object the server does not have (404), a method other than GET or HEAD
+/// (405), a query over its time limit (503). Errors from the library are mapped by their type
+/// and case in ``init(_:)``, never by their text.
+package enum ServeError: UserFacingError, Equatable, Sendable {
+    /// The path names no page; `path` is the request's (escaped when shown).
+    case noSuchPage(path: String)
+    /// No served store has this index or name.
+    case unknownStore(String)
+    /// The store has no such entity (``StoreError/unknownEntity(name:known:)``).
+    case unknownEntity(name: String, known: [String])
+    /// The entity has no object with this `Z_PK`.
+    case unknownObject(entity: String, primaryKey: Int64)
+    /// The object has no to-many relationship of this name.
+    case unknownRelationship(entity: String, name: String)
+    /// A path segment or query parameter that cannot be read; `message` says which and why.
+    case badRequest(String)
+    /// A `where` predicate or query that does not parse or translate; `message` is the
+    /// parser's, and `caret` its two-line diagram of where, when it gave one.
+    case badQuery(String, caret: String?)
+    /// Only GET and HEAD are served.
+    case methodNotAllowed(method: String)
+    /// A query ran past `--query-timeout`.
+    case queryTimeout(seconds: Double)
+    /// Any other error from a store (a corrupt page, an unreadable model cache): the page cannot
+    /// be built, and `message` is the library's one line.
+    case storeFailure(String)
+
+    package var message: String {
+        switch self {
+        case .noSuchPage(let path):
+            return "no page at \(path); pages: /, /stores/{store}, /stores/{store}/entities/{Entity}, /stores/{store}/entities/{Entity}/{Z_PK}"
+        case .unknownStore(let name): return "no served store is named or numbered \"\(name)\""
+        case .unknownEntity(let name, let known): return "unknown entity \"\(name)\"; entities: \(known.joined(separator: ", "))"
+        case .unknownObject(let entity, let primaryKey): return "\(entity) has no object with Z_PK \(primaryKey)"
+        case .unknownRelationship(let entity, let name): return "\(entity) has no to-many relationship \"\(name)\""
+        case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message): return message
+        case .methodNotAllowed(let method): return "\(method) is not allowed: cdstore serve is read-only and answers GET and HEAD only"
+        case .queryTimeout(let seconds):
+            return "the query was stopped after \(QueryDeadline.format(seconds)) s (--query-timeout); narrow the filter or sort by an indexed attribute"
+        }
+    }
+
+    package var status: HTTPResponse.Status {
+        switch self {
+        case .noSuchPage, .unknownStore, .unknownEntity, .unknownObject, .unknownRelationship: return .notFound
+        case .badRequest, .badQuery: return .badRequest
+        case .methodNotAllowed: return .methodNotAllowed
+        case .queryTimeout: return .serviceUnavailable
+        case .storeFailure: return .internalServerError
+        }
+    }
+
+    /// Maps a library error thrown while answering a request. A predicate or fetch that cannot
+    /// be translated is the request's fault (400); a store that cannot be read is not.
+    package init(_ error: any Error) {
+        switch error {
+        case let serve as ServeError: self = serve
+        case StoreError.unknownEntity(let name, let known): self = .unknownEntity(name: name, known: known)
+        case let store as StoreError where Self.isRequestFault(store): self = .badQuery(store.message, caret: nil)
+        case let predicate as PredicateError: self = .badQuery(predicate.description, caret: predicate.caretDiagram)
+        case let translation as FetchSQLError: self = .badQuery(translation.message, caret: nil)
+        case let fetch as FetchError: self = .badQuery(fetch.message, caret: nil)
+        case let userFacing as UserFacingError: self = .storeFailure(userFacing.message)
+        default: self = .storeFailure(String(describing: error))
+        }
+    }
+
+    /// The store errors a request's key paths or sort keys cause.
+    private static func isRequestFault(_ error: StoreError) -> Bool {
+        switch error {
+        case .notToMany: return true
+        default: return false
+        }
+    }
+}

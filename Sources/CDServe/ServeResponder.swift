@@ -1,0 +1,109 @@
+import Hummingbird
+
+/// Answers every request of `cdstore serve`. One responder instead of Hummingbird's `Router`,
+/// so that every answer passes the same checks and gets the same headers: a method other than
+/// GET or HEAD is a 405 on any path (a router answers it 404), and error pages carry the
+/// security headers too (router middleware skips thrown errors). Pages are in their own files
+/// (``StoresPage``, ``StorePage``, ``EntityPage``, ``ObjectPage``); ``Route`` is the URL scheme.
+package struct ServeResponder: HTTPResponder {
+    package typealias Context = BasicRequestContext
+
+    let catalog: StoreCatalog
+
+    package init(catalog: StoreCatalog) {
+        self.catalog = catalog
+    }
+
+    /// The policy every answer carries: only the server's own stylesheet and script, no inline
+    /// script or style, no framing, forms only to the server itself.
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    /// `Referrer-Policy`, which HTTPTypes has no name for.
+    private static let referrerPolicy: HTTPFields.Element.Name = .init("Referrer-Policy")!
+
+    package func respond(to request: Request, context: Context) async throws -> Response {
+        let wantsJSON = Self.wantsJSON(request)
+        var response: Response
+        do {
+            response = try await answer(request, wantsJSON: wantsJSON)
+        } catch {
+            response = Self.errorResponse(ServeError(error), json: wantsJSON || request.uri.path.hasSuffix(".json"))
+        }
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[.cacheControl] = "no-store"
+        if request.method == .head { response.body = ResponseBody() }
+        return response
+    }
+
+    private func answer(_ request: Request, wantsJSON: Bool) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            throw ServeError.methodNotAllowed(method: request.method.rawValue)
+        }
+        var (route, format) = try Route.parse(request.uri.path)
+        if format == .html && wantsJSON { format = .json }
+        let parameters = try QueryParameters(request.uri.query)
+        let page = PageRequest(catalog: catalog, route: route, format: format, parameters: parameters)
+        switch route {
+        case .asset(let name):
+            try parameters.check(known: [])
+            guard let asset = StaticAssets.asset(name) else { throw ServeError.noSuchPage(path: request.uri.path) }
+            return Response(
+                status: .ok, headers: [.contentType: asset.contentType],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        case .stores: return try StoresPage.respond(page)
+        case .store: return try StorePage.respond(page)
+        case .entity:
+            if format == .csv || format == .ndjson { return try ExportResponse.respond(page) }
+            return try EntityPage.respond(page)
+        case .object, .members: return try ObjectPage.respond(page)
+        }
+    }
+
+    /// JSON when the client asks for it and not for HTML (a browser's Accept lists HTML first).
+    static func wantsJSON(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept]?.lowercased() else { return false }
+        return accept.contains("application/json") && !accept.contains("text/html")
+    }
+
+    static func errorResponse(_ error: ServeError, json: Bool) -> Response {
+        var headers: HTTPFields = [:]
+        if case .methodNotAllowed = error { headers[.allow] = "GET, HEAD" }
+        if json {
+            var members: [(String, String)] = [("status", String(error.status.code)), ("message", JSONText.string(error.message))]
+            if case .badQuery(_, let caret?) = error { members.append(("caret", JSONText.string(caret))) }
+            return text(
+                JSONText.object([("error", JSONText.object(members))]) + "\n", contentType: "application/json; charset=utf-8", status: error.status,
+                headers: headers)
+        }
+        var body = "<p class=\"error\">\(HTML.escape(error.message))</p>\n"
+        if case .badQuery(_, let caret?) = error { body += "<pre class=\"error\">\(HTML.escape(caret))</pre>\n" }
+        let title = "\(error.status.code) \(error.status.reasonPhrase)"
+        return text(
+            HTML.page(title: title, crumbs: [("Stores", "/"), (title, "")], body: body, alternate: nil), contentType: "text/html; charset=utf-8",
+            status: error.status, headers: headers)
+    }
+
+    static func text(_ text: String, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// `text` as a response body's bytes (NIO's buffer, not CDRendering's).
+    static func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    static func html(_ page: String) -> Response { text(page, contentType: "text/html; charset=utf-8") }
+
+    static func json(_ document: String) -> Response { text(document + "\n", contentType: "application/json; charset=utf-8") }
+}
+
+/// What a page gets: the catalog, the parsed route, the representation asked for and the query.
+struct PageRequest {
+    let catalog: StoreCatalog
+    let route: Route
+    let format: Route.Format
+    let parameters: QueryParameters
+}

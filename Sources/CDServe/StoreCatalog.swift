@@ -1,0 +1,56 @@
+import Foundation
+
+/// One store the server shows, as the command line named it. Requests name it by ``number``
+/// or ``name`` only: a path never comes from a request.
+package struct ServedStore: Sendable, Equatable {
+    /// 1-based position in the list on `/`.
+    package let number: Int
+    /// The file name without its extension (`Photos` for `Photos.sqlite`).
+    package let name: String
+    package let path: String
+    /// The model given with `--model`, if any.
+    package let modelPath: String?
+    /// For stores found with `--find`: the device and app it belongs to, shown as the group.
+    package let group: String?
+
+    package init(number: Int, path: String, modelPath: String?, group: String? = nil) {
+        self.number = number
+        self.path = path
+        self.modelPath = modelPath
+        self.group = group
+        let file = URL(fileURLWithPath: path).lastPathComponent
+        let stem = (file as NSString).deletingPathExtension
+        name = stem.isEmpty ? file : stem
+    }
+}
+
+/// The served stores and their session pools, looked up by the `{store}` segment of a URL.
+package final class StoreCatalog: Sendable {
+    package let stores: [ServedStore]
+    let pools: [SessionPool]
+
+    /// `queryTimeout` bounds each request's queries; `idleSessions` is each pool's size (0: a
+    /// session per request, for the measurement in ``SessionPool``).
+    package init(stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions) {
+        self.stores = stores
+        pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions) }
+    }
+
+    /// The pool of the store a URL names: its number, or its name when no other store has it.
+    func pool(named segment: String) throws(ServeError) -> SessionPool {
+        if let number = Int(segment), segment.allSatisfy(\.isASCII), let store = stores.first(where: { $0.number == number }) {
+            return pools[store.number - 1]
+        }
+        let named = stores.filter { $0.name == segment }
+        guard named.count == 1, let store = named.first else {
+            if named.count > 1 { throw .badRequest("\(named.count) stores are named \"\(segment)\"; name the one you mean by its number") }
+            throw .unknownStore(segment)
+        }
+        return pools[store.number - 1]
+    }
+
+    /// The URL segment that names `store`: its name when that is unique, else its number.
+    func segment(for store: ServedStore) -> String {
+        stores.filter({ $0.name == store.name }).count == 1 && Int(store.name) == nil ? store.name : String(store.number)
+    }
+}
