@@ -218,26 +218,36 @@ struct DataComparison {
                     if let threadsB { _ = sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsB) }
                 }
                 do {
-                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
-                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
-                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a) }
-                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b) }
                     let usesKey = key != nil
+                    // With a key, the first step of each scan is SQLite's whole sort: the two
+                    // stores' sorts run side by side, each on its own connection.
+                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments, started: !usesKey) }
+                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments, started: !usesKey) }
+                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a, started: !usesKey) }
+                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b, started: !usesKey) }
+                    if usesKey {
+                        try SideBySide.run(
+                            {
+                                try scanA?.advance()
+                                for scan in membersA { try scan.start() }
+                            },
+                            {
+                                try scanB?.advance()
+                                for scan in membersB { try scan.start() }
+                            })
+                    }
                     // The current rows' keys; a row whose key equals the one before it on the same
                     // side makes the key ambiguous.
-                    var keyA: [KeyValue]?, keyB: [KeyValue]?
-                    func loadKey(_ scan: OrderedScan?, _ columns: [Int32], _ current: inout [KeyValue]?, entity: String, store: String) throws {
-                        guard usesKey, let scan, scan.hasRow else { return }
-                        let next = columns.map(scan.keyValue)
-                        if let current, current == next {
-                            throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: next.map(\.text), store: store)
-                        }
-                        current = next
+                    let keyA = usesKey ? scanA.map { ScanKey(scan: $0, columns: keyColumnsA) } : nil
+                    let keyB = usesKey ? scanB.map { ScanKey(scan: $0, columns: keyColumnsB) } : nil
+                    func loadKey(_ key: ScanKey?, entity: String, store: String) throws {
+                        guard let key, key.scan.hasRow, key.repeatsPrevious() else { return }
+                        throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: key.values.map(\.text), store: store)
                     }
                     let entityA = pair.entityA ?? pair.name, storeA = readerA.snapshot.files.main.path
                     let storeB = readerB.snapshot.files.main.path
-                    try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                    try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    try loadKey(keyA, entity: entityA, store: storeA)
+                    try loadKey(keyB, entity: pair.name, store: storeB)
                     func record(_ change: ObjectChange) {
                         if changes.changes.count < options.limit { changes.changes.append(change) }
                     }
@@ -250,8 +260,8 @@ struct DataComparison {
                         } else if !hasA {
                             order = 1
                         } else if let scanA, let scanB {
-                            if usesKey, let keyA, let keyB {
-                                order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
+                            if let keyA, let keyB {
+                                order = ScanKey.order(keyA, keyB)
                             } else {
                                 let pkA = scanA.integer(0), pkB = scanB.integer(0)
                                 order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
@@ -266,7 +276,7 @@ struct DataComparison {
                             changes.deleted += 1
                             record(ObjectChange(type: .delete, old: id(readerA, pair.entityA, pk), new: nil))
                             try scanA.advance()
-                            try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                            try loadKey(keyA, entity: entityA, store: storeA)
                             continue
                         }
                         if order > 0, let scanB {
@@ -275,7 +285,7 @@ struct DataComparison {
                             changes.inserted += 1
                             record(ObjectChange(type: .insert, old: nil, new: id(readerB, pair.entityB, pk)))
                             try scanB.advance()
-                            try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                            try loadKey(keyB, entity: pair.name, store: storeB)
                             continue
                         }
                         guard let scanA, let scanB else { break }
@@ -312,8 +322,8 @@ struct DataComparison {
                         }
                         try scanA.advance()
                         try scanB.advance()
-                        try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                        try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                        try loadKey(keyA, entity: entityA, store: storeA)
+                        try loadKey(keyB, entity: pair.name, store: storeB)
                     }
                 } catch let error as DiffError {
                     keyFailure = error

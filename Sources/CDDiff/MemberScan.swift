@@ -64,10 +64,15 @@ final class MemberScan {
     private let scan: OrderedScan
     private let keyColumns: [Int32]
 
-    init(_ db: Database, query: MemberQuery) throws {
-        scan = try OrderedScan(db, sql: query.sql, arguments: query.arguments)
+    /// `started: false` leaves the first step (the query's sort) to ``start()``, as for
+    /// ``OrderedScan``.
+    init(_ db: Database, query: MemberQuery, started: Bool = true) throws {
+        scan = try OrderedScan(db, sql: query.sql, arguments: query.arguments, started: started)
         keyColumns = (0..<query.memberKeyCount).map { Int32(3 + $0) }
     }
+
+    /// Reads the first member row of a scan made with `started: false`.
+    func start() throws { try scan.advance() }
 
     /// The members of `owner`, which must be the owners' scan's current row: the member rows
     /// are in the same order, so they are the ones at hand, if any. Each is its destination
