@@ -161,9 +161,9 @@ struct DataComparison {
                                 columnA: selectionA.position(columnA), typeA: a.type, externalA: a.allowsExternalBinaryDataStorage,
                                 columnB: selectionB.position(columnB), typeB: b.type, externalB: b.allowsExternalBinaryDataStorage)))
                 case (.relationship(let b), .relationship(let a)) where !a.isToMany && !b.isToMany:
-                    if let lookupA = targetKeyLookup(readerA, entity: nameA, relationship: a, keyNames: destinationKey(a.destinationEntity, in: readerA)),
-                        let lookupB = targetKeyLookup(readerB, entity: nameB, relationship: b, keyNames: destinationKey(b.destinationEntity, in: readerB)),
-                        lookupA.count == lookupB.count
+                    if let identities = targetIdentities(a: a, b: b),
+                        let lookupA = targetLookup(readerA, entity: nameA, relationship: a, identity: identities.a),
+                        let lookupB = targetLookup(readerB, entity: nameB, relationship: b, identity: identities.b)
                     {
                         properties.append(
                             ComparedProperty(
@@ -182,12 +182,12 @@ struct DataComparison {
                                 keyA: keyA, entA: entA, destinationA: readerA.mapping.entityNumber(of: a.destinationEntity) ?? 0,
                                 keyB: keyB, entB: entB, destinationB: readerB.mapping.entityNumber(of: b.destinationEntity) ?? 0)))
                 case (.relationship(let b), .relationship(let a)) where a.isToMany && b.isToMany:
-                    let memberKeys = memberKeyColumns(a: a, b: b)
+                    let memberKeys = targetIdentities(a: a, b: b)
                     guard
                         let queryA = MemberQuery(
-                            reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberKeyColumns: memberKeys?.a ?? []),
+                            reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberIdentity: memberKeys?.a ?? []),
                         let queryB = MemberQuery(
-                            reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberKeyColumns: memberKeys?.b ?? [])
+                            reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberIdentity: memberKeys?.b ?? [])
                     else { continue }
                     memberQueries.append((queryA, queryB))
                     properties.append(
@@ -218,26 +218,36 @@ struct DataComparison {
                     if let threadsB { _ = sqlite3_limit(dbB.sqliteConnection, SQLITE_LIMIT_WORKER_THREADS, threadsB) }
                 }
                 do {
-                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments) }
-                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments) }
-                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a) }
-                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b) }
                     let usesKey = key != nil
+                    // With a key, the first step of each scan is SQLite's whole sort: the two
+                    // stores' sorts run side by side, each on its own connection.
+                    let scanA = try rowsA.map { try OrderedScan(dbA, sql: $0.sql, arguments: $0.arguments, started: !usesKey) }
+                    let scanB = try rowsB.map { try OrderedScan(dbB, sql: $0.sql, arguments: $0.arguments, started: !usesKey) }
+                    let membersA = try memberQueries.map { try MemberScan(dbA, query: $0.a, started: !usesKey) }
+                    let membersB = try memberQueries.map { try MemberScan(dbB, query: $0.b, started: !usesKey) }
+                    if usesKey {
+                        try SideBySide.run(
+                            {
+                                try scanA?.advance()
+                                for scan in membersA { try scan.start() }
+                            },
+                            {
+                                try scanB?.advance()
+                                for scan in membersB { try scan.start() }
+                            })
+                    }
                     // The current rows' keys; a row whose key equals the one before it on the same
                     // side makes the key ambiguous.
-                    var keyA: [KeyValue]?, keyB: [KeyValue]?
-                    func loadKey(_ scan: OrderedScan?, _ columns: [Int32], _ current: inout [KeyValue]?, entity: String, store: String) throws {
-                        guard usesKey, let scan, scan.hasRow else { return }
-                        let next = columns.map(scan.keyValue)
-                        if let current, current == next {
-                            throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: next.map(\.text), store: store)
-                        }
-                        current = next
+                    let keyA = usesKey ? scanA.map { ScanKey(scan: $0, columns: keyColumnsA) } : nil
+                    let keyB = usesKey ? scanB.map { ScanKey(scan: $0, columns: keyColumnsB) } : nil
+                    func loadKey(_ key: ScanKey?, entity: String, store: String) throws {
+                        guard let key, key.scan.hasRow, key.repeatsPrevious() else { return }
+                        throw DiffError.keyNotUnique(entity: entity, key: keyNames, values: key.values.map(\.text), store: store)
                     }
                     let entityA = pair.entityA ?? pair.name, storeA = readerA.snapshot.files.main.path
                     let storeB = readerB.snapshot.files.main.path
-                    try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                    try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                    try loadKey(keyA, entity: entityA, store: storeA)
+                    try loadKey(keyB, entity: pair.name, store: storeB)
                     func record(_ change: ObjectChange) {
                         if changes.changes.count < options.limit { changes.changes.append(change) }
                     }
@@ -250,8 +260,8 @@ struct DataComparison {
                         } else if !hasA {
                             order = 1
                         } else if let scanA, let scanB {
-                            if usesKey, let keyA, let keyB {
-                                order = keyA.lexicographicallyPrecedes(keyB) ? -1 : keyB.lexicographicallyPrecedes(keyA) ? 1 : 0
+                            if let keyA, let keyB {
+                                order = ScanKey.order(keyA, keyB)
                             } else {
                                 let pkA = scanA.integer(0), pkB = scanB.integer(0)
                                 order = pkA < pkB ? -1 : pkB < pkA ? 1 : 0
@@ -266,7 +276,7 @@ struct DataComparison {
                             changes.deleted += 1
                             record(ObjectChange(type: .delete, old: id(readerA, pair.entityA, pk), new: nil))
                             try scanA.advance()
-                            try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
+                            try loadKey(keyA, entity: entityA, store: storeA)
                             continue
                         }
                         if order > 0, let scanB {
@@ -275,7 +285,7 @@ struct DataComparison {
                             changes.inserted += 1
                             record(ObjectChange(type: .insert, old: nil, new: id(readerB, pair.entityB, pk)))
                             try scanB.advance()
-                            try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                            try loadKey(keyB, entity: pair.name, store: storeB)
                             continue
                         }
                         guard let scanA, let scanB else { break }
@@ -312,8 +322,8 @@ struct DataComparison {
                         }
                         try scanA.advance()
                         try scanB.advance()
-                        try loadKey(scanA, keyColumnsA, &keyA, entity: entityA, store: storeA)
-                        try loadKey(scanB, keyColumnsB, &keyB, entity: pair.name, store: storeB)
+                        try loadKey(keyA, entity: entityA, store: storeA)
+                        try loadKey(keyB, entity: pair.name, store: storeB)
                     }
                 } catch let error as DiffError {
                     keyFailure = error
@@ -340,33 +350,73 @@ struct DataComparison {
         return mapped.count == key.count ? mapped : nil
     }
 
-    /// The key columns of a to-many's destination in A and in B, when the destination has a
-    /// `--key` that both stores map to columns; members are then compared by those values.
-    private func memberKeyColumns(a: RelationshipDescription, b: RelationshipDescription) -> (a: [String], b: [String])? {
-        func columns(_ reader: ObjectReader, _ relationship: RelationshipDescription) -> [String]? {
-            guard let names = destinationKey(relationship.destinationEntity, in: reader) else { return nil }
-            let columns = names.compactMap { attributeColumn(reader, entity: relationship.destinationEntity, property: $0) }
-            return columns.count == names.count ? columns : nil
-        }
-        guard let columnsA = columns(readerA, a), let columnsB = columns(readerB, b), columnsA.count == columnsB.count else { return nil }
-        return (columnsA, columnsB)
+    /// What stands for a target of relationship `a` (in A) and of `b` (in B) when their
+    /// destinations have a `--key` that both stores map to columns: SQL expressions over the
+    /// target's row, aliased `d`, that give equal values in both stores for the same object.
+    /// Nil when targets are compared by object (`Z_ENT`, `Z_PK`).
+    private func targetIdentities(a: RelationshipDescription, b: RelationshipDescription) -> (a: [String], b: [String])? {
+        guard let identityA = targetIdentity(a.destinationEntity, in: readerA), let identityB = targetIdentity(b.destinationEntity, in: readerB),
+            identityA.byEntity == identityB.byEntity, identityA.expressions.count == identityB.expressions.count
+        else { return nil }
+        return (identityA.expressions, identityB.expressions)
     }
 
-    /// Subqueries reading the key attributes of a to-one's destination row, by its foreign key:
-    /// one indexed lookup per row and key attribute, only for relationships whose destination
-    /// has a `--key`, so renumbered targets still compare equal.
-    private func targetKeyLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyNames: [String]?) -> [String]? {
-        guard let keyNames, let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
+    /// The expressions of ``targetIdentities(a:b:)`` for one store, and whether they start with
+    /// the target's entity.
+    struct TargetIdentity {
+        var expressions: [String]
+        var byEntity: Bool
+    }
+
+    /// How a target of a relationship to `entity` (a name in `reader`'s model) is named: each
+    /// concrete entity of `entity`'s hierarchy by its own key (its `--key`, else its nearest
+    /// ancestor's). When they all share one key, the key columns; when they differ (a
+    /// sub-entity with a `--key` of its own, or one without any key beside keyed ones), the
+    /// target's entity as B numbers it, then per key position a `CASE` on `Z_ENT` that reads
+    /// that entity's key column (`Z_PK` for an entity without a key). Nil when no entity of
+    /// the hierarchy has a key, or a key attribute has no column.
+    private func targetIdentity(_ entity: String, in reader: ObjectReader) -> TargetIdentity? {
+        let mapping = reader.mapping
+        var keyed: [(ent: Int, columns: [String]?)] = []
+        for number in mapping.entityNumbers(includingSubentitiesOf: entity) {
+            guard let name = mapping.entities.first(where: { $0.number == number })?.name else { continue }
+            guard let names = destinationKey(name, in: reader) else {
+                keyed.append((number, nil))
+                continue
+            }
+            let columns = names.compactMap { attributeColumn(reader, entity: name, property: $0) }
+            guard columns.count == names.count else { return nil }
+            keyed.append((number, columns))
+        }
+        guard keyed.contains(where: { $0.columns != nil }) else { return nil }
+        if Set(keyed.map(\.columns)).count == 1, let columns = keyed.first?.columns {
+            return TargetIdentity(expressions: columns.map { "d." + $0.quotedDatabaseIdentifier }, byEntity: false)
+        }
+        let entity =
+            reader === readerA
+            ? "CASE d.Z_ENT " + keyed.map { "WHEN \($0.ent) THEN \(pairing.partner(ofA: $0.ent))" }.joined(separator: " ") + " END" : "d.Z_ENT"
+        let width = keyed.map { $0.columns?.count ?? 1 }.max() ?? 1
+        let positions = (0..<width).map { position in
+            let cases = keyed.compactMap { entry -> String? in
+                let columns = entry.columns ?? ["Z_PK"]
+                guard position < columns.count else { return nil }
+                return "WHEN \(entry.ent) THEN d.\(columns[position].quotedDatabaseIdentifier)"
+            }
+            return "CASE d.Z_ENT " + cases.joined(separator: " ") + " END"
+        }
+        return TargetIdentity(expressions: [entity] + positions, byEntity: true)
+    }
+
+    /// Subqueries reading the identity of a to-one's destination row (``targetIdentity(_:in:)``)
+    /// by its foreign key: one indexed lookup per row and expression, only for relationships
+    /// whose destination has a `--key`, so renumbered targets still compare equal.
+    private func targetLookup(_ reader: ObjectReader, entity: String, relationship: RelationshipDescription, identity: [String]) -> [String]? {
+        guard let destination = reader.mapping.table(forEntity: relationship.destinationEntity)?.name,
             let foreignKey = reader.columnIndex.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
         else { return nil }
-        var lookups: [String] = []
-        for name in keyNames {
-            guard let column = attributeColumn(reader, entity: relationship.destinationEntity, property: name) else { return nil }
-            lookups.append(
-                "(SELECT d.\(column.quotedDatabaseIdentifier) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))"
-            )
+        return identity.map {
+            "(SELECT \($0) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))"
         }
-        return lookups
     }
 
     /// A to-one's destination as (B's `Z_ENT`, `Z_PK`); nil when the key is not an integer.
@@ -452,9 +502,9 @@ struct DataComparison {
                 }, uniquingKeysWith: { first, _ in first })
             for property in readerB.model.allProperties(of: nameB) {
                 guard case .relationship(let b) = property, b.isToMany, let a = relationshipsA[namesA[b.name] ?? b.name],
-                    let columns = memberKeyColumns(a: a, b: b)
+                    let identities = targetIdentities(a: a, b: b)
                 else { continue }
-                memberKeys[b.name] = columns
+                memberKeys[b.name] = identities
             }
         }
         for index in changes.changes.indices {
@@ -476,9 +526,9 @@ struct DataComparison {
                     difference.new = objectB?.value(property.name)
                     if case .objects(let before?)? = difference.old, case .objects(let after?)? = difference.new {
                         let identitiesBefore: [MemberIdentity], identitiesAfter: [MemberIdentity]
-                        if let columns = memberKeys[property.name] {
-                            identitiesBefore = try keyIdentities(before, reader: readerA, columns: columns.a)
-                            identitiesAfter = try keyIdentities(after, reader: readerB, columns: columns.b)
+                        if let identities = memberKeys[property.name] {
+                            identitiesBefore = try keyIdentities(before, reader: readerA, identity: identities.a)
+                            identitiesAfter = try keyIdentities(after, reader: readerB, identity: identities.b)
                         } else {
                             identitiesBefore = before.map { .object(MemberKey(ent: pairing.partner(ofA: $0.ent), pk: $0.pk)) }
                             identitiesAfter = after.map { .object(MemberKey(ent: $0.ent, pk: $0.pk)) }
@@ -498,16 +548,17 @@ struct DataComparison {
 }
 
 extension DataComparison {
-    /// The destination key values of `members`, objects of `reader`'s store, read by `Z_PK`
-    /// (one indexed lookup each; only for the changes listed, at most `--limit` per entity).
-    func keyIdentities(_ members: [ObjectID], reader: ObjectReader, columns: [String]) throws -> [MemberIdentity] {
-        let selected = columns.map { $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+    /// The identities (``targetIdentity(_:in:)``'s expressions) of `members`, objects of
+    /// `reader`'s store, read by `Z_PK` (one indexed lookup each; only for the changes listed,
+    /// at most `--limit` per entity).
+    func keyIdentities(_ members: [ObjectID], reader: ObjectReader, identity: [String]) throws -> [MemberIdentity] {
+        let selected = identity.joined(separator: ", ")
         return try reader.snapshot.read { db in
             try members.map { member in
                 guard let table = reader.mapping.table(forEntity: member.entity)?.name else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
-                let scan = try OrderedScan(db, sql: "SELECT \(selected) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [member.pk])
+                let scan = try OrderedScan(db, sql: "SELECT \(selected) FROM \(table.quotedDatabaseIdentifier) d WHERE d.Z_PK = ?", arguments: [member.pk])
                 guard scan.hasRow else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
-                return .key(columns.indices.map { scan.storedValue(Int32($0)) })
+                return .key(identity.indices.map { scan.storedValue(Int32($0)) })
             }
         }
     }

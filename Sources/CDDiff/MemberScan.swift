@@ -12,50 +12,53 @@ import GRDBSQLite
 /// to-many without inverse. The join with the owner table keeps only owners of the entity, so
 /// the member rows come in the same order as the owners' scan.
 ///
-/// When the destination has a `--key`, its key columns are read beside each member and stand
-/// for it, and unordered members are listed by key, so renumbered members still compare equal.
+/// When the destination has a `--key`, the member's identity (its key values, and its entity
+/// when the destination's entities have different keys) is read beside each member and stands
+/// for it, and unordered members are listed by it, so renumbered members still compare equal.
 struct MemberQuery {
     let sql: String
     let arguments: StatementArguments
-    /// How many destination key columns follow owner, `Z_ENT` and `Z_PK`; 0 compares by `Z_PK`.
+    /// How many identity values follow owner, `Z_ENT` and `Z_PK`; 0 compares by `Z_PK`.
     let memberKeyCount: Int
 
-    init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberKeyColumns: [String]) {
+    /// `memberIdentity`: SQL expressions over the member's row, aliased `d`, that stand for it
+    /// (empty to compare members by object).
+    init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberIdentity: [String]) {
         let mapping = reader.mapping
         guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedDatabaseIdentifier,
             let ownerEnt = mapping.entityNumber(of: entity),
             let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedDatabaseIdentifier
         else { return nil }
-        // The destination's key columns, aliased k0, k1, … in the members' subquery.
-        func keys(_ table: String) -> String {
-            memberKeyColumns.enumerated().map { ", \(table)\($1.quotedDatabaseIdentifier) AS k\($0)" }.joined()
-        }
+        // The member's identity, aliased k0, k1, … in the members' subquery.
+        let keys = memberIdentity.enumerated().map { ", \($1) AS k\($0)" }.joined()
         let members: String
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
             let destination = "j." + join.destinationColumn.quotedDatabaseIdentifier
             members =
-                "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, t.Z_ENT AS ent, \(destination) AS pk, "
-                + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position" + keys("t.")
-                + " FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destinationTable) t ON t.Z_PK = \(destination)"
+                "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, d.Z_ENT AS ent, \(destination) AS pk, "
+                + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position" + keys
+                + " FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destinationTable) d ON d.Z_PK = \(destination)"
         } else if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
             let column = hidden.name.quotedDatabaseIdentifier
-            members = "SELECT \(column) AS owner, Z_ENT AS ent, Z_PK AS pk, NULL AS position\(keys("")) FROM \(destinationTable) WHERE \(column) IS NOT NULL"
+            members =
+                "SELECT d.\(column) AS owner, d.Z_ENT AS ent, d.Z_PK AS pk, NULL AS position\(keys) FROM \(destinationTable) d WHERE d.\(column) IS NOT NULL"
         } else if let inverse = relationship.inverseName {
             let columns = mapping.columns(forProperty: inverse, ofEntity: relationship.destinationEntity)
             guard let key = columns.first(where: { $0.role == .toOneKey })?.name.quotedDatabaseIdentifier else { return nil }
-            let order = columns.first { $0.role == .toOneOrder }?.name.quotedDatabaseIdentifier ?? "NULL"
-            members = "SELECT \(key) AS owner, Z_ENT AS ent, Z_PK AS pk, \(order) AS position\(keys("")) FROM \(destinationTable) WHERE \(key) IS NOT NULL"
+            let order = columns.first { $0.role == .toOneOrder }.map { "d." + $0.name.quotedDatabaseIdentifier } ?? "NULL"
+            members =
+                "SELECT d.\(key) AS owner, d.Z_ENT AS ent, d.Z_PK AS pk, \(order) AS position\(keys) FROM \(destinationTable) d WHERE d.\(key) IS NOT NULL"
         } else {
             return nil
         }
         let ownerOrder = (keyColumns.map { "o." + $0.quotedDatabaseIdentifier } + ["o.Z_PK"]).joined(separator: ", ")
-        let memberKeys = memberKeyColumns.indices.map { "m.k\($0)" }
+        let memberKeys = memberIdentity.indices.map { "m.k\($0)" }
         sql =
             "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")
             + " FROM (\(members)) m JOIN \(ownerTable) o ON o.Z_PK = m.owner"
             + " WHERE o.Z_ENT = ? ORDER BY " + ([ownerOrder, "m.position"] + memberKeys + ["m.pk"]).joined(separator: ", ")
         arguments = [ownerEnt]
-        memberKeyCount = memberKeyColumns.count
+        memberKeyCount = memberIdentity.count
     }
 }
 
@@ -64,10 +67,15 @@ final class MemberScan {
     private let scan: OrderedScan
     private let keyColumns: [Int32]
 
-    init(_ db: Database, query: MemberQuery) throws {
-        scan = try OrderedScan(db, sql: query.sql, arguments: query.arguments)
+    /// `started: false` leaves the first step (the query's sort) to ``start()``, as for
+    /// ``OrderedScan``.
+    init(_ db: Database, query: MemberQuery, started: Bool = true) throws {
+        scan = try OrderedScan(db, sql: query.sql, arguments: query.arguments, started: started)
         keyColumns = (0..<query.memberKeyCount).map { Int32(3 + $0) }
     }
+
+    /// Reads the first member row of a scan made with `started: false`.
+    func start() throws { try scan.advance() }
 
     /// The members of `owner`, which must be the owners' scan's current row: the member rows
     /// are in the same order, so they are the ones at hand, if any. Each is its destination

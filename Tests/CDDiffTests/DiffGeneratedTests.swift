@@ -20,7 +20,9 @@ import Testing
 
     /// Mutates `store` (SampleModel2 with its triggers dropped) with `count` random changes.
     /// Each row is touched at most once, so the recorded changes are also the net ones.
-    static func mutate(_ store: URL, seed: UInt64, count: Int) throws -> Recorded {
+    /// New rows get unique keys (``keys``); `keyed` leaves page numbers alone, a page's key in
+    /// ``keyedStores(seed:count:)``.
+    static func mutate(_ store: URL, seed: UInt64, count: Int, keyed: Bool = false) throws -> Recorded {
         var random = SeededGenerator(seed: seed)
         var recorded = Recorded()
         let queue = try DatabaseQueue(path: store.path)
@@ -56,24 +58,25 @@ import Testing
                 case 0:
                     let pk = nextPK["ZFEEDBACK"]!; nextPK["ZFEEDBACK"] = pk + 1
                     try db.execute(
-                        sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT) VALUES (?, 3, 1, ?, ?, ?)",
-                        arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)"])
+                        sql: "INSERT INTO ZFEEDBACK (Z_PK, Z_ENT, Z_OPT, ZRATING, ZAUTHORALIAS, ZCOMMENT, ZBOOKID) VALUES (?, 3, 1, ?, ?, ?, \(uniqueBlob))",
+                        arguments: [pk, Double(Int.random(in: 0...50, using: &random)) / 10, "alias \(pk)", "comment \(pk)", pk])
                     recorded.inserted.insert(name(3, pk))
                     touched.insert(name(3, pk))
                 case 1:
                     let pk = nextPK["ZPAGE"]!; nextPK["ZPAGE"] = pk + 1
                     let book = books[Int.random(in: 0..<books.count, using: &random)]
+                    let number = Int64(Int.random(in: 1...500, using: &random))
                     try db.execute(
                         sql: "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZISBOOKMARKED, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (?, 4, 1, 0, ?, ?, ?)",
-                        arguments: [pk, Int.random(in: 1...500, using: &random), book.pk, book.ent])
+                        arguments: [pk, keyed ? pk : number, book.pk, book.ent])
                     recorded.inserted.insert(name(4, pk))
                     touched.insert(name(4, pk))
                     markUpdated(name(book.ent, book.pk), "pages")
                 case 2:
                     let pk = nextPK["ZBOOK"]!; nextPK["ZBOOK"] = pk + 1
                     try db.execute(
-                        sql: "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 1, 1, ?, ?)",
-                        arguments: [pk, "new book \(pk)", Double(Int.random(in: 100...5000, using: &random)) / 100])
+                        sql: "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE, ZUNIQUEID) VALUES (?, 1, 1, ?, ?, \(uniqueBlob))",
+                        arguments: [pk, "new book \(pk)", Double(Int.random(in: 100...5000, using: &random)) / 100, pk])
                     recorded.inserted.insert(name(1, pk))
                     touched.insert(name(1, pk))
                 case 3:
@@ -94,10 +97,11 @@ import Testing
                     markUpdated(name(row.ent, row.pk), ["ZRATING": "rating", "ZAUTHORALIAS": "authorAlias", "ZCOMMENT": "comment"][column]!)
                 case 6:
                     guard let row = try randomRow("ZPAGE") else { continue }
+                    let renumber = keyed ? "" : "ZNUMBER = IFNULL(ZNUMBER, 0) + 100000, "
                     try db.execute(
-                        sql: "UPDATE ZPAGE SET ZNUMBER = IFNULL(ZNUMBER, 0) + 100000, ZISBOOKMARKED = 1 - IFNULL(ZISBOOKMARKED, 0) WHERE Z_PK = ?",
+                        sql: "UPDATE ZPAGE SET \(renumber)ZISBOOKMARKED = 1 - IFNULL(ZISBOOKMARKED, 0) WHERE Z_PK = ?",
                         arguments: [row.pk])
-                    markUpdated(name(row.ent, row.pk), "number")
+                    if !keyed { markUpdated(name(row.ent, row.pk), "number") }
                     markUpdated(name(row.ent, row.pk), "isBookmarked")
                 case 7:
                     guard let row = try randomRow("ZPAGE") else { continue }
@@ -181,6 +185,121 @@ import Testing
             countedByDiff[entity] = (deleted, inserted)
         }
         #expect(countedByDiff.mapValues { [$0.deleted, $0.inserted] } == counted.mapValues { [$0.deleted, $0.inserted] })
+    }
+
+    /// A 16-byte blob unique to the bound integer (a valid UUID's size): the keys of new rows.
+    static let uniqueBlob = "CAST(printf('%016d', ?) AS BLOB)"
+
+    /// The `--key` of every SampleModel2 entity the mutations touch, and each key's column.
+    static let keys = ["Book=uniqueID", "Feedback=bookID", "Page=number", "Author=alias"]
+    static let keyColumns = ["ZBOOK": "ZUNIQUEID", "ZFEEDBACK": "ZBOOKID", "ZPAGE": "ZNUMBER"]
+
+    /// B's `Z_PK` after ``renumber(_:)`` for a `Z_PK` of `table`: books and pages in reverse
+    /// order, feedback and writers shifted.
+    static func renumbered(_ table: String, _ pk: Int64) -> Int64 {
+        switch table {
+        case "ZBOOK": 1_000_000 - pk
+        case "ZPAGE": 2_000_000 - pk
+        case "ZFEEDBACK": pk + 3_000_000
+        default: pk + 500
+        }
+    }
+
+    /// Renumbers every object of `store`, as an import into a fresh store would, references
+    /// following: only the keys still match the other store's objects.
+    static func renumber(_ store: URL) throws {
+        let queue = try DatabaseQueue(path: store.path)
+        defer { try? queue.close() }
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE ZBOOK SET Z_PK = 1000000 - Z_PK;
+                    UPDATE ZPAGE SET ZBOOK = 1000000 - ZBOOK WHERE ZBOOK IS NOT NULL;
+                    UPDATE ZPAGE SET Z_PK = 2000000 - Z_PK;
+                    UPDATE ZFEEDBACK SET Z_PK = Z_PK + 3000000;
+                    UPDATE ZWRITER SET Z_PK = Z_PK + 500;
+                    UPDATE ZBOOK SET ZAUTHOR = ZAUTHOR + 500 WHERE ZAUTHOR IS NOT NULL;
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1000000 WHERE Z_NAME IN ('Book', 'GraphicNovel');
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2000000 WHERE Z_NAME = 'Page';
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZFEEDBACK) WHERE Z_NAME = 'Feedback';
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZWRITER) WHERE Z_NAME IN ('Writer', 'Author');
+                    """)
+        }
+    }
+
+    /// SampleModel2 whose feedback and pages get unique keys (the corpus store has none for
+    /// them) in both copies, B mutated by `seed`, then renumbered.
+    static func keyedStores(seed: UInt64, count: Int) throws -> (a: URL, b: URL, recorded: Recorded) {
+        let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
+        for store in [a, b] {
+            let queue = try DatabaseQueue(path: store.path)
+            try queue.write { db in
+                try db.execute(sql: "UPDATE ZFEEDBACK SET ZBOOKID = \(uniqueBlob.replacingOccurrences(of: "?", with: "Z_PK"))")
+                try db.execute(sql: "UPDATE ZPAGE SET ZNUMBER = Z_PK")
+            }
+            try queue.close()
+        }
+        let recorded = try mutate(b, seed: seed, count: count, keyed: true)
+        try renumber(b)
+        return (a, b, recorded)
+    }
+
+    /// After B is renumbered, objects match only by their keys: the keyed report must still be
+    /// exactly the recorded changes (inserted objects named by B's new numbers), and its counts
+    /// those of SQL comparing the key columns of both files.
+    @Test(arguments: [UInt64(21), 22, 23, 24, 25, 26])
+    func keyedReportAfterRenumberingIsTheRecordedChanges(seed: UInt64) throws {
+        let (a, b, recorded) = try Self.keyedStores(seed: seed, count: 60)
+        let byPK = DiffFixtures.diff(a, b, ["Page", "--only", "data", "--format", "ndjson", "--limit", "0"])
+        #expect(byPK.stdout.contains("\"deleted\":4970,"), "by Z_PK, every renumbered page is another object")
+
+        let keys = Self.keys.flatMap { ["--key", $0] }
+        let result = DiffFixtures.diff(a, b, ["--only", "data", "--format", "ndjson", "--limit", "100000"] + keys)
+        #expect(result.status == (recorded.inserted.isEmpty && recorded.deleted.isEmpty && recorded.updated.isEmpty ? 0 : 1), "\(result.stderr)")
+        let reported = try Self.reported(result.stdout)
+        let tables = ["Book": "ZBOOK", "GraphicNovel": "ZBOOK", "Feedback": "ZFEEDBACK", "Page": "ZPAGE"]
+        let inserted = Set(
+            recorded.inserted.map { object in
+                let parts = object.split(separator: "/p")
+                return "\(parts[0])/p\(Self.renumbered(tables[String(parts[0])] ?? "", Int64(parts[1]) ?? 0))"
+            })
+        #expect(!inserted.isEmpty && !recorded.deleted.isEmpty && !recorded.updated.isEmpty)
+        #expect(reported.inserted == inserted)
+        #expect(reported.deleted == recorded.deleted)
+        #expect(reported.updated == recorded.updated)
+
+        // The counts, against SQL over both files: keys of each entity only in A, only in B.
+        let queue = try DatabaseQueue()
+        try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS a", arguments: [a.path])
+            try db.execute(sql: "ATTACH DATABASE ? AS b", arguments: [b.path])
+        }
+        var counted: [String: [Int]] = [:]
+        for (table, ents) in [("ZBOOK", [1, 2]), ("ZFEEDBACK", [3]), ("ZPAGE", [4])] {
+            let key = Self.keyColumns[table] ?? ""
+            for ent in ents {
+                let counts = try queue.inDatabase { db in
+                    try ["a", "b"].map { side in
+                        let other = side == "a" ? "b" : "a"
+                        return try Int.fetchOne(
+                            db,
+                            sql:
+                                "SELECT COUNT(*) FROM \(side).\(table) WHERE Z_ENT = ? AND \(key) NOT IN (SELECT \(key) FROM \(other).\(table) WHERE Z_ENT = ?)",
+                            arguments: [ent, ent]) ?? 0
+                    }
+                }
+                if counts.reduce(0, +) > 0 { counted[Self.entityNames[ent] ?? ""] = counts }
+            }
+        }
+        var countedByDiff: [String: [Int]] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            guard value["section"] as? String == "entity", let entity = value["entity"] as? String,
+                let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0
+            else { continue }
+            countedByDiff[entity] = [deleted, inserted]
+        }
+        #expect(countedByDiff == counted)
     }
 
     /// The same mutations seen from the other side: B → A swaps inserts and deletes.

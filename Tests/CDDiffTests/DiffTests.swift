@@ -166,6 +166,28 @@ import Testing
         try DiffFixtures.expectGolden("samplemodel2-key.txt", byKey.stdout)
     }
 
+    /// A sub-entity with a `--key` of its own is matched by it, and so is every target of that
+    /// entity: the graphic novel, renumbered and given a new uniqueID (Book's key), is the same
+    /// graphic novel by its title (its own key), as an object, as the book of its 19 pages and
+    /// among its author's books; only its uniqueID changed.
+    @Test func subEntityWithItsOwnKey() throws {
+        let (a, b) = try Self.renumberedSampleModel2(then: "UPDATE ZBOOK SET ZUNIQUEID = X'00112233445566778899AABBCCDDEEFF' WHERE Z_ENT = 2;")
+        let own = DiffFixtures.diff(a, b, ["--only", "data", "--key", "Book=uniqueID", "--key", "GraphicNovel=title", "--key", "Author=alias"])
+        #expect(own.status == 1, "\(own.stderr)")
+        try DiffFixtures.expectGolden("samplemodel2-subentity-key.txt", own.stdout)
+        // By Book's key alone, the graphic novel is another object, and so is every page's and
+        // the author's target.
+        let inherited = DiffFixtures.diff(a, b, ["--only", "data", "--key", "Book=uniqueID", "--key", "Author=alias", "--format", "json", "--limit", "0"])
+        #expect(inherited.status == 1, "\(inherited.stderr)")
+        for counts in [
+            "{\"entity\":\"GraphicNovel\",\"renamedFrom\":null,\"key\":[\"uniqueID\"],\"deleted\":1,\"inserted\":1,\"updated\":0,",
+            "{\"entity\":\"Page\",\"renamedFrom\":null,\"key\":null,\"deleted\":0,\"inserted\":0,\"updated\":19,",
+            "{\"entity\":\"Author\",\"renamedFrom\":null,\"key\":[\"alias\"],\"deleted\":0,\"inserted\":0,\"updated\":1,",
+        ] {
+            #expect(inherited.stdout.contains(counts), "\(counts) in \(inherited.stdout.prefix(800))")
+        }
+    }
+
     /// To-many members whose destination has a `--key` are compared by it: after a renumbering,
     /// an author's books are the same books, and only the book moved to the other author is
     /// reported, removed from one and added to the other.

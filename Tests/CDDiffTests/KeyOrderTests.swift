@@ -46,4 +46,45 @@ import Testing
         }
         #expect(sorted == order)
     }
+
+    /// ``ScanKey`` compares keys where SQLite holds them: its order of every pair of rows, and
+    /// its finding of a repeated key in a sorted scan, must be SQLite's (ranks of `ORDER BY`).
+    @Test(arguments: [UInt64(31), 32, 33, 34])
+    func scanKeysCompareAsSQLiteSorts(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a, b)")
+            for id in 1...60 {
+                try db.execute(sql: "INSERT INTO t VALUES (?, ?, ?)", arguments: [id, Self.randomValue(&random), Self.randomValue(&random)])
+            }
+            // Every fifth row repeats an earlier row's key.
+            try db.execute(sql: "UPDATE t SET (a, b) = (SELECT p.a, p.b FROM t p WHERE p.id = t.id - 3) WHERE id % 5 = 0")
+        }
+        let ranked = "WITH r AS (SELECT a, b, dense_rank() OVER (ORDER BY a, b) AS rank FROM t)"
+        let (pairs, repeats) = try queue.read { db -> (Int, Int) in
+            let scan = try OrderedScan(db, sql: "\(ranked) SELECT x.a, x.b, y.a, y.b, x.rank, y.rank FROM r x, r y", arguments: [])
+            let x = ScanKey(scan: scan, columns: [0, 1]), y = ScanKey(scan: scan, columns: [2, 3])
+            var pairs = 0
+            while scan.hasRow {
+                let expected = scan.integer(4) < scan.integer(5) ? -1 : scan.integer(4) > scan.integer(5) ? 1 : 0
+                #expect(ScanKey.order(x, y) == expected, "\(x.values) against \(y.values)")
+                pairs += 1
+                try scan.advance()
+            }
+            let sorted = try OrderedScan(db, sql: "\(ranked) SELECT a, b, rank FROM r ORDER BY a, b", arguments: [])
+            let key = ScanKey(scan: sorted, columns: [0, 1])
+            var previousRank: Int64?, repeats = 0
+            while sorted.hasRow {
+                let repeated = key.repeatsPrevious()
+                #expect(repeated == (previousRank == sorted.integer(2)), "\(key.values)")
+                if repeated { repeats += 1 }
+                previousRank = sorted.integer(2)
+                try sorted.advance()
+            }
+            return (pairs, repeats)
+        }
+        #expect(pairs == 3600)
+        #expect(repeats >= 12, "every fifth row repeats a key")
+    }
 }
