@@ -132,26 +132,33 @@ package final class TraceAnalyzer {
         message.withUTF8 { consume(record.category, $0) }
     }
 
-    private static let bindPrefix = Array("SQLite bind[".utf8)
-
     /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:_:)``).
     package func consume(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
-        records += 1
-        switch category {
-        case .sql:
+        consume(ParsedRecord(category, message))
+    }
+
+    /// Takes one record read by ``ParsedRecord/init(_:_:)``, or a line that may continue a
+    /// wrapped statement.
+    package func consume(_ record: ParsedRecord) {
+        switch record {
+        case .statement(let sql):
+            records += 1
             planShape = nil
-            startStatement(String(decoding: message, as: UTF8.self))
-        case .details:
-            if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
-                if !open.isEmpty { open[open.count - 1].binds += 1 }
-                return
-            }
-            details(String(decoding: message, as: UTF8.self))
-        case .annotation:
+            startStatement(sql)
+        case .bind:
+            records += 1
+            if !open.isEmpty { open[open.count - 1].binds += 1 }
+        case .details(let message):
+            records += 1
+            details(message)
+        case .annotation(let annotation):
+            records += 1
             planShape = nil
-            annotation(Annotation.parse(message))
-        case .debug, .error, .warning:
-            break
+            self.annotation(annotation)
+        case .other:
+            records += 1
+        case .continuation(let line):
+            if acceptsContinuation { _ = continueStatement(line) }
         }
     }
 
@@ -203,10 +210,6 @@ package final class TraceAnalyzer {
     }
 
     private func details(_ message: String) {
-        if message.hasPrefix("SQLite bind[") {
-            if !open.isEmpty { open[open.count - 1].binds += 1 }
-            return
-        }
         if message.hasPrefix("SQLite: EXPLAIN QUERY PLAN ") {
             let sql = String(message.dropFirst("SQLite: EXPLAIN QUERY PLAN ".count))
             let number = shapeNumber(for: sql)
