@@ -4,8 +4,9 @@ import Foundation
 /// no state of the analysis, so a long log is read on one thread while it is analysed on another
 /// (``TraceReader``).
 package enum ParsedRecord: Sendable, Equatable {
-    /// A `sql:` record: the statement as logged.
-    case statement(String)
+    /// A `sql:` record: the statement as logged, and its number from a ``StatementInterner``
+    /// (nil when not numbered).
+    case statement(String, number: Int?)
     /// A `details: SQLite bind[i] = …` record (only counted).
     case bind
     /// Any other `details:` record (query plans at level 4).
@@ -20,11 +21,17 @@ package enum ParsedRecord: Sendable, Equatable {
 
     private static let bindPrefix = Array("SQLite bind[".utf8)
 
-    /// The record whose category and message ``LogRecordParser`` found.
-    package init(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
+    /// The record whose category and message ``LogRecordParser`` found; a statement is numbered
+    /// by `statements` when given.
+    package init(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>, statements: StatementInterner? = nil) {
         switch category {
         case .sql:
-            self = .statement(String(decoding: message, as: UTF8.self))
+            if let statements {
+                let (text, number) = statements.intern(message)
+                self = .statement(text, number: number)
+            } else {
+                self = .statement(String(decoding: message, as: UTF8.self), number: nil)
+            }
         case .details:
             if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
                 self = .bind
@@ -39,8 +46,9 @@ package enum ParsedRecord: Sendable, Equatable {
     }
 
     /// What a whole captured line gives: its record, a possible continuation, or nothing.
-    package static func read(_ line: UnsafeBufferPointer<UInt8>) -> ParsedRecord? {
-        if let record = LogRecordParser.withRecord(in: line, { ParsedRecord($0, $1) }) { return record }
+    /// Statements are numbered by `statements`.
+    package static func read(_ line: UnsafeBufferPointer<UInt8>, statements: StatementInterner) -> ParsedRecord? {
+        if let record = LogRecordParser.withRecord(in: line, { ParsedRecord($0, $1, statements: statements) }) { return record }
         return mayContinueStatement(line) ? .continuation(String(decoding: line, as: UTF8.self)) : nil
     }
 

@@ -19,19 +19,20 @@ package enum TraceReader {
     /// Feeds every line of `reader` to `analyzer` and finishes it. Returns the number of lines.
     @discardableResult
     package static func read(_ reader: LogLineReader, into analyzer: TraceAnalyzer) -> Int {
+        let statements = StatementInterner()
         if reader.follows {
             reader.forEachLine { line in
-                if let record = ParsedRecord.read(line) { analyzer.consume(record) }
+                if let record = ParsedRecord.read(line, statements: statements) { analyzer.consume(record) }
                 return true
             }
         } else {
             let queue = RecordBatches(capacity: batchesAhead)
-            let owned = ReaderHandle(reader: reader)
+            let owned = ReaderHandle(reader: reader, statements: statements)
             let thread = Thread {
                 var batch: [ParsedRecord] = []
                 batch.reserveCapacity(batchSize)
                 owned.reader.forEachLine { line in
-                    if let record = ParsedRecord.read(line) {
+                    if let record = ParsedRecord.read(line, statements: owned.statements) {
                         batch.append(record)
                         if batch.count == batchSize {
                             queue.put(batch)
@@ -53,9 +54,11 @@ package enum TraceReader {
     }
 }
 
-/// The reader handed to the reading thread, which alone uses it until it finishes the queue.
+/// The reader and interner handed to the reading thread, which alone uses them until it
+/// finishes the queue.
 private struct ReaderHandle: @unchecked Sendable {
     let reader: LogLineReader
+    let statements: StatementInterner
 }
 
 /// A bounded queue of record batches between the reading thread and the analysing one.
