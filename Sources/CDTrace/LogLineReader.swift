@@ -27,6 +27,8 @@ package final class LogLineReader {
 
     private let source: Source
     private let follow: Bool
+    /// Whether the end of a file is waited past (`--follow`).
+    package var follows: Bool { follow }
     private let pollInterval: useconds_t
     private var chunk: [UInt8]
     private var chunkStart = 0

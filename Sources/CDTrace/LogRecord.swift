@@ -36,6 +36,8 @@ package struct LogRecord: Equatable, Sendable {
 package enum LogRecordParser {
     private static let coreData = Array("CoreData: ".utf8)
     private static let unifiedCategory = Array("[com.apple.coredata:".utf8)
+    /// `sql: `, `annotation: `, `details: `, `debug: `, `error: `, `warning: `, in this order
+    /// (``keyword(in:at:)`` picks them by first letter).
     private static let keywords: [(bytes: [UInt8], category: LogRecord.Category)] =
         LogRecord.Category.allCases.map { (Array(($0.rawValue + ": ").utf8), $0) }
 
@@ -109,11 +111,24 @@ package enum LogRecordParser {
         return nil
     }
 
-    /// `<category>: <message>` at `offset`.
+    /// `<category>: <message>` at `offset`. The first byte picks the one or two keywords that
+    /// can be there (this runs for every line of the log).
     private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> (LogRecord.Category, Range<Int>)? {
-        guard let base = line.baseAddress else { return nil }
-        for (bytes, category) in keywords where offset + bytes.count <= line.count {
-            if memcmp(base + offset, bytes, bytes.count) == 0 { return (category, (offset + bytes.count)..<line.count) }
+        guard let base = line.baseAddress, offset < line.count else { return nil }
+        let candidates: ClosedRange<Int>
+        switch line[offset] {
+        case UInt8(ascii: "s"): candidates = 0...0
+        case UInt8(ascii: "a"): candidates = 1...1
+        case UInt8(ascii: "d"): candidates = 2...3
+        case UInt8(ascii: "e"): candidates = 4...4
+        case UInt8(ascii: "w"): candidates = 5...5
+        default: return nil
+        }
+        for index in candidates {
+            let (bytes, category) = keywords[index]
+            if offset + bytes.count <= line.count, memcmp(base + offset, bytes, bytes.count) == 0 {
+                return (category, (offset + bytes.count)..<line.count)
+            }
         }
         return nil
     }

@@ -74,7 +74,21 @@ package struct StatementShape: Hashable, Sendable {
         whereClause = Self.clause(of: text, after: " WHERE ", endingAt: [" ORDER BY ", " GROUP BY ", " LIMIT ", " HAVING "])
         orderClause = Self.clause(of: text, after: " ORDER BY ", endingAt: [" LIMIT "])
         limit = text.range(of: " LIMIT ", options: .backwards).flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) }
-        filtersOnOneKey = whereClause.map { $0.wholeMatch(of: /t[01]\.Z[A-Z0-9_]+ = \?/) != nil && !$0.hasPrefix("t0.Z_PK") } ?? false
+        filtersOnOneKey = whereClause.map { Self.comparesOneKey($0) && !$0.hasPrefix("t0.Z_PK") } ?? false
+    }
+
+    /// Whether `condition` is exactly `t0.Z… = ?` or `t1.Z… = ?`, the column's name after the
+    /// `Z` made of capitals, digits and underscores. Checked on the bytes: a regular expression
+    /// is compiled each time it is used, and a log can have thousands of shapes.
+    static func comparesOneKey(_ condition: String) -> Bool {
+        let bytes = Array(condition.utf8)
+        let end = Array(" = ?".utf8)
+        guard bytes.count > 4 + end.count, bytes[0] == UInt8(ascii: "t"), bytes[1] == UInt8(ascii: "0") || bytes[1] == UInt8(ascii: "1"),
+            bytes[2] == UInt8(ascii: "."), bytes[3] == UInt8(ascii: "Z"), Array(bytes.suffix(end.count)) == end
+        else { return false }
+        return bytes[4..<(bytes.count - end.count)].allSatisfy { byte in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
     }
 
     // MARK: tokens

@@ -88,8 +88,16 @@ package final class TraceAnalyzer {
     }
 
     package private(set) var shapes: [ShapeStatistics] = []
+    /// What finishing a statement asks of each shape, beside ``shapes``.
+    private var traits: [ShapeTraits] = []
     private var shapeByText: [String: Int] = [:]
     private var shapeBySQL: [String: Int] = [:]
+    /// Shapes by the number a ``StatementInterner`` gave the statement's text; -1 for not yet.
+    private var shapeByTextNumber: [Int32] = []
+    /// Numbers for the tables and WHERE clauses of shapes, so they compare as integers.
+    private var clauseNumbers: [String: Int] = [:]
+    /// The texts of those numbers.
+    private var clauseTexts: [String] = []
     package private(set) var storms: [String: Storm] = [:]
     package private(set) var records = 0
     package private(set) var statements = 0
@@ -112,11 +120,15 @@ package final class TraceAnalyzer {
 
     private var open: [TracedStatement] = []
     private var last: TracedStatement?
-    private var lastFinished: TracedStatement?
+    /// The shape of the statement finished last when it was a count request (a count result).
+    private var lastFinishedCount: Int?
     private var run: [String: (storm: Storm, count: Int, seconds: Double)] = [:]
+    /// The storm key of the last relationship fault, made again only when the relationship changes.
+    private var lastRelationshipKey: (entity: String?, name: String, key: String)?
     private var transaction: Transaction?
     private var pendingRetryTables: Set<String>?
-    private var keysFetch: (shape: Int, rows: Int, table: String)?
+    /// The last keys-only fetch, its rows and its table's number (``clauseNumbers``).
+    private var keysFetch: (shape: Int, rows: Int, table: Int)?
     private var batches = 0
     private var batchLimit = 0
     private var planShape: Int?
@@ -132,33 +144,40 @@ package final class TraceAnalyzer {
         message.withUTF8 { consume(record.category, $0) }
     }
 
-    private static let bindPrefix = Array("SQLite bind[".utf8)
-
     /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:_:)``).
     package func consume(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
-        records += 1
-        switch category {
-        case .sql:
+        consume(ParsedRecord(category, message))
+    }
+
+    /// Takes one record read by ``ParsedRecord/init(_:_:)``, or a line that may continue a
+    /// wrapped statement.
+    package func consume(_ record: ParsedRecord) {
+        switch record {
+        case .statement(let sql, let number):
+            records += 1
             planShape = nil
-            startStatement(String(decoding: message, as: UTF8.self))
-        case .details:
-            if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
-                if !open.isEmpty { open[open.count - 1].binds += 1 }
-                return
-            }
-            details(String(decoding: message, as: UTF8.self))
-        case .annotation:
+            startStatement(sql, textNumber: number)
+        case .bind:
+            records += 1
+            if !open.isEmpty { open[open.count - 1].binds += 1 }
+        case .details(let message):
+            records += 1
+            details(message)
+        case .annotation(let annotation):
+            records += 1
             planShape = nil
-            annotation(Annotation.parse(message))
-        case .debug, .error, .warning:
-            break
+            self.annotation(annotation)
+        case .other:
+            records += 1
+        case .continuation(let line):
+            if acceptsContinuation { _ = continueStatement(line) }
         }
     }
 
     /// Whether the last record was a statement still waiting for the rest of its text.
     package var acceptsContinuation: Bool {
-        guard let statement = open.last else { return false }
-        return last == nil && statement.connectionTime == nil && statement.totalTime == nil && statement.binds == 0
+        guard let top = open.indices.last else { return false }
+        return last == nil && open[top].connectionTime == nil && open[top].totalTime == nil && open[top].binds == 0
     }
 
     /// Appends a continuation line of a statement wrapped over several lines (§8 block 28):
@@ -171,6 +190,7 @@ package final class TraceAnalyzer {
         let word = trimmed.prefix { $0.isLetter }.uppercased()
         guard ["FROM", "WHERE", "JOIN", "LEFT", "INNER", "ORDER", "GROUP", "LIMIT", "AND", "OR", "HAVING", "ON"].contains(word) else { return false }
         statement.sql += " " + trimmed
+        statement.textNumber = nil
         open[open.count - 1] = statement
         return true
     }
@@ -178,35 +198,28 @@ package final class TraceAnalyzer {
     /// Ends the log: everything still open is finished.
     package func finish() {
         while let statement = open.popLast() { finishStatement(statement) }
-        if let last { finishStatement(last) }
-        last = nil
+        if let finished = last.take() { finishStatement(finished) }
         endFaultRun()
         endBatches()
         if let transaction { endTransaction(transaction, committed: true) }
         transaction = nil
     }
 
-    private func startStatement(_ sql: String) {
+    private func startStatement(_ sql: String, textNumber: Int?) {
         // A statement with no fetch time yet is complete (a PRAGMA, BEGIN, an INSERT); one whose
         // connection time is logged is a running fetch and the new one is nested in it.
-        while let top = open.last, top.connectionTime == nil {
-            open.removeLast()
-            finishStatement(top)
+        while let top = open.indices.last, open[top].connectionTime == nil {
+            finishStatement(open.removeLast())
         }
-        if let last { finishStatement(last) }
-        last = nil
+        if let finished = last.take() { finishStatement(finished) }
         statements += 1
         // The shape is taken when the statement is finished: a wrapped statement may still grow.
-        let statement = TracedStatement(sql: sql, shape: -1)
+        let statement = TracedStatement(sql: sql, shape: -1, textNumber: textNumber)
         if open.count >= 8 { finishStatement(open.removeFirst()) }
         open.append(statement)
     }
 
     private func details(_ message: String) {
-        if message.hasPrefix("SQLite bind[") {
-            if !open.isEmpty { open[open.count - 1].binds += 1 }
-            return
-        }
         if message.hasPrefix("SQLite: EXPLAIN QUERY PLAN ") {
             let sql = String(message.dropFirst("SQLite: EXPLAIN QUERY PLAN ".count))
             let number = shapeNumber(for: sql)
@@ -238,7 +251,7 @@ package final class TraceAnalyzer {
         case .executionTime(let time):
             close { $0.totalTime = time }
         case .fetchUsing(let entity, let rows):
-            if last == nil, let top = open.last, top.totalTime == nil {
+            if last == nil, let top = open.indices.last, open[top].totalTime == nil {
                 // Level 2 alone logs no total: this annotation ends the fetch (§8 block 1).
                 close {
                     $0.entity = entity.isEmpty ? $0.entity : entity; $0.rows = rows; $0.totalTime = $0.connectionTime ?? 0
@@ -269,30 +282,80 @@ package final class TraceAnalyzer {
     /// Closes the innermost open statement with `change`; the one closed before is finished.
     private func close(_ change: (inout TracedStatement) -> Void) {
         guard var statement = open.popLast() else {
-            if var last {
+            if var closed = last.take() {
                 // A second total for a statement already closed: the outer fetch of a prefetch
                 // whose statement was finished (the log lost its `sql:` line).
-                change(&last)
-                self.last = last
+                change(&closed)
+                last = closed
             }
             return
         }
-        if let last { finishStatement(last) }
+        if let finished = last.take() { finishStatement(finished) }
         change(&statement)
         last = statement
     }
 
     /// Applies an annotation to the statement it follows: the last one closed, else the open one.
+    /// (`take()` moves the statement out and back, so its strings are not retained and released.)
     private func amend(_ change: (inout TracedStatement) -> Void) {
-        if var last {
-            change(&last)
-            self.last = last
+        if var closed = last.take() {
+            change(&closed)
+            last = closed
         } else if !open.isEmpty {
             change(&open[open.count - 1])
         }
     }
 
     // MARK: shapes
+
+    /// What finishing a statement asks of its shape, worked out once per shape: reading these
+    /// costs a load, where a copy of the ``StatementShape`` retains and releases its strings.
+    private struct ShapeTraits {
+        var kind: StatementShape.Kind
+        var limit: Int?
+        var returnsObjects: Bool
+        var selectsKeysOnly: Bool
+        var filtersOnOneKey: Bool
+        var tableCount: Int
+        /// The numbers of the main table's and the WHERE clause's texts (``clauseNumbers``), -1
+        /// for none: equal numbers, equal texts.
+        var mainTable: Int
+        var whereClause: Int
+        /// The WHERE clause checks the version (`Z_OPT = ?`: optimistic locking).
+        var checksVersion: Bool
+    }
+
+    private func traits(of shape: StatementShape) -> ShapeTraits {
+        ShapeTraits(
+            kind: shape.kind, limit: shape.limit, returnsObjects: shape.returnsObjects, selectsKeysOnly: shape.selectsKeysOnly,
+            filtersOnOneKey: shape.filtersOnOneKey, tableCount: shape.tables.count, mainTable: clauseNumber(shape.mainTable),
+            whereClause: clauseNumber(shape.whereClause), checksVersion: shape.whereClause?.contains("Z_OPT = ?") == true)
+    }
+
+    private func clauseNumber(_ text: String?) -> Int {
+        guard let text else { return -1 }
+        if let number = clauseNumbers[text] { return number }
+        clauseNumbers[text] = clauseTexts.count
+        clauseTexts.append(text)
+        return clauseTexts.count - 1
+    }
+
+    private func appendShape(_ shape: StatementShape, example: String) {
+        traits.append(traits(of: shape))
+        shapes.append(ShapeStatistics(shape: shape, example: example))
+    }
+
+    /// The shape of a statement whose text a ``StatementInterner`` numbered: by number once known.
+    private func shapeNumber(for sql: String, textNumber: Int?) -> Int {
+        guard let textNumber else { return shapeNumber(for: sql) }
+        if textNumber < shapeByTextNumber.count, shapeByTextNumber[textNumber] >= 0 { return Int(shapeByTextNumber[textNumber]) }
+        let number = shapeNumber(for: sql)
+        if textNumber >= shapeByTextNumber.count {
+            shapeByTextNumber.append(contentsOf: repeatElement(-1, count: textNumber + 1 - shapeByTextNumber.count))
+        }
+        shapeByTextNumber[textNumber] = Int32(number)
+        return number
+    }
 
     private func shapeNumber(for sql: String) -> Int {
         if let known = shapeBySQL[sql] { return known }
@@ -302,7 +365,7 @@ package final class TraceAnalyzer {
             number = existing
         } else if shapes.count < Self.maximumShapes {
             number = shapes.count
-            shapes.append(ShapeStatistics(shape: shape, example: String(sql.prefix(100_000))))
+            appendShape(shape, example: String(sql.prefix(100_000)))
             shapeByText[shape.text] = number
         } else {
             let other = "(other shapes)"
@@ -310,7 +373,7 @@ package final class TraceAnalyzer {
                 number = existing
             } else {
                 number = shapes.count
-                shapes.append(ShapeStatistics(shape: StatementShape(sql: other), example: ""))
+                appendShape(StatementShape(sql: other), example: "")
                 shapeByText[other] = number
             }
         }
@@ -322,16 +385,15 @@ package final class TraceAnalyzer {
 
     private func finishStatement(_ unshaped: TracedStatement) {
         var statement = unshaped
-        statement.shape = shapeNumber(for: statement.sql)
+        statement.shape = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
         let number = statement.shape
         let rows = statement.rows ?? 0
-        let shape = shapes[number].shape
+        let shape = traits[number]
         let large =
             shape.kind == .fetch && shape.limit == nil && statement.prefetchKey == nil && rows >= Self.largeFetchRows
             && !shape.selectsKeysOnly
         var afterSameCount = false
-        if shape.kind == .fetch, shape.returnsObjects, let previous = lastFinished, previous.countResult != nil {
-            let counted = shapes[previous.shape].shape
+        if shape.kind == .fetch, shape.returnsObjects, let counted = lastFinishedCount.map({ traits[$0] }) {
             afterSameCount = counted.mainTable == shape.mainTable && counted.whereClause == shape.whereClause
         }
         // Updated in place: a copy of the statistics would retain and release all their fields.
@@ -353,53 +415,69 @@ package final class TraceAnalyzer {
         trackFaults(statement)
         trackBatches(statement)
         trackTransaction(statement)
-        lastFinished = statement
+        lastFinishedCount = statement.countResult != nil ? number : nil
     }
 
     // MARK: fault runs
 
-    /// A fault statement's key, or nil for any other statement.
-    private func faultKey(_ statement: TracedStatement) -> Storm? {
-        let stats = shapes[statement.shape]
+    /// A fault statement's storm key and the entity it names, or nil for any other statement.
+    private func faultKey(_ statement: TracedStatement) -> (key: String, entity: String?)? {
+        switch statement.fault {
+        case .relationship(let entity, let name, _):
+            return (relationshipKey(entity, name), entity)
+        case .object(let entity):
+            return (shapes[statement.shape].shape.text, entity)
+        case nil:
+            let shape = traits[statement.shape]
+            if shape.kind == .singleObject || (shape.kind == .fetch && shape.limit == nil && shape.filtersOnOneKey) {
+                return (shapes[statement.shape].shape.text, nil)
+            }
+            return nil
+        }
+    }
+
+    /// `Entity.relationship`, the key of a relationship's storm.
+    private func relationshipKey(_ entity: String?, _ name: String) -> String {
+        if let known = lastRelationshipKey, known.entity == entity, known.name == name { return known.key }
+        let key = "\(entity ?? "?").\(name)"
+        lastRelationshipKey = (entity, name, key)
+        return key
+    }
+
+    /// The storm a run of fault statements starts, from the first of them.
+    private func storm(_ statement: TracedStatement, key: String) -> Storm {
         switch statement.fault {
         case .relationship(let entity, let name, _):
             return Storm(
-                key: "\(entity ?? "?").\(name)", shape: statement.shape, entity: entity, relationship: name,
-                objectFaults: false, keyFetchCandidate: false)
+                key: key, shape: statement.shape, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
         case .object(let entity):
-            return Storm(
-                key: stats.shape.text, shape: statement.shape, entity: entity, relationship: nil,
-                objectFaults: true, keyFetchCandidate: false)
+            return Storm(key: key, shape: statement.shape, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
         case nil:
-            break
-        }
-        if stats.shape.kind == .singleObject {
+            let objectFaults = traits[statement.shape].kind == .singleObject
             return Storm(
-                key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
-                objectFaults: true, keyFetchCandidate: false)
+                key: key, shape: statement.shape, entity: nil, relationship: nil, objectFaults: objectFaults,
+                keyFetchCandidate: !objectFaults)
         }
-        if stats.shape.kind == .fetch, stats.shape.limit == nil, stats.shape.filtersOnOneKey {
-            return Storm(
-                key: stats.shape.text, shape: statement.shape, entity: nil, relationship: nil,
-                objectFaults: false, keyFetchCandidate: true)
-        }
-        return nil
     }
 
     private func trackFaults(_ statement: TracedStatement) {
-        let kind = shapes[statement.shape].shape.kind
-        guard let key = faultKey(statement) else {
+        guard let (key, entity) = faultKey(statement) else {
+            let kind = traits[statement.shape].kind
             if kind != .bookkeeping && kind != .other { endFaultRun() }
             return
         }
-        var entry = run[key.key] ?? (key, 0, 0)
-        entry.count += 1
-        entry.seconds += statement.seconds
-        if entry.storm.entity == nil { entry.storm.entity = key.entity }
-        run[key.key] = entry
+        // Updated in place: one lookup, and no copy of the storm's strings.
+        if let index = run.index(forKey: key) {
+            run.values[index].count += 1
+            run.values[index].seconds += statement.seconds
+            if run.values[index].storm.entity == nil { run.values[index].storm.entity = entity }
+        } else {
+            run[key] = (storm(statement, key: key), 1, statement.seconds)
+        }
     }
 
     private func endFaultRun() {
+        guard !run.isEmpty else { return }
         for (key, entry) in run where entry.count >= Self.stormThreshold {
             var storm = storms[key] ?? entry.storm
             storm.runs += 1
@@ -416,7 +494,7 @@ package final class TraceAnalyzer {
     // MARK: batches
 
     private func trackBatches(_ statement: TracedStatement) {
-        let shape = shapes[statement.shape].shape
+        let shape = traits[statement.shape]
         if shape.kind == .intarray, statement.prefetchKey == nil, let keys = keysFetch, shape.mainTable == keys.table, let limit = shape.limit {
             batches += 1
             batchLimit = limit
@@ -424,10 +502,8 @@ package final class TraceAnalyzer {
         }
         if shape.kind == .bookkeeping { return }
         endBatches()
-        if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tables.count == 1, statement.fault == nil,
-            let table = shape.mainTable
-        {
-            keysFetch = (statement.shape, statement.rows ?? 0, table)
+        if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tableCount == 1, statement.fault == nil, shape.mainTable >= 0 {
+            keysFetch = (statement.shape, statement.rows ?? 0, shape.mainTable)
         }
     }
 
@@ -446,7 +522,7 @@ package final class TraceAnalyzer {
     // MARK: transactions
 
     private func trackTransaction(_ statement: TracedStatement) {
-        let shape = shapes[statement.shape].shape
+        let shape = traits[statement.shape]
         switch shape.kind {
         case .begin:
             if let transaction { endTransaction(transaction, committed: true) }
@@ -456,10 +532,11 @@ package final class TraceAnalyzer {
             if let transaction { endTransaction(transaction, committed: shape.kind == .commit) }
             transaction = nil
         default:
-            guard var current = transaction else { return }
+            // Taken out while it changes, so its dictionary of writes is not copied.
+            guard var current = transaction.take() else { return }
             current.statements += 1
             current.seconds += statement.seconds
-            let table = shape.mainTable ?? "?"
+            let table = shape.mainTable >= 0 ? clauseTexts[shape.mainTable] : "?"
             switch shape.kind {
             case .insert: current.writes[table, default: Writes()].inserts += 1
             case .update: current.writes[table, default: Writes()].updates += 1
@@ -467,7 +544,7 @@ package final class TraceAnalyzer {
             case .fetch, .count, .singleObject, .intarray: current.selects += 1
             default: break
             }
-            if (shape.kind == .update || shape.kind == .delete), shape.whereClause?.contains("Z_OPT = ?") == true { current.guarded = true }
+            if (shape.kind == .update || shape.kind == .delete), shape.checksVersion { current.guarded = true }
             transaction = current
         }
     }

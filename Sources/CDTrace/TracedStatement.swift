@@ -7,6 +7,9 @@ package struct TracedStatement: Sendable {
     package var sql: String
     /// Its shape's number in the analyzer's table; -1 until the statement is finished.
     package var shape: Int
+    /// The number a ``StatementInterner`` gave its text, or nil (not numbered, or the text grew
+    /// by a continuation line).
+    package var textNumber: Int? = nil
     /// `details: SQLite bind[i]` lines seen.
     package var binds = 0
     /// `sql connection fetch time`.

@@ -232,4 +232,31 @@ import Testing
                 == truth.writes, "seed \(seed)")
         #expect(report.findings.filter { !["faultStorm", "largeFetch", "countThenFetch", "optimisticLockingRetry"].contains($0.kind) }.isEmpty, "seed \(seed)")
     }
+
+    /// The fast path (statements numbered by a ``StatementInterner`` on the reading thread,
+    /// shapes found by number) gives exactly the report of reading each line on its own, with
+    /// every statement shaped from its text.
+    @Test(arguments: 1...10)
+    func numberedStatementsGiveTheSameReport(_ seed: Int) throws {
+        var generator = Generator(seed: UInt64(seed) + 100)
+        generator.generate(events: 300)
+        let data = Data((generator.lines.joined(separator: "\n") + "\n").utf8)
+        let fast = TraceAnalyzer()
+        let lines = TraceReader.read(LogLineReader(source: .data(data)), into: fast)
+        let plain = TraceAnalyzer()
+        for line in generator.lines {
+            var text = line
+            text.withUTF8 { bytes in
+                if LogRecordParser.withRecord(in: bytes, { plain.consume($0, $1) }) == nil, plain.acceptsContinuation {
+                    _ = plain.continueStatement(line)
+                }
+            }
+        }
+        plain.finish()
+        func report(_ analyzer: TraceAnalyzer) -> TraceReport {
+            TraceReport.build(from: analyzer, lines: lines, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
+        }
+        #expect(fast.statements == plain.statements && fast.records == plain.records, "seed \(seed)")
+        #expect(report(fast) == report(plain), "seed \(seed)")
+    }
 }

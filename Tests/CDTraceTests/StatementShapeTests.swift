@@ -1,4 +1,5 @@
 @testable import CDTrace
+import CDTestSupport
 import Foundation
 import Testing
 
@@ -56,5 +57,53 @@ import Testing
         let insert = StatementShape(sql: "INSERT INTO ZBUDGETCATEGORY(Z_PK, Z_ENT, Z_OPT, ZAMOUNT, ZTITLE) VALUES(?, ?, ?, ?, ?)")
         #expect(insert.mainTable == "ZBUDGETCATEGORY")
         #expect(insert.text == "INSERT INTO ZBUDGETCATEGORY(Z_PK, Z_ENT, Z_OPT, ZAMOUNT, ZTITLE) VALUES (?, ?, ?, ?, ?)")
+    }
+
+    /// The byte test for a one-key filter agrees with the regular expression it stands for, on
+    /// generated conditions near the form (seeded).
+    @Test func oneKeyComparisonAgreesWithTheExpression() {
+        var random = SeededGenerator(seed: 26)
+        let pieces = ["t", "0", "1", "2", ".", "Z", "_", "A", "z", "9", " ", "=", "?", "é", "\u{301}", "PK", " = ?", "t0.Z", "t1.Z"]
+        var conditions = ["t0.ZITEM = ?", "t1.Z_1ITEMS = ?", "t0.Z = ?", "t0.Z_PK = ?", "t2.ZA = ?", "t0.ZA = ? ", "t0.ZÉ = ?", "t0.ZA\u{301} = ?"]
+        for _ in 0..<5000 {
+            let count = Int.random(in: 1...6, using: &random)
+            conditions.append((0..<count).map { _ in pieces.randomElement(using: &random) ?? "" }.joined())
+            conditions.append(
+                (["t0.Z", "t1.Z"].randomElement(using: &random) ?? "") + (0..<count).map { _ in pieces.randomElement(using: &random) ?? "" }.joined())
+        }
+        for condition in conditions {
+            #expect(StatementShape.comparesOneKey(condition) == (condition.wholeMatch(of: /t[01]\.Z[A-Z0-9_]+ = \?/) != nil), "\(condition)")
+        }
+    }
+
+    /// The interner gives equal statements one number and one text, and different ones
+    /// different numbers, like a dictionary of the texts would (generated statements, seeded).
+    @Test func internerNumbersLikeADictionary() {
+        var random = SeededGenerator(seed: 18)
+        let interner = StatementInterner()
+        var numbers: [[UInt8]: Int] = [:]
+        let alphabet: [UInt8] = [UInt8(ascii: "a"), UInt8(ascii: "b"), 0x20, 0xC3, 0xA9, 0xFF]
+        for _ in 0..<20000 {
+            let length = Int.random(in: 0...40, using: &random)
+            var bytes: [UInt8] = (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }
+            if Bool.random(using: &random) { bytes = Array(bytes.prefix(3)) }
+            let interned: (text: String, number: Int?) = bytes.withUnsafeBufferPointer { interner.intern($0) }
+            #expect(interned.text == String(decoding: bytes, as: UTF8.self))
+            let expected = numbers[bytes] ?? numbers.count
+            numbers[bytes] = expected
+            #expect(interned.number == expected, "\(bytes)")
+        }
+        let small = StatementInterner(maximumStatements: 2, maximumBytes: 100)
+        func intern(_ text: String) -> Int? {
+            var copy = text
+            return copy.withUTF8 { small.intern($0).number }
+        }
+        #expect(intern("SELECT 1") == 0 && intern("SELECT 2") == 1 && intern("SELECT 3") == nil)
+        #expect(intern("SELECT 1") == 0 && intern("SELECT 2") == 1 && intern("SELECT 3") == nil)
+        let fewBytes = StatementInterner(maximumStatements: 10, maximumBytes: 10)
+        var long = "SELECT 10"
+        var short = "SELECT"
+        #expect(long.withUTF8 { fewBytes.intern($0).number } == 0)
+        #expect(short.withUTF8 { fewBytes.intern($0).number } == nil)
     }
 }
