@@ -16,12 +16,15 @@ public struct MappingOptions: Sendable, Equatable {
     public var rtreeTriggers: Bool
     /// How the columns of one type are ordered; see ``ColumnOrderStyle``.
     public var columnOrder: ColumnOrderStyle
+    /// Which of two colliding many-to-many key columns is numbered; see ``JoinKeyOrderStyle``.
+    public var joinKeyOrder: JoinKeyOrderStyle
 
     /// The defaults describe a store written by a current framework.
     public init(
         history: HistoryOption = .asRegistered, includesModelCache: Bool = true,
         uniqueness: UniquenessStyle = .index, legacyIndexes: LegacyIndexStyle = .fetchIndexes,
-        rtreeTriggers: Bool = false, columnOrder: ColumnOrderStyle = .byName
+        rtreeTriggers: Bool = false, columnOrder: ColumnOrderStyle = .byName,
+        joinKeyOrder: JoinKeyOrderStyle = .entityHashTable
     ) {
         self.history = history
         self.includesModelCache = includesModelCache
@@ -29,6 +32,7 @@ public struct MappingOptions: Sendable, Equatable {
         self.legacyIndexes = legacyIndexes
         self.rtreeTriggers = rtreeTriggers
         self.columnOrder = columnOrder
+        self.joinKeyOrder = joinKeyOrder
     }
 
     /// Everything the framework version that writes the store decides: the model cache, the
@@ -39,7 +43,8 @@ public struct MappingOptions: Sendable, Equatable {
             uniqueness: UniquenessStyle(frameworkVersion: frameworkVersion),
             legacyIndexes: LegacyIndexStyle(frameworkVersion: frameworkVersion),
             rtreeTriggers: Self.rtreeTriggerVersions.contains(frameworkVersion),
-            columnOrder: ColumnOrderStyle(frameworkVersion: frameworkVersion))
+            columnOrder: ColumnOrderStyle(frameworkVersion: frameworkVersion),
+            joinKeyOrder: JoinKeyOrderStyle(frameworkVersion: frameworkVersion))
     }
 
     /// The framework versions that fill an R-tree table by `_INSERT`, `_UPDATE` and `_DELETE`
@@ -127,6 +132,68 @@ public enum ColumnOrderStyle: String, Sendable, Codable {
     /// The order of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
     public init(frameworkVersion: Int) {
         self = frameworkVersion < Self.firstByNameVersion ? .hashTable : .byName
+    }
+}
+
+/// The order in which Core Data gives many-to-many key columns their names (§7.6): two
+/// relationships of one name to one destination m both want `Z_<m><REL>`; the first in this order
+/// keeps it, the next gets `Z_<m><REL>1`.
+///
+/// Evidence, every such collision seen (the six Photos stores of the corpus, each with the model
+/// in its cache, and a store of framework 1344 of the Wire app, model `zmessaging2.105.0`):
+///
+/// | store (framework) | `Z_<m><REL>` | plain | numbered | entity names | entity dictionary |
+/// |---|---|---|---|---|---|
+/// | Photos 10.15.4 to 14.6 (977 to 1347, 5 stores) | `REPRESENTATIVEASSETS` | Memory | Suggestion | fits | fits 10.15.4 only |
+/// | Photos 15.4.1 (1447) | `KEYASSETS` | GenericAlbum | Suggestion | fits | fits |
+/// | Photos 15.4.1 (1447) | `REPRESENTATIVEASSETS` | Suggestion | Memory | no | fits |
+/// | Wire (1344) | `Z_24USERS` | Reaction | SystemMessage | fits | fits |
+///
+/// "Entity names" is the byte order of the declaring entities' names; "entity dictionary" is
+/// the enumeration order of a Core Foundation dictionary of the model's entity names
+/// (``HashTableOrder``, names inserted in name order: 127 buckets for Photos' 54 to 71
+/// entities, where Suggestion's slot 76 comes before Memory's 77 and GenericAlbum's 49 before
+/// both; 41 for Wire's 25, Reaction 5 before SystemMessage 17). `Z_ENT` order fails the last
+/// two rows, and every other order tried fails some row: of table names, of the inverse
+/// names, of the destination's property dictionary (read from the archived model and from
+/// the store's oldest index names), of the key columns' or table names' hashes, "relationships
+/// unchanged since the source model first", the source store's names, the order in which a
+/// migration rebuilds tables.
+///
+/// The six Photos stores are **one library** (store UUID FE941CCE-3AF4-4243-907C-C2233C09008D),
+/// created by framework 969 in 2019 and migrated in place (`NSSQLiteInPlaceMigrationManager`)
+/// by 973, 977, 1042, 1138, 1244, 1347 and 1447. Its join tables keep their `sqlite_master`
+/// rowids through every step, yet at 1447 the two `REPRESENTATIVEASSETS` columns swapped names
+/// (a column rename in place: the 1447 migrator named them anew), and `Z_3KEYASSETS`, new at
+/// 1447, was named then. Two readings fit all eight rows: (a) entity-name order up to 1347 and
+/// dictionary order from 1447; (b) dictionary order for every new store, with migrations up to
+/// 1347 keeping the suffixes a store had. They differ only for stores *created* by 1347 or
+/// earlier, of which the corpus has none with a collision; a store created on macOS 14 and one
+/// on macOS 15 from a model such as Book.items / Event.items ↔ Item (names: Book plain;
+/// dictionary: Event plain) would settle it. Reading (a) is followed, so both readings agree
+/// from 1447 on; which version between 1348 and 1446 changed is unknown (the lowest seen with
+/// dictionary order is used), and every collision keeps an **uncertain** note.
+public enum JoinKeyOrderStyle: String, Sendable, Codable {
+    /// The declaring entities in name order (before 1447).
+    case entityName
+    /// The declaring entities in the order of the model's entity dictionary (1447 on).
+    case entityHashTable
+
+    /// The lowest framework version seen naming colliding key columns in dictionary order.
+    public static let firstHashTableVersion = 1447
+
+    /// The order of a store written by `frameworkVersion` (`NSPersistenceFrameworkVersion`).
+    public init(frameworkVersion: Int) {
+        self = frameworkVersion < Self.firstHashTableVersion ? .entityName : .entityHashTable
+    }
+
+    /// `names` (entity names) in this order.
+    func ordered(_ names: [String]) -> [String] {
+        let byName = names.sorted()
+        switch self {
+        case .entityName: return byName
+        case .entityHashTable: return HashTableOrder.enumerationOrder(of: byName) ?? byName
+        }
     }
 }
 
@@ -261,6 +328,7 @@ struct MappingBuilder {
     private var takenNames: [String: Set<String>] = [:]
     private var pending: [String: [(ColumnSortKey, MappedColumn)]] = [:]
     private var columnOrder = ColumnOrderStyle.byName
+    private var joinKeyOrder = JoinKeyOrderStyle.entityHashTable
 
     init(model: ManagedObjectModel, registry: EntityRegistry?) {
         self.model = model
@@ -270,6 +338,7 @@ struct MappingBuilder {
     mutating func build(options: MappingOptions) -> StoreMapping {
         assignNumbers()
         columnOrder = options.columnOrder
+        joinKeyOrder = options.joinKeyOrder
         if columnOrder == .hashTable {
             notes.append(
                 MappingResolution(
@@ -601,37 +670,15 @@ struct MappingBuilder {
     }
 
     /// The key-column stem (`REL`, `REL1`, …) of every many-to-many relationship, by
-    /// `Entity.relationship`.
-    ///
-    /// Relationships of one name with one destination are numbered in the order of the names of
-    /// the entities that declare them (byte order, as Core Data sorts a model's entities), the
-    /// first keeping the plain name. Evidence, every such collision in the corpus (each store
-    /// with the model in its cache) and the store of issue 23:
-    ///
-    /// | store | `Z_<m><REL>` | plain | numbered | `Z_ENT` order | this order |
-    /// |---|---|---|---|---|---|
-    /// | Photos 10.15.4 to 14.6 (5 stores) | `REPRESENTATIVEASSETS` | Memory | Suggestion | fits | fits |
-    /// | Photos 15.4.1 | `KEYASSETS` | GenericAlbum (29) | Suggestion (65) | fits | fits |
-    /// | Photos 15.4.1 | `REPRESENTATIVEASSETS` | Suggestion (65) | Memory (51) | no | no |
-    /// | an app's store of framework 1344 | `Z_24USERS` | Reaction (20) | SystemMessage (16) | no | fits |
-    ///
-    /// `Z_ENT` order (used before) fails the last row, where SystemMessage is a sub-entity of
-    /// Message and so numbered before Reaction. The names of the inverse relationships on the
-    /// destination (`albumsBeingKeyAssets`, `memoriesBeing…`, `reactions` before
-    /// `suggestionsBeing…`, `systemMessages`) give the same order in every row, so the data
-    /// cannot tell the two apart. No order tried fits Photos 15.4.1's `REPRESENTATIVEASSETS`:
-    /// the order of the `Z_ENT`s, of the table names, of the inverse names, their lengths, or of
-    /// Core Foundation's dictionary (``HashTableOrder``) over the model's entity names or over
-    /// the destination's properties, relationships, to-manys or many-to-manys (each fails
-    /// another row). Its store was migrated through many Photos releases, which may have left
-    /// that pair as an older model numbered it. So the rule is **uncertain**: every collision
-    /// gets a note saying so, and ``StoreMapping/resolve(model:registry:schema:)`` follows
-    /// the store.
+    /// `Entity.relationship`: relationships of one name with one destination are numbered in
+    /// the order ``JoinKeyOrderStyle`` gives their declaring entities, the first keeping the
+    /// plain name.
     private func joinKeyStems(ordered: [EntityDescription]) -> (stems: [String: String], collisions: [[String]]) {
         var stems: [String: String] = [:]
         var sharers: [String: [String]] = [:]
         var takenPerDestination: [String: Set<String>] = [:]
-        for entity in ordered.sorted(by: { $0.name < $1.name }) {
+        let byName = Dictionary(ordered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for entity in joinKeyOrder.ordered(Array(byName.keys)).compactMap({ byName[$0] }) {
             for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
             where relationship.isToMany && !relationship.common.isTransient {
                 guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
@@ -671,7 +718,9 @@ struct MappingBuilder {
         return MappingResolution(
             rule: .joinTableNaming, held: nil, table: numberedTable,
             detail: described.joined(separator: ", ")
-                + ": many-to-many key columns of one name are numbered in the order of the declaring entities' names, which fits 7 of the 8 such collisions seen (not Photos 15.4.1's representativeAssets); uncertain"
+                + ": many-to-many key columns of one name are numbered in the order "
+                + (joinKeyOrder == .entityName ? "of the declaring entities' names" : "of the model's entity dictionary")
+                + " (framework \(joinKeyOrder == .entityName ? "before" : "from") \(JoinKeyOrderStyle.firstHashTableVersion)), which fits the 8 such collisions seen, though a migrated store may keep older names; uncertain"
         )
     }
 

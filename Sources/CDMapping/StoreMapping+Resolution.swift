@@ -23,6 +23,7 @@ extension StoreMapping {
         if schema.table(named: "Z_MODELCACHE") == nil {
             options.columnOrder = columnOrderStyle(of: model, registry: registry, options: options, in: schema)
         }
+        options.joinKeyOrder = joinKeyOrderStyle(of: model, registry: registry, options: options, in: schema)
         var mapping = predict(model: model, registry: registry, options: options)
         options.legacyIndexes = .plainIndexes
         let plain = predict(model: model, registry: registry, options: options)
@@ -84,6 +85,25 @@ extension StoreMapping {
             }.count
         }
         return matchingTables(.hashTable) > matchingTables(.byName) ? .hashTable : .byName
+    }
+
+    /// The join-key order (``JoinKeyOrderStyle``) under which more of the model's join tables
+    /// have the store's columns: a store does not record which framework named them, and a
+    /// migration may keep older names. The current framework's order when it fits every table
+    /// or on a tie.
+    private static func joinKeyOrderStyle(
+        of model: ManagedObjectModel, registry: EntityRegistry?,
+        options: MappingOptions, in schema: StoreSchema
+    ) -> JoinKeyOrderStyle {
+        var options = options
+        func matchingJoinTables(_ style: JoinKeyOrderStyle) -> (matching: Int, all: Int) {
+            options.joinKeyOrder = style
+            let joins = predict(model: model, registry: registry, options: options).tables.filter { $0.kind == .manyToMany }
+            return (joins.filter { sameColumns($0, schema.table(named: $0.name)) }.count, joins.count)
+        }
+        let dictionary = matchingJoinTables(.entityHashTable)
+        guard dictionary.matching < dictionary.all else { return .entityHashTable }
+        return matchingJoinTables(.entityName).matching > dictionary.matching ? .entityName : .entityHashTable
     }
 
     /// How many of the mapping's indexes the store has, by name.

@@ -44,11 +44,10 @@ enum JoinKeyCollisions {
 }
 
 @Suite(.temporaryDirectories, .tags(.corpusWide)) struct JoinKeyCollisionTests {
-    /// Every collision in a corpus store, predicted from the store's cached model and its
-    /// `Z_PRIMARYKEY`, against the key columns the store has. Six are numbered as predicted; in
-    /// Photos 15.4.1 `representativeAssets` is numbered the other way, which no order tried
-    /// explains (``MappingBuilder``'s `joinKeyStems`), so that prediction is marked uncertain
-    /// and the resolved mapping follows the store.
+    /// Every collision in a corpus store, predicted from the store's cached model, its
+    /// `Z_PRIMARYKEY` and its framework version, against the key columns the store has: all
+    /// seven are numbered as predicted (``JoinKeyOrderStyle``), each still with an uncertain
+    /// note (the rule rests on one migrated library), and the resolved mapping follows the store.
     @Test func everyCorpusStoreCollisionAgainstTheStore() throws {
         var outcomes: [String] = []
         for store in MappingCorpus.cached {
@@ -80,8 +79,7 @@ enum JoinKeyCollisions {
                 "osxphotos-photos-13.0.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
                 "osxphotos-photos-14.6.0/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS1",
                 "osxphotos-photos-15.4.1/Photos.sqlite: GenericAlbum.keyAssets=Z_3KEYASSETS Suggestion.keyAssets=Z_3KEYASSETS1",
-                "osxphotos-photos-15.4.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS1 Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS"
-                    + " (predicted Z_3REPRESENTATIVEASSETS Z_3REPRESENTATIVEASSETS1)",
+                "osxphotos-photos-15.4.1/Photos.sqlite: Memory.representativeAssets=Z_3REPRESENTATIVEASSETS1 Suggestion.representativeAssets=Z_3REPRESENTATIVEASSETS",
             ])
     }
 
@@ -97,7 +95,9 @@ enum JoinKeyCollisions {
     }
 
     /// Every corpus model file with a collision gets the uncertain note from a prediction
-    /// without a store; only bookmigration's Model2 has one (its store is of Model1).
+    /// without a store; only bookmigration's Model2 has one (its store is of Model1). A current
+    /// framework orders by the entity dictionary (3 buckets: User probes from slot 2 to 0,
+    /// before Book 1 and Author 2), so User.books keeps the plain name.
     @Test func everyCorpusModelWithACollisionIsMarkedUncertain() throws {
         var found: [String] = []
         for file in JoinKeyCollisions.modelFiles {
@@ -115,6 +115,21 @@ enum JoinKeyCollisions {
             }
         }
         #expect(JoinKeyCollisions.modelFiles.count == 25)
-        #expect(found == ["bookmigration/Model.xcdatamodeld Model2: Author.books=Z_2BOOKS User.books=Z_2BOOKS1"])
+        #expect(found == ["bookmigration/Model.xcdatamodeld Model2: Author.books=Z_2BOOKS1 User.books=Z_2BOOKS"])
+    }
+
+    /// The framework version picks the order: before 1447 the declaring entities' names
+    /// (Author before User), from 1447 the entity dictionary (User before Author).
+    @Test func frameworkVersionPicksTheOrder() throws {
+        let version = try #require(
+            try ModelFiles.versions(at: Corpus.url("bookmigration/Model.xcdatamodeld")).first { $0.name == "Model2" })
+        func columns(_ framework: Int) -> [String?] {
+            let mapping = StoreMapping.predict(model: version.model, options: MappingOptions(frameworkVersion: framework))
+            return ["Author.books", "User.books"].map { JoinKeyCollisions.column(of: $0, in: mapping) }
+        }
+        #expect(columns(1347) == ["Z_2BOOKS", "Z_2BOOKS1"])
+        #expect(columns(1446) == ["Z_2BOOKS", "Z_2BOOKS1"])
+        #expect(columns(1447) == ["Z_2BOOKS1", "Z_2BOOKS"])
+        #expect(columns(1522) == ["Z_2BOOKS1", "Z_2BOOKS"])
     }
 }

@@ -288,15 +288,18 @@ enum MappingCorpus {
                 == ["Z_3REPRESENTATIVEASSETS1", "Z_55SUGGESTIONSBEINGREPRESENTATIVEASSETS"])
     }
 
-    /// Photos 15.4.1 swapped those suffixes relative to the rule; resolution follows the store.
-    @Test func joinColumnSuffixesFollowTheStore() throws {
-        let mapping = try MappedStore.require("osxphotos-photos-15.4.1/Photos.sqlite").resolved
-        #expect(mapping.table(named: "Z_3MEMORIESBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS1")
-        #expect(mapping.table(named: "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS")
+    /// Photos 15.4.1 (framework 1447) swapped those suffixes: from 1447 the model's entity
+    /// dictionary orders them (``JoinKeyOrderStyle``), and Suggestion comes before Memory there.
+    @Test func joinColumnSuffixesOf1447FollowTheEntityDictionary() throws {
+        let mapped = try MappedStore.require("osxphotos-photos-15.4.1/Photos.sqlite")
+        for mapping in [mapped.predicted, mapped.resolved] {
+            #expect(mapping.table(named: "Z_3MEMORIESBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS1")
+            #expect(mapping.table(named: "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS")?.columns.first?.name == "Z_3REPRESENTATIVEASSETS")
+        }
         #expect(
-            mapping.resolutions.contains {
-                $0.rule == .joinTableNaming && $0.held == false
-                    && $0.table == "Z_3SUGGESTIONSBEINGREPRESENTATIVEASSETS" && $0.detail.hasSuffix("uncertain")
+            mapped.resolved.resolutions.contains {
+                $0.rule == .joinTableNaming && $0.held == true
+                    && $0.table == "Z_3MEMORIESBEINGREPRESENTATIVEASSETS" && $0.detail.hasSuffix("uncertain")
             })
     }
 
