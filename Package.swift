@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "CDServe",
             dependencies: [
-                "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDSession",
+                "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDSession", "CDDiagnostics", "CDChanges", "CDDiff",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

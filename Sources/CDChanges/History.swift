@@ -60,12 +60,26 @@ package struct HistoryFilter: Sendable {
     /// Only changes of this entity or its sub-entities; transactions left without changes are
     /// dropped.
     package var entity: String?
+    /// With ``entity``: only the transactions that changed the object with this `Z_PK`, and
+    /// only their changes of it.
+    package var objectPrimaryKey: Int64?
+    /// Only transactions before this one (by number).
+    package var beforeTransaction: Int64?
+    /// Only the newest this many of the transactions selected (still returned oldest first):
+    /// a page of a timeline read newest first, without OFFSET.
+    package var newest: Int?
 
-    package init(afterTransaction: Int64? = nil, since: Double? = nil, author: String? = nil, entity: String? = nil) {
+    package init(
+        afterTransaction: Int64? = nil, since: Double? = nil, author: String? = nil, entity: String? = nil, objectPrimaryKey: Int64? = nil,
+        beforeTransaction: Int64? = nil, newest: Int? = nil
+    ) {
         self.afterTransaction = afterTransaction
         self.since = since
         self.author = author
         self.entity = entity
+        self.objectPrimaryKey = objectPrimaryKey
+        self.beforeTransaction = beforeTransaction
+        self.newest = newest
     }
 }
 
@@ -113,21 +127,24 @@ package struct HistoryReader {
         }
         let wantedEnts: Set<Int>? = filter.entity.flatMap { registry.entity(named: $0) }.map { Set(registry.subtree(of: $0).map(\.ent)) }
         return try snapshot.read { db in
-            var transactions = try readTransactions(db, filter)
+            var transactions = try readTransactions(db, filter, ents: wantedEnts)
             guard !transactions.isEmpty else { return [] }
             let positions = Dictionary(uniqueKeysWithValues: transactions.enumerated().map { ($0.element.id, $0.offset) })
             let changeColumns = try Set(db.columns(in: "ACHANGE").map(\.name))
             let tombstones = (0..<changeColumns.count).map { "ZTOMBSTONE\($0)" }.filter { changeColumns.contains($0) }
             let select = (["Z_PK", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS"] + tombstones).joined(separator: ", ")
             let first = transactions.first?.id ?? 0
+            let last = transactions.last?.id ?? 0
             let cursor = try Row.fetchCursor(
-                db, sql: "SELECT \(select) FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY ZTRANSACTIONID, Z_PK",
-                arguments: [first])
+                db, sql: "SELECT \(select) FROM ACHANGE WHERE ZTRANSACTIONID >= ? AND ZTRANSACTIONID <= ? ORDER BY ZTRANSACTIONID, Z_PK",
+                arguments: [first, last])
             while let row = try cursor.next() {
                 let transactionID: Int64 = row["ZTRANSACTIONID"] ?? 0
                 guard let position = positions[transactionID] else { continue }
                 let ent: Int = row["ZENTITY"] ?? 0
                 if let wantedEnts, !wantedEnts.contains(ent) { continue }
+                let changedPK: Int64 = row["ZENTITYPK"] ?? 0
+                if let pk = filter.objectPrimaryKey, changedPK != pk { continue }
                 transactions[position].changes.append(change(row, ent: ent, tombstones: tombstones))
             }
             if filter.entity != nil { transactions.removeAll { $0.changes.isEmpty } }
@@ -135,7 +152,7 @@ package struct HistoryReader {
         }
     }
 
-    private func readTransactions(_ db: Database, _ filter: HistoryFilter) throws -> [HistoryTransaction] {
+    private func readTransactions(_ db: Database, _ filter: HistoryFilter, ents: Set<Int>?) throws -> [HistoryTransaction] {
         let columns = try Set(db.columns(in: "ATRANSACTION").map(\.name))
         let interned = try db.tableExists("ATRANSACTIONSTRING")
         // Current stores intern the strings (`Z…TS` → ATRANSACTIONSTRING) and leave the inline
@@ -151,6 +168,16 @@ package struct HistoryReader {
             conditions.append("t.Z_PK > ?")
             arguments.append(after)
         }
+        if let before = filter.beforeTransaction {
+            conditions.append("t.Z_PK < ?")
+            arguments.append(before)
+        }
+        if let pk = filter.objectPrimaryKey, let ents {
+            // Entity numbers come from Z_PRIMARYKEY, never from the request.
+            let list = ents.sorted().map(String.init).joined(separator: ", ")
+            conditions.append("t.Z_PK IN (SELECT c.ZTRANSACTIONID FROM ACHANGE c WHERE c.ZENTITY IN (\(list)) AND c.ZENTITYPK = ?)")
+            arguments.append(pk)
+        }
         if let since = filter.since {
             conditions.append("t.ZTIMESTAMP >= ?")
             arguments.append(since)
@@ -161,9 +188,12 @@ package struct HistoryReader {
         }
         let sql = """
             SELECT t.Z_PK, t.ZTIMESTAMP, \(field("ZAUTHOR")), \(field("ZBUNDLEID")), \(field("ZPROCESSID")), \(field("ZCONTEXTNAME"))
-            FROM ATRANSACTION t\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) ORDER BY t.Z_PK
+            FROM ATRANSACTION t\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) \
+            ORDER BY t.Z_PK\(filter.newest == nil ? "" : " DESC LIMIT ?")
             """
-        return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+        if let newest = filter.newest { arguments.append(newest) }
+        let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        return (filter.newest == nil ? rows : rows.reversed()).map { row in
             let timestamp: Double? = row[1]
             return HistoryTransaction(
                 id: row[0] ?? 0, timestamp: timestamp, date: timestamp.map(ValueText.isoDate),

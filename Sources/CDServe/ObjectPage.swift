@@ -1,4 +1,5 @@
 import CDBase
+import CDChanges
 import CDFetch
 import CDModel
 import CDPredicate
@@ -9,11 +10,14 @@ import Hummingbird
 
 /// `/stores/{store}/entities/{Entity}/{pk}`: one object, every property: attributes as the dump
 /// writes them, to-one relationships as links, to-many relationships with their count and first
-/// members, each relationship with its inverse; then Core Data's `description` of the object.
+/// members, each relationship with its inverse; then Core Data's `description` of the object,
+/// and where the store keeps persistent history, the newest transactions that changed it.
 /// `…/{pk}/{relationship}` lists a to-many relationship's members, paged (``MemberList``).
 enum ObjectPage {
     /// Members listed on the object page before the link to the whole list.
     static let previewSize = 10
+    /// Transactions listed in the object's history section.
+    static let historySize = 20
 
     static func respond(_ request: PageRequest) throws -> Response {
         switch request.route {
@@ -53,6 +57,7 @@ enum ObjectPage {
     private static func object(_ request: PageRequest, pool: SessionPool, entity: String, primaryKey: Int64) throws -> Response {
         let store = request.catalog.segment(for: pool.store)
         var changed = false
+        var history: [HistoryTransaction]?
         let (object, relationships) = try pool.withSession { pooled -> (StoredObject, [RelationshipView]) in
             changed = pooled.showsNewVersion
             let object = try read(pooled.session, entity: entity, primaryKey: primaryKey)
@@ -66,8 +71,12 @@ enum ObjectPage {
                 }
                 views.append(view)
             }
+            history = try HistoryPage.transactions(
+                pooled.session, HistoryFilter(entity: object.id.entity, objectPrimaryKey: object.id.pk, newest: historySize + 1))
             return (object, views)
         }
+        let historyPage = history.map { Array($0.reversed().prefix(historySize)) }
+        let olderHistory = (history?.count ?? 0) > historySize
         var describer = DescriptionRenderer()
         let description = describer.render(object)
         if request.format == .json {
@@ -89,6 +98,12 @@ enum ObjectPage {
                     ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(object.id.entity)),
                     ("object", ValueHTML.objectJSON(object)), ("relationships", JSONText.array(relationshipsJSON)),
                     ("description", JSONText.string(description)),
+                    (
+                        "history",
+                        try historyPage.map {
+                            JSONText.object([("transactions", JSONText.array(try $0.map(ReportJSON.encode))), ("more", olderHistory ? "true" : "false")])
+                        } ?? "null"
+                    ),
                 ]))
         }
         let byName = Dictionary(relationships.map { ($0.relationship.name, $0) }) { first, _ in first }
@@ -120,6 +135,15 @@ enum ObjectPage {
         var body = HTML.changeNotice(changed) + "<p class=\"muted\">\(HTML.escape(object.id.uri))</p>\n"
         body += HTML.table(headers: ["Property", "Value", "Kind"], rows: rows, className: "object")
         body += "<h2>Description</h2>\n<pre>\(HTML.escape(description))</pre>\n"
+        body += "<h2>History</h2>\n"
+        if let historyPage {
+            body +=
+                historyPage.isEmpty
+                ? "<p class=\"muted\">No transaction in the persistent history changed this object.</p>\n" : HistoryPage.timeline(historyPage, store: store)
+            if olderHistory { body += "<p class=\"muted\">Only the newest \(historySize) transactions are shown.</p>\n" }
+        } else {
+            body += "<p class=\"muted\">This store keeps no persistent history.</p>\n"
+        }
         let crumbs = [
             ("Stores", "/"), (pool.store.name, Paths.store(store)), (object.id.entity, Paths.entity(store, object.id.entity)),
             ("p\(object.id.pk)", ""),

@@ -7,6 +7,12 @@ import Foundation
 ///     /stores/{store}/entities/{Entity}            its objects, sorted, filtered, paged
 ///     /stores/{store}/entities/{Entity}/{pk}       one object
 ///     /stores/{store}/entities/{Entity}/{pk}/{to-many}   the members of one relationship, paged
+///     /stores/{store}/model                        its model: entities, properties, indexes, diagram
+///     /stores/{store}/validate                     what `validate` finds in it
+///     /stores/{store}/compat                       `compat` against the model given with --model
+///     /stores/{store}/history                      its persistent history, newest first, paged
+///     /explain                                     `explain` for a pasted error dump
+///     /diff/{a}/{b}                                what `diff` finds between two served stores
 ///     /-/cdstore.css, /-/cdstore.js                the embedded stylesheet and script
 ///
 /// `{store}` is a number from `/` or a store's name; entities and relationships by name; objects
@@ -19,6 +25,12 @@ enum Route: Equatable {
     case entity(store: String, entity: String)
     case object(store: String, entity: String, primaryKey: Int64)
     case members(store: String, entity: String, primaryKey: Int64, relationship: String)
+    case model(store: String)
+    case validate(store: String)
+    case compat(store: String)
+    case history(store: String)
+    case explain
+    case diff(String, String)
     case asset(String)
 
     /// The representation the path's suffix asks for.
@@ -37,7 +49,9 @@ enum Route: Equatable {
         }
         var raw = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         if raw.last == "" { raw.removeLast() }
-        guard raw.count >= 2, raw.count <= 6, raw[0] == "stores", !raw.contains("") else { throw .noSuchPage(path: path) }
+        guard raw.count >= 1, raw.count <= 6, ["stores", "explain", "explain.json", "diff"].contains(raw[0]), !raw.contains("") else {
+            throw .noSuchPage(path: path)
+        }
         var format = Format.html
         if let last = raw.last, let dot = last.lastIndex(of: "."), let suffix = Format(rawValue: String(last[last.index(after: dot)...])),
             suffix != .html
@@ -54,6 +68,13 @@ enum Route: Equatable {
         }
         let route: Route
         switch segments.count {
+        case 1 where segments[0] == "explain": route = .explain
+        case 3 where segments[0] == "diff": route = .diff(segments[1], segments[2])
+        case _ where segments[0] != "stores": throw .noSuchPage(path: path)
+        case 3 where segments[2] == "model": route = .model(store: segments[1])
+        case 3 where segments[2] == "validate": route = .validate(store: segments[1])
+        case 3 where segments[2] == "compat": route = .compat(store: segments[1])
+        case 3 where segments[2] == "history": route = .history(store: segments[1])
         case 2: route = .store(segments[1])
         case 4 where segments[2] == "entities": route = .entity(store: segments[1], entity: segments[3])
         case 5 where segments[2] == "entities":
@@ -103,6 +124,19 @@ enum Paths {
         -> String
     {
         object(store, entity, primaryKey) + "/" + segment(relationship) + suffix(format) + queryString(query)
+    }
+
+    /// `/stores/{store}/{page}` for the model, validate, compat and history pages.
+    static func storePage(_ store: String, _ page: String, format: Route.Format = .html, query: [(String, String)] = []) -> String {
+        "/stores/" + segment(store) + "/" + page + suffix(format) + queryString(query)
+    }
+
+    static func diff(_ a: String, _ b: String, format: Route.Format = .html, query: [(String, String)] = []) -> String {
+        "/diff/" + segment(a) + "/" + segment(b) + suffix(format) + queryString(query)
+    }
+
+    static func explain(format: Route.Format = .html, query: [(String, String)] = []) -> String {
+        "/explain" + suffix(format) + queryString(query)
     }
 
     private static func suffix(_ format: Route.Format) -> String { format == .html ? "" : "." + format.rawValue }

@@ -24,6 +24,8 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
     /// A `where` predicate or query that does not parse or translate; `message` is the
     /// parser's, and `caret` its two-line diagram of where, when it gave one.
     case badQuery(String, caret: String?)
+    /// A parameter longer than the page accepts (a pasted error dump); `message` names the bound.
+    case tooLong(String)
     /// Only GET and HEAD are served.
     case methodNotAllowed(method: String)
     /// A query ran past `--query-timeout`.
@@ -35,12 +37,13 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
     package var message: String {
         switch self {
         case .noSuchPage(let path):
-            return "no page at \(path); pages: /, /stores/{store}, /stores/{store}/entities/{Entity}, /stores/{store}/entities/{Entity}/{Z_PK}"
+            return
+                "no page at \(path); pages: /, /stores/{store}, /stores/{store}/entities/{Entity}, /stores/{store}/entities/{Entity}/{Z_PK}, /stores/{store}/model, /stores/{store}/validate, /stores/{store}/compat, /stores/{store}/history, /explain, /diff/{a}/{b}"
         case .unknownStore(let name): return "no served store is named or numbered \"\(name)\""
         case .unknownEntity(let name, let known): return "unknown entity \"\(name)\"; entities: \(known.joined(separator: ", "))"
         case .unknownObject(let entity, let primaryKey): return "\(entity) has no object with Z_PK \(primaryKey)"
         case .unknownRelationship(let entity, let name): return "\(entity) has no to-many relationship \"\(name)\""
-        case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message): return message
+        case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message), .tooLong(let message): return message
         case .methodNotAllowed(let method): return "\(method) is not allowed: cdstore serve is read-only and answers GET and HEAD only"
         case .queryTimeout(let seconds):
             return "the query was stopped after \(QueryDeadline.format(seconds)) s (--query-timeout); narrow the filter or sort by an indexed attribute"
@@ -52,6 +55,7 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .noSuchPage, .unknownStore, .unknownEntity, .unknownObject, .unknownRelationship: return .notFound
         case .badRequest, .badQuery: return .badRequest
         case .methodNotAllowed: return .methodNotAllowed
+        case .tooLong: return .uriTooLong
         case .queryTimeout: return .serviceUnavailable
         case .storeFailure: return .internalServerError
         }

@@ -59,6 +59,12 @@ package struct ServeResponder: HTTPResponder {
             if format == .csv || format == .ndjson { return try ExportResponse.respond(page) }
             return try EntityPage.respond(page)
         case .object, .members: return try ObjectPage.respond(page)
+        case .model: return try ModelPage.respond(page)
+        case .validate: return try ValidatePage.respond(page)
+        case .compat: return try CompatPage.respond(page)
+        case .explain: return try ExplainPage.respond(page)
+        case .history: return try HistoryPage.respond(page)
+        case .diff: return try DiffPage.respond(page)
         }
     }
 

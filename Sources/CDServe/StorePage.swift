@@ -40,12 +40,14 @@ enum StorePage {
             return ServeResponder.json(
                 JSONText.object([
                     ("store", storeJSON(pool.store, segment: segment)), ("modelProblem", JSONText.optional(modelProblem)),
-                    ("entities", JSONText.array(entities)), ("inspection", inspected),
+                    ("entities", JSONText.array(entities)), ("pages", pagesJSON(request.catalog, store: pool.store, segment: segment)),
+                    ("inspection", inspected),
                 ]))
         }
         var body = HTML.changeNotice(changed)
         if let modelProblem { body += "<p class=\"error\">\(HTML.escape(modelProblem))</p>\n" }
         body += warnings(inspection)
+        body += pages(request.catalog, store: pool.store, segment: segment)
         body += "<h2>Entities</h2>\n" + entityTree(inspection, browsable: browsable, segment: segment)
         body += "<h2>Store</h2>\n" + metadata(inspection)
         body += "<h2>Model version</h2>\n" + model(inspection)
@@ -59,6 +61,35 @@ enum StorePage {
         JSONText.object([
             ("number", String(store.number)), ("name", JSONText.string(store.name)), ("url", JSONText.string(Paths.store(segment))),
         ])
+    }
+
+    /// Links to the store's other pages, and to its comparison with each other served store.
+    private static func pages(_ catalog: StoreCatalog, store: ServedStore, segment: String) -> String {
+        let links = [("model", "Model"), ("validate", "Validate"), ("compat", "Compat"), ("history", "History")].map {
+            HTML.link(Paths.storePage(segment, $0.0), $0.1)
+        }
+        var html =
+            "<p class=\"pages\">" + links.joined(separator: " · ") + " · " + HTML.link(Paths.explain(query: [("store", segment)]), "Explain an error")
+            + "</p>\n"
+        let others = catalog.stores.filter { $0.number != store.number }
+        if !others.isEmpty {
+            html +=
+                "<p class=\"compare\">Compare with "
+                + others.map { HTML.link(Paths.diff(segment, catalog.segment(for: $0)), $0.name) }.joined(separator: ", ") + "</p>\n"
+        }
+        return html
+    }
+
+    /// The same links in the JSON twin: each page's JSON URL, and each comparison's.
+    private static func pagesJSON(_ catalog: StoreCatalog, store: ServedStore, segment: String) -> String {
+        let pages = ["model", "validate", "compat", "history"].map { ($0, JSONText.string(Paths.storePage(segment, $0, format: .json))) }
+        let compare = catalog.stores.filter { $0.number != store.number }.map { other in
+            JSONText.object([
+                ("store", storeJSON(other, segment: catalog.segment(for: other))),
+                ("url", JSONText.string(Paths.diff(segment, catalog.segment(for: other), format: .json))),
+            ])
+        }
+        return JSONText.object(pages + [("compare", JSONText.array(compare))])
     }
 
     private static func warnings(_ inspection: StoreInspection) -> String {

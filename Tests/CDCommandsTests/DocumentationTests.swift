@@ -138,6 +138,26 @@ import Testing
         #expect(row.contains("[cdstore(1) › \(name)](man/cdstore.1)"), "README.md's row for \(name) does not point to its man page entry")
     }
 
+    /// serve's URL scheme: every page in Route.swift's doc comment is in README.md's route list
+    /// in the same words, and has its entry under serve in man/cdstore.1 (`.BI /stores/ store /model`).
+    @Test func serveRoutesAreDocumented() {
+        let routes = Self.read("Sources/CDServe/Route.swift").split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("///     /") ? String(line.dropFirst(8)) : nil
+        }
+        #expect(routes.count >= 12)
+        let readme = Self.read("README.md")
+        let manEntries = Set(
+            Self.manSource.split(separator: "\n").compactMap { line -> String? in
+                line.hasPrefix(".B /") ? String(line.dropFirst(3)) : line.hasPrefix(".BI /") ? String(line.dropFirst(4)) : nil
+            })
+        for route in routes {
+            #expect(readme.contains("\n" + route + "\n"), "README.md's route list lacks \(route)")
+            guard let path = route.split(separator: " ").first, !path.hasPrefix("/-/") else { continue }
+            let roff = path.replacingOccurrences(of: "{", with: " ").replacingOccurrences(of: "}", with: " ").trimmingCharacters(in: .whitespaces)
+            #expect(manEntries.contains(roff), "man/cdstore.1 has no entry .BI \(roff) for \(route)")
+        }
+    }
+
     @Test(arguments: ["man/cdstore.1", "man/cdstore-troubleshooting.7"])
     func manPageRendersCleanly(_ page: String) throws {
         let groff = ["/usr/bin/groff", "/usr/local/bin/groff", "/opt/homebrew/bin/groff"]

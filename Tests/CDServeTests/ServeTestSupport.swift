@@ -21,12 +21,12 @@ enum ServeHarness {
     }
 
     /// Runs `body` with a client of a server over `paths` (Hummingbird's in-memory router test:
-    /// no socket).
+    /// no socket), started with `--model modelPath` when given.
     static func withServer<Value: Sendable>(
-        _ paths: [URL], queryTimeout: Double = 10, idleSessions: Int = 4,
+        _ paths: [URL], modelPath: String? = nil, queryTimeout: Double = 10, idleSessions: Int = 4,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        let stores = paths.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: nil) }
+        let stores = paths.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: modelPath) }
         let app = ServeServer.application(catalog: StoreCatalog(stores: stores, queryTimeout: queryTimeout, idleSessions: idleSessions))
         return try await app.test(.router, body)
     }
