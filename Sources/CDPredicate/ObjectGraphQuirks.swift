@@ -3,7 +3,8 @@ extension ObjectGraphEvaluator {
     /// `nsPredicate` answers may differ. A predicate without any has the same answer both ways.
     ///
     /// - `nilComparison`: a comparison that is negated (under NOT, `!=`, NONE) or quantified by
-    ///   ALL, other than with nil: NULL makes it UNKNOWN in SQL and true or false in NSPredicate.
+    ///   ALL, other than `== nil` and `!= nil`: NULL makes it UNKNOWN in SQL and true or false in
+    ///   NSPredicate (`NOT age > nil` matches nothing in SQL, every object in NSPredicate).
     /// - `toManyJoinUnderNot`: a to-many comparison under NOT, or NONE.
     /// - `nullMemberUnderOr`: a to-many comparison that is an OUTER join (under OR or NOT, or NONE).
     /// - `emptyAggregate`: `@avg`, `@min` or `@max`.
@@ -29,7 +30,10 @@ extension ObjectGraphEvaluator {
         case .comparison(let comparison):
             let left = shape(of: comparison.left, variables: variables, into: &found)
             let right = shape(of: comparison.right, variables: variables, into: &found)
-            let testsNil = comparison.right == .constant(.null) || comparison.left == .constant(.null)
+            // Only == nil and != nil become IS NULL / IS NOT NULL; `age > nil` is UNKNOWN in SQL.
+            let testsNil =
+                (comparison.op == .equal || comparison.op == .notEqual)
+                && (comparison.right == .constant(.null) || comparison.left == .constant(.null))
             let quantified = comparison.quantifier == .none || comparison.quantifier == .all
             if !testsNil && (negated || comparison.op == .notEqual || quantified) {
                 found.insert(.nilComparison)

@@ -212,6 +212,9 @@ import Testing
         #expect(try quirks("NOT (ANY e2b == %@)") == [.nilComparison, .toManyJoinUnderNot, .nullMemberUnderOr])
         #expect(try quirks("ANY e2a.name == nil OR name == 'a'") == [.nullMemberUnderOr])
         #expect(try quirks("name != 'a'") == [.nilComparison])
+        #expect(try quirks("NOT name != nil") == [])
+        #expect(try quirks("NOT name > nil") == [.nilComparison])
+        #expect(try quirks("name > nil") == [])
         #expect(try quirks("e2a.@avg.name > 1") == [.emptyAggregate])
         #expect(try quirks("SUBQUERY(e2a, $m, NONE $m.e1b.name == 'a').@count == 0").contains(.toManyJoinUnderNot))
     }
