@@ -155,36 +155,8 @@ import Testing
         #expect(reported.updated == recorded.updated)
 
         // The counts, against SQL over both files: objects of each entity only in A, only in B.
-        let queue = try DatabaseQueue()
-        try queue.inDatabase { db in
-            try db.execute(sql: "ATTACH DATABASE ? AS a", arguments: [a.path])
-            try db.execute(sql: "ATTACH DATABASE ? AS b", arguments: [b.path])
-        }
-        var counted: [String: (deleted: Int, inserted: Int)] = [:]
-        for (table, ents) in [("ZBOOK", [1, 2]), ("ZFEEDBACK", [3]), ("ZPAGE", [4])] {
-            for ent in ents {
-                let (deleted, inserted) = try queue.inDatabase { db in
-                    (
-                        try Int.fetchOne(
-                            db, sql: "SELECT COUNT(*) FROM a.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM b.\(table) WHERE Z_ENT = ?)",
-                            arguments: [ent, ent]) ?? 0,
-                        try Int.fetchOne(
-                            db, sql: "SELECT COUNT(*) FROM b.\(table) WHERE Z_ENT = ? AND Z_PK NOT IN (SELECT Z_PK FROM a.\(table) WHERE Z_ENT = ?)",
-                            arguments: [ent, ent]) ?? 0
-                    )
-                }
-                if deleted + inserted > 0 { counted[Self.entityNames[ent] ?? ""] = (deleted, inserted) }
-            }
-        }
-        var countedByDiff: [String: (deleted: Int, inserted: Int)] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
-            guard value["section"] as? String == "entity", let entity = value["entity"] as? String,
-                let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0
-            else { continue }
-            countedByDiff[entity] = (deleted, inserted)
-        }
-        #expect(countedByDiff.mapValues { [$0.deleted, $0.inserted] } == counted.mapValues { [$0.deleted, $0.inserted] })
+        let (counted, countedByDiff) = try Self.onlyOnOneSide(a, b, diff: result.stdout) { _ in "Z_PK" }
+        #expect(countedByDiff == counted)
     }
 
     /// A 16-byte blob unique to the bound integer (a valid UUID's size): the keys of new rows.
@@ -269,6 +241,16 @@ import Testing
         #expect(reported.updated == recorded.updated)
 
         // The counts, against SQL over both files: keys of each entity only in A, only in B.
+        let (counted, countedByDiff) = try Self.onlyOnOneSide(a, b, diff: result.stdout) { Self.keyColumns[$0] ?? "" }
+        #expect(countedByDiff == counted)
+    }
+
+    /// Per entity with any, the objects only in A and only in B ([deleted, inserted]), counted
+    /// by SQL over both files with objects matched by `matchColumn(table)`, and as the NDJSON
+    /// report `diff` says.
+    static func onlyOnOneSide(
+        _ a: URL, _ b: URL, diff: String, matchColumn: (String) -> String
+    ) throws -> (sql: [String: [Int]], diff: [String: [Int]]) {
         let queue = try DatabaseQueue()
         try queue.inDatabase { db in
             try db.execute(sql: "ATTACH DATABASE ? AS a", arguments: [a.path])
@@ -276,7 +258,7 @@ import Testing
         }
         var counted: [String: [Int]] = [:]
         for (table, ents) in [("ZBOOK", [1, 2]), ("ZFEEDBACK", [3]), ("ZPAGE", [4])] {
-            let key = Self.keyColumns[table] ?? ""
+            let column = matchColumn(table)
             for ent in ents {
                 let counts = try queue.inDatabase { db in
                     try ["a", "b"].map { side in
@@ -284,22 +266,22 @@ import Testing
                         return try Int.fetchOne(
                             db,
                             sql:
-                                "SELECT COUNT(*) FROM \(side).\(table) WHERE Z_ENT = ? AND \(key) NOT IN (SELECT \(key) FROM \(other).\(table) WHERE Z_ENT = ?)",
+                                "SELECT COUNT(*) FROM \(side).\(table) WHERE Z_ENT = ? AND \(column) NOT IN (SELECT \(column) FROM \(other).\(table) WHERE Z_ENT = ?)",
                             arguments: [ent, ent]) ?? 0
                     }
                 }
-                if counts.reduce(0, +) > 0 { counted[Self.entityNames[ent] ?? ""] = counts }
+                if counts.reduce(0, +) > 0 { counted[entityNames[ent] ?? ""] = counts }
             }
         }
         var countedByDiff: [String: [Int]] = [:]
-        for line in result.stdout.split(separator: "\n") {
+        for line in diff.split(separator: "\n") {
             let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
             guard value["section"] as? String == "entity", let entity = value["entity"] as? String,
                 let deleted = value["deleted"] as? Int, let inserted = value["inserted"] as? Int, deleted + inserted > 0
             else { continue }
             countedByDiff[entity] = [deleted, inserted]
         }
-        #expect(countedByDiff == counted)
+        return (counted, countedByDiff)
     }
 
     /// The same mutations seen from the other side: B → A swaps inserts and deletes.
