@@ -23,8 +23,8 @@ extension StoreMapping {
         if schema.table(named: "Z_MODELCACHE") == nil {
             options.columnOrder = columnOrderStyle(of: model, registry: registry, options: options, in: schema)
         }
-        options.joinKeyOrder = joinKeyOrderStyle(of: model, registry: registry, options: options, in: schema)
-        var mapping = predict(model: model, registry: registry, options: options)
+        var mapping: StoreMapping
+        (options.joinKeyOrder, mapping) = joinKeyOrderStyle(of: model, registry: registry, options: options, in: schema)
         options.legacyIndexes = .plainIndexes
         let plain = predict(model: model, registry: registry, options: options)
         let plainIndexes = plain.indexCount(in: schema) > mapping.indexCount(in: schema)
@@ -90,20 +90,22 @@ extension StoreMapping {
     /// The join-key order (``JoinKeyOrderStyle``) under which more of the model's join tables
     /// have the store's columns: a store does not record which framework named them, and a
     /// migration may keep older names. The current framework's order when it fits every table
-    /// or on a tie.
+    /// or on a tie. Returns the prediction under that order too, so it is not made again.
     private static func joinKeyOrderStyle(
         of model: ManagedObjectModel, registry: EntityRegistry?,
         options: MappingOptions, in schema: StoreSchema
-    ) -> JoinKeyOrderStyle {
+    ) -> (JoinKeyOrderStyle, StoreMapping) {
         var options = options
-        func matchingJoinTables(_ style: JoinKeyOrderStyle) -> (matching: Int, all: Int) {
+        func prediction(_ style: JoinKeyOrderStyle) -> (mapping: StoreMapping, matching: Int, all: Int) {
             options.joinKeyOrder = style
-            let joins = predict(model: model, registry: registry, options: options).tables.filter { $0.kind == .manyToMany }
-            return (joins.filter { sameColumns($0, schema.table(named: $0.name)) }.count, joins.count)
+            let mapping = predict(model: model, registry: registry, options: options)
+            let joins = mapping.tables.filter { $0.kind == .manyToMany }
+            return (mapping, joins.filter { sameColumns($0, schema.table(named: $0.name)) }.count, joins.count)
         }
-        let dictionary = matchingJoinTables(.entityHashTable)
-        guard dictionary.matching < dictionary.all else { return .entityHashTable }
-        return matchingJoinTables(.entityName).matching > dictionary.matching ? .entityName : .entityHashTable
+        let dictionary = prediction(.entityHashTable)
+        guard dictionary.matching < dictionary.all else { return (.entityHashTable, dictionary.mapping) }
+        let byName = prediction(.entityName)
+        return byName.matching > dictionary.matching ? (.entityName, byName.mapping) : (.entityHashTable, dictionary.mapping)
     }
 
     /// How many of the mapping's indexes the store has, by name.
