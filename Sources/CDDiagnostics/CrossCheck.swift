@@ -111,10 +111,15 @@ package enum CrossChecker {
     package static let rowLimit = 20
 
     package static func check(_ finding: ErrorFinding, storePath: String?, modelPath: String?) throws -> CrossCheck {
+        try check(finding, snapshot: storePath.map { try StoreSnapshot(path: $0) }, storePath: storePath, modelPath: modelPath)
+    }
+
+    /// Checks `finding` against an open `snapshot` of the store at `storePath` (`serve` passes
+    /// its pooled session's, so the check runs under the query time limit).
+    package static func check(_ finding: ErrorFinding, snapshot: StoreSnapshot?, storePath: String?, modelPath: String?) throws -> CrossCheck {
         var result = CrossCheck()
         result.store = storePath
         result.model = modelPath
-        let snapshot = try storePath.map { try StoreSnapshot(path: $0) }
         let versions = try modelPath.map { try ModelSource.versions(at: $0) } ?? []
         var storeHashes: [String: Data]?
         if let snapshot {

@@ -20,8 +20,16 @@ package enum StoreDiffer {
         _ pathA: String, _ pathB: String, modelPath: String? = nil,
         options: DiffOptions, trace: SQLTrace? = nil
     ) throws -> StoreDiffReport {
-        let sessionA = try StoreSession(storePath: pathA, modelPath: modelPath, trace: trace)
-        let sessionB = try StoreSession(storePath: pathB, modelPath: modelPath, trace: trace)
+        try compare(
+            StoreSession(storePath: pathA, modelPath: modelPath, trace: trace),
+            StoreSession(storePath: pathB, modelPath: modelPath, trace: trace), options: options)
+    }
+
+    /// Compares the stores of two open sessions, as ``compare(_:_:modelPath:options:trace:)``
+    /// does after opening them: `serve` passes sessions from its pools, so the comparison runs
+    /// under the pools' query time limit.
+    package static func compare(_ sessionA: StoreSession, _ sessionB: StoreSession, options: DiffOptions) throws -> StoreDiffReport {
+        let (pathA, pathB) = (sessionA.storePath, sessionB.storePath)
         let (snapshotA, snapshotB) = (sessionA.snapshot, sessionB.snapshot)
         let readerA = try sessionA.reader()
         let readerB = try sessionB.reader()

@@ -22,7 +22,11 @@ enum DiffPage {
         options.limit = limit
         let report: StoreDiffReport
         do {
-            report = try StoreDiffer.compare(poolA.store.path, poolB.store.path, modelPath: poolA.store.modelPath, options: options)
+            report = try poolA.withSession(remedy: .useCommand("diff")) { pooledA in
+                try poolB.withSession(remedy: .useCommand("diff")) { pooledB in
+                    try StoreDiffer.compare(pooledA.session, pooledB.session, options: options)
+                }
+            }
         } catch let error as DiffError {
             throw ServeError.badRequest(error.message)
         }

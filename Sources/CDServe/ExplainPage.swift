@@ -30,7 +30,11 @@ enum ExplainPage {
             }
         } else if let reading = ErrorDumpParser.parse(dump) {
             var result = Explanation(reading: reading)
-            if let pool { result.crossCheck = try CrossChecker.check(reading.primary, storePath: pool.store.path, modelPath: pool.store.modelPath) }
+            if let pool {
+                result.crossCheck = try pool.withSession(remedy: .useCommand("explain --store")) { pooled in
+                    try CrossChecker.check(reading.primary, snapshot: pooled.session.snapshot, storePath: pool.store.path, modelPath: pool.store.modelPath)
+                }
+            }
             explanation = result
         } else {
             problem = .badRequest(

@@ -23,7 +23,7 @@ enum HistoryPage {
         let store = request.catalog.segment(for: pool.store)
         var changed = false
         // One transaction more than the page shows tells whether there is a next page.
-        let read = try pool.withSession { pooled -> [HistoryTransaction]? in
+        let read = try pool.withSession(remedy: .useCommand("history")) { pooled -> [HistoryTransaction]? in
             changed = pooled.showsNewVersion
             return try transactions(pooled.session, HistoryFilter(beforeTransaction: before, newest: size + 1))
         }

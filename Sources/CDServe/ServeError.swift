@@ -6,8 +6,9 @@ import Hummingbird
 
 /// Why a request gets no page, each with its HTTP status: a malformed path or parameter (400),
 /// a store, entity or object the server does not have (404), a method other than GET or HEAD
-/// (405), a query over its time limit (503). Errors from the library are mapped by their type
-/// and case in ``init(_:)``, never by their text.
+/// (405), a store whose model cannot be read (409: start `serve` with `--model`), a query over
+/// its time limit (503). Errors from the library are mapped by their type and case in
+/// ``init(_:)``, never by their text.
 package enum ServeError: UserFacingError, Equatable, Sendable {
     /// The path names no page; `path` is the request's (escaped when shown).
     case noSuchPage(path: String)
@@ -28,8 +29,12 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
     case tooLong(String)
     /// Only GET and HEAD are served.
     case methodNotAllowed(method: String)
-    /// A query ran past `--query-timeout`.
-    case queryTimeout(seconds: Double)
+    /// A query ran past `--query-timeout`; `remedy` is what the page advises instead.
+    case queryTimeout(seconds: Double, remedy: TimeoutRemedy)
+    /// The store has no usable model (no model cache, a corrupt one, no version of `--model`
+    /// that fits): pages that need entities cannot be built until `serve` is given `--model`.
+    /// `message` is the library's, which names the remedy.
+    case noModel(String)
     /// Any other error from a store (a corrupt page, an unreadable model cache): the page cannot
     /// be built, and `message` is the library's one line.
     case storeFailure(String)
@@ -43,10 +48,16 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .unknownEntity(let name, let known): return "unknown entity \"\(name)\"; entities: \(known.joined(separator: ", "))"
         case .unknownObject(let entity, let primaryKey): return "\(entity) has no object with Z_PK \(primaryKey)"
         case .unknownRelationship(let entity, let name): return "\(entity) has no to-many relationship \"\(name)\""
-        case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message), .tooLong(let message): return message
+        case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message), .tooLong(let message), .noModel(let message):
+            return message
         case .methodNotAllowed(let method): return "\(method) is not allowed: cdstore serve is read-only and answers GET and HEAD only"
-        case .queryTimeout(let seconds):
-            return "the query was stopped after \(QueryDeadline.format(seconds)) s (--query-timeout); narrow the filter or sort by an indexed attribute"
+        case .queryTimeout(let seconds, let remedy):
+            let stopped = "the query was stopped after \(QueryDeadline.format(seconds)) s (--query-timeout)"
+            switch remedy {
+            case .narrowFilter: return stopped + "; narrow the filter or sort by an indexed attribute"
+            case .useCommand(let command):
+                return stopped + "; run `cdstore \(command)` on the store, which has no time limit, or start serve with a longer --query-timeout"
+            }
         }
     }
 
@@ -55,6 +66,7 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .noSuchPage, .unknownStore, .unknownEntity, .unknownObject, .unknownRelationship: return .notFound
         case .badRequest, .badQuery: return .badRequest
         case .methodNotAllowed: return .methodNotAllowed
+        case .noModel: return .conflict
         case .tooLong: return .uriTooLong
         case .queryTimeout: return .serviceUnavailable
         case .storeFailure: return .internalServerError
@@ -67,12 +79,21 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         switch error {
         case let serve as ServeError: self = serve
         case StoreError.unknownEntity(let name, let known): self = .unknownEntity(name: name, known: known)
+        case let store as StoreError where Self.isMissingModel(store): self = .noModel(store.message)
         case let store as StoreError where Self.isRequestFault(store): self = .badQuery(store.message, caret: nil)
         case let predicate as PredicateError: self = .badQuery(predicate.description, caret: predicate.caretDiagram)
         case let translation as FetchSQLError: self = .badQuery(translation.message, caret: nil)
         case let fetch as FetchError: self = .badQuery(fetch.message, caret: nil)
         case let userFacing as UserFacingError: self = .storeFailure(userFacing.message)
         default: self = .storeFailure(String(describing: error))
+        }
+    }
+
+    /// The store errors that say the store's model cannot be read.
+    private static func isMissingModel(_ error: StoreError) -> Bool {
+        switch error {
+        case .noModelCache, .corruptModelCache, .unknownModelVersion, .noCurrentModelVersion: return true
+        default: return false
         }
     }
 
@@ -83,4 +104,13 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         default: return false
         }
     }
+}
+
+/// What a page whose queries ran past `--query-timeout` advises: an entity page's filter can be
+/// narrowed; a whole-store report (validate, compat, history, diff, explain's check) cannot, and
+/// its command has no time limit.
+package enum TimeoutRemedy: Equatable, Sendable {
+    case narrowFilter
+    /// The `cdstore` command (with its options) that gives the same report without a limit.
+    case useCommand(String)
 }

@@ -3,8 +3,9 @@ import Hummingbird
 /// Answers every request of `cdstore serve`. One responder instead of Hummingbird's `Router`,
 /// so that every answer passes the same checks and gets the same headers: a method other than
 /// GET or HEAD is a 405 on any path (a router answers it 404), and error pages carry the
-/// security headers too (router middleware skips thrown errors). Pages are in their own files
-/// (``StoresPage``, ``StorePage``, ``EntityPage``, ``ObjectPage``); ``Route`` is the URL scheme.
+/// security headers too (router middleware skips thrown errors). ``Route`` is the URL scheme;
+/// each of its cases is answered by a page type in a file of its own (``StorePage``,
+/// ``EntityPage``, ``ModelPage``, ``DiffPage``…), named in ``answer(_:wantsJSON:)``'s switch.
 package struct ServeResponder: HTTPResponder {
     package typealias Context = BasicRequestContext
 

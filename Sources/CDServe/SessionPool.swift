@@ -5,7 +5,7 @@ import Foundation
 /// The sessions of one served store, reused across requests.
 ///
 /// A ``StoreSession`` is one snapshot on one SQLite connection and is not `Sendable`, so a
-/// request borrows one (``withSession(_:)``) for its whole duration and gives it back; requests
+/// request borrows one (``withSession(remedy:_:)``) for its whole duration and gives it back; requests
 /// in parallel get sessions of their own. A session is reused only while the store's files are as
 /// they were when it was opened (``StoreStamp``: size and modification time of the main file and
 /// the `-wal`): after the app writes, the next request opens a fresh snapshot, so a page never
@@ -38,17 +38,18 @@ final class SessionPool: @unchecked Sendable {
         self.maximumIdle = maximumIdle
     }
 
-    /// Runs `body` with a session on the store as it is now, under the query time limit. A
-    /// store the app changed in the middle of the read is read once more on a fresh snapshot.
-    func withSession<T>(_ body: (PooledSession) throws -> T) throws -> T {
+    /// Runs `body` with a session on the store as it is now, under the query time limit, whose
+    /// message gives `remedy`. A store the app changed in the middle of the read is read once
+    /// more on a fresh snapshot.
+    func withSession<T>(remedy: TimeoutRemedy = .narrowFilter, _ body: (PooledSession) throws -> T) throws -> T {
         do {
-            return try attempt(body)
+            return try attempt(remedy, body)
         } catch StoreError.changedWhileReading {
-            return try attempt(body)
+            return try attempt(remedy, body)
         }
     }
 
-    private func attempt<T>(_ body: (PooledSession) throws -> T) throws -> T {
+    private func attempt<T>(_ remedy: TimeoutRemedy, _ body: (PooledSession) throws -> T) throws -> T {
         let pooled = try checkOut()
         pooled.deadline.start(seconds: queryTimeout)
         defer { pooled.deadline.stop() }
@@ -57,7 +58,7 @@ final class SessionPool: @unchecked Sendable {
             checkIn(pooled)
             return result
         } catch {
-            if pooled.deadline.hasPassed { throw ServeError.queryTimeout(seconds: queryTimeout) }
+            if pooled.deadline.hasPassed { throw ServeError.queryTimeout(seconds: queryTimeout, remedy: remedy) }
             if case StoreError.changedWhileReading = error { throw error }
             checkIn(pooled)
             throw error

@@ -256,6 +256,41 @@ import Testing
         #expect(try Self.checksums(copies) == before)
     }
 
+    /// A store written before framework 754 has no model cache: the pages that need its model
+    /// say so with a 409 that names the remedy (`--model`), and the store page still answers.
+    @Test func aStoreWithoutModelCacheGetsAClearConflict() async throws {
+        let copies = try ServeHarness.copies(["failedbankcd-seed/2013-12-12-wal/CoreDataTutorial2.sqlite"])
+        let answers = try await ServeHarness.withServer(copies) { client in
+            try await ["/stores/1/model", "/stores/1/model.json", "/stores/1/validate.json", "/stores/1/entities/FailedBankInfo.json", "/stores/1.json"]
+                .asyncMap { uri in (uri, try await ServeHarness.get(client, uri)) }
+        }
+        #expect(answers.map { $0.1.status } == [409, 409, 409, 409, 200])
+        for (uri, answer) in answers.prefix(4) {
+            #expect(answer.body.contains("has no model cache (Z_MODELCACHE)") && answer.body.contains("--model"), "\(uri): \(answer.body.prefix(300))")
+            if uri.hasSuffix(".json") { #expect(try ServeHarness.problems(answer.body, schema: "serve-error.schema.json") == [], "\(uri)") }
+        }
+    }
+
+    /// Whole-store reports stopped by the time limit advise their command, which has none,
+    /// instead of a filter: validate, history and diff through the session pool.
+    @Test func reportsOverTheTimeLimitAdviseTheirCommand() async throws {
+        let copies = try ServeHarness.copies([ServeHarness.photos, ServeHarness.photos])
+        let answers = try await ServeHarness.withServer(copies, queryTimeout: 0.000_001) { client in
+            try await ["/stores/1/validate.json", "/stores/1/history.json", "/diff/1/2.json"].asyncMap { uri in
+                (uri, try await ServeHarness.get(client, uri))
+            }
+        }
+        for ((uri, answer), command) in zip(answers, ["validate", "history", "diff"]) {
+            #expect(answer.status == 503, "\(uri): \(answer.body.prefix(300))")
+            let message = try answer.json["error"]?["message"]?.string ?? ""
+            #expect(message.hasPrefix("the query was stopped after "), "\(uri): \(message)")
+            #expect(
+                message.hasSuffix(
+                    " s (--query-timeout); run `cdstore \(command)` on the store, which has no time limit, or start serve with a longer --query-timeout"),
+                "\(uri): \(message)")
+        }
+    }
+
     @Test func newRoutesRefuseGarbage() async throws {
         let copies = try ServeHarness.copies([ServeHarness.sample])
         let answers = try await ServeHarness.withServer(copies) { client in
