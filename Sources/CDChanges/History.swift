@@ -68,10 +68,13 @@ package struct HistoryFilter: Sendable {
     /// Only the newest this many of the transactions selected (still returned oldest first):
     /// a page of a timeline read newest first, without OFFSET.
     package var newest: Int?
+    /// Only the oldest this many of the transactions selected (ignored with ``newest``): with
+    /// ``afterTransaction``, the page of a timeline just newer than a transaction.
+    package var oldest: Int?
 
     package init(
         afterTransaction: Int64? = nil, since: Double? = nil, author: String? = nil, entity: String? = nil, objectPrimaryKey: Int64? = nil,
-        beforeTransaction: Int64? = nil, newest: Int? = nil
+        beforeTransaction: Int64? = nil, newest: Int? = nil, oldest: Int? = nil
     ) {
         self.afterTransaction = afterTransaction
         self.since = since
@@ -80,6 +83,7 @@ package struct HistoryFilter: Sendable {
         self.objectPrimaryKey = objectPrimaryKey
         self.beforeTransaction = beforeTransaction
         self.newest = newest
+        self.oldest = oldest
     }
 }
 
@@ -172,11 +176,17 @@ package struct HistoryReader {
             conditions.append("t.Z_PK < ?")
             arguments.append(before)
         }
-        if let pk = filter.objectPrimaryKey, let ents {
-            // Entity numbers come from Z_PRIMARYKEY, never from the request.
+        if let ents {
+            // Entity numbers come from Z_PRIMARYKEY, never from the request. Selecting the
+            // transactions in SQL (not only dropping those left without changes afterwards)
+            // keeps a `newest`/`oldest` page full.
             let list = ents.sorted().map(String.init).joined(separator: ", ")
-            conditions.append("t.Z_PK IN (SELECT c.ZTRANSACTIONID FROM ACHANGE c WHERE c.ZENTITY IN (\(list)) AND c.ZENTITYPK = ?)")
-            arguments.append(pk)
+            if let pk = filter.objectPrimaryKey {
+                conditions.append("t.Z_PK IN (SELECT c.ZTRANSACTIONID FROM ACHANGE c WHERE c.ZENTITY IN (\(list)) AND c.ZENTITYPK = ?)")
+                arguments.append(pk)
+            } else {
+                conditions.append("t.Z_PK IN (SELECT c.ZTRANSACTIONID FROM ACHANGE c WHERE c.ZENTITY IN (\(list)))")
+            }
         }
         if let since = filter.since {
             conditions.append("t.ZTIMESTAMP >= ?")
@@ -189,9 +199,9 @@ package struct HistoryReader {
         let sql = """
             SELECT t.Z_PK, t.ZTIMESTAMP, \(field("ZAUTHOR")), \(field("ZBUNDLEID")), \(field("ZPROCESSID")), \(field("ZCONTEXTNAME"))
             FROM ATRANSACTION t\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) \
-            ORDER BY t.Z_PK\(filter.newest == nil ? "" : " DESC LIMIT ?")
+            ORDER BY t.Z_PK\(filter.newest != nil ? " DESC LIMIT ?" : filter.oldest != nil ? " LIMIT ?" : "")
             """
-        if let newest = filter.newest { arguments.append(newest) }
+        if let limit = filter.newest ?? filter.oldest { arguments.append(limit) }
         let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         return (filter.newest == nil ? rows : rows.reversed()).map { row in
             let timestamp: Double? = row[1]

@@ -8,58 +8,101 @@ import Hummingbird
 /// `/stores/{store}/history`: the store's persistent history as a timeline, newest transaction
 /// first, each with its time, author, bundle, process and context, its counts per entity and its
 /// changes as `cdstore history` writes them (updated properties named from `ZCOLUMNS`, deletes
-/// with their tombstones). Pages are keyset pages on the transaction number: `before=N` starts
-/// below transaction N (the `next` link), read with `ORDER BY Z_PK DESC LIMIT`, never OFFSET.
+/// with their tombstones). `author` and `entity` narrow it as `history --author/--entity` do.
+/// Pages are keyset pages on the transaction number, never OFFSET: `before=N` shows the newest
+/// transactions below N (the `next` link, read `ORDER BY Z_PK DESC LIMIT`), `after=N` the oldest
+/// above N (the `newer` link, read `ORDER BY Z_PK LIMIT`), both shown newest first.
 /// A store without persistent history gets a page that says so.
 enum HistoryPage {
     static let defaultSize = 50
 
     static func respond(_ request: PageRequest) throws -> Response {
         guard case .history(let name) = request.route else { throw ServeError.noSuchPage(path: "") }
-        try request.parameters.check(known: ["before", "size"])
+        try request.parameters.check(known: ["before", "after", "size", "author", "entity"])
         let size = try request.parameters.integer("size", in: 1...1000) ?? defaultSize
         let before = try request.parameters.integer("before", in: 1...Int(Int64.max)).map(Int64.init)
+        let after = try request.parameters.integer("after", in: 0...Int(Int64.max)).map(Int64.init)
+        if before != nil && after != nil { throw ServeError.badRequest("give before or after, not both") }
+        let author = try request.parameters.single("author").flatMap { $0.isEmpty ? nil : $0 }
+        let entity = try request.parameters.single("entity").flatMap { $0.isEmpty ? nil : $0 }
         let pool = try request.catalog.pool(named: name)
         let store = request.catalog.segment(for: pool.store)
         var changed = false
-        // One transaction more than the page shows tells whether there is a next page.
+        // One transaction more than the page shows tells whether there is a page beyond it.
+        var filter = HistoryFilter(author: author, entity: entity)
+        if let after {
+            (filter.afterTransaction, filter.oldest) = (after, size + 1)
+        } else {
+            (filter.beforeTransaction, filter.newest) = (before, size + 1)
+        }
         let read = try pool.withSession(remedy: .useCommand("history")) { pooled -> [HistoryTransaction]? in
             changed = pooled.showsNewVersion
-            return try transactions(pooled.session, HistoryFilter(beforeTransaction: before, newest: size + 1))
+            return try transactions(pooled.session, filter)
         }
         let hasHistory = read != nil
-        var page = Array((read ?? []).reversed())
-        let more = page.count > size
-        if more { page.removeLast() }
-        let sizeParameter = size == defaultSize ? [] : [("size", String(size))]
-        let next = more ? page.last.map { Paths.storePage(store, "history", format: request.format, query: [("before", String($0.id))] + sizeParameter) } : nil
+        var page = read ?? []
+        let beyond = page.count > size
+        if after == nil {
+            page.reverse()
+            if beyond { page.removeLast() }
+        } else {
+            if beyond { page.removeLast() }
+            page.reverse()
+        }
+        // Older pages exist past a full `before` page; an `after` page's transaction N was shown
+        // on the page it came from, and newer ones exist past a full `after` page or below a
+        // `before` page's N.
+        let older = after == nil ? beyond : after.map { $0 > 0 } ?? false
+        let newer = after == nil ? before != nil : beyond
+        let kept =
+            [("author", author), ("entity", entity)].compactMap { name, value in value.map { (name, $0) } }
+            + (size == defaultSize ? [] : [("size", String(size))])
+        func link(_ cursor: [(String, String)], _ format: Route.Format) -> String {
+            Paths.storePage(store, "history", format: format, query: cursor + kept)
+        }
+        let next = older ? page.last.map { link([("before", String($0.id))], request.format) } : nil
+        let newerLink = newer ? page.first.map { link([("after", String($0.id))], request.format) } ?? link([], request.format) : nil
         if request.format == .json {
             return ServeResponder.json(
                 JSONText.object([
                     ("store", StorePage.storeJSON(pool.store, segment: store)), ("history", hasHistory ? "true" : "false"),
                     ("transactions", JSONText.array(try page.map(ReportJSON.encode))), ("next", JSONText.optional(next)),
+                    ("newer", JSONText.optional(newerLink)),
                 ]))
         }
         var body = HTML.changeNotice(changed)
         if !hasHistory {
             body += "<p class=\"muted\">This store keeps no persistent history (it was not opened with NSPersistentHistoryTrackingKey).</p>\n"
-        } else if page.isEmpty {
-            body += "<p class=\"muted\">No transactions\(before == nil ? "" : " before transaction \(before ?? 0)").</p>\n"
         } else {
-            body += timeline(page, store: store)
-            if page.contains(where: { $0.changes.contains { $0.type == .update } }) {
-                body += "<p class=\"muted\">\(HTML.escape(HistoryText.bitLayoutNote))</p>\n"
+            body += filterForm(store: store, author: author, entity: entity, size: size)
+            if page.isEmpty {
+                body += "<p class=\"muted\">No transactions here.</p>\n"
+            } else {
+                body += timeline(page, store: store)
+                if page.contains(where: { $0.changes.contains { $0.type == .update } }) {
+                    body += "<p class=\"muted\">\(HTML.escape(HistoryText.bitLayoutNote))</p>\n"
+                }
             }
         }
         var links: [String] = []
-        if before != nil { links.append(HTML.link(Paths.storePage(store, "history", query: sizeParameter), "« Newest")) }
-        if let next { links.append(HTML.link(next, "Older »")) }
+        if before != nil || after != nil { links.append(HTML.link(link([], .html), "« Newest")) }
+        if let newerLink { links.append(HTML.link(newerLink, "‹ Newer")) }
+        if let next { links.append(HTML.link(next, "Older ›")) }
         body += "<div class=\"pager\">" + links.joined(separator: " ") + "</div>\n"
-        let alternate = Paths.storePage(store, "history", format: .json, query: (before.map { [("before", String($0))] } ?? []) + sizeParameter)
+        let cursor = before.map { [("before", String($0))] } ?? after.map { [("after", String($0))] } ?? []
         return ServeResponder.html(
             HTML.page(
                 title: "History of \(pool.store.name)", crumbs: [("Stores", "/"), (pool.store.name, Paths.store(store)), ("History", "")], body: body,
-                alternate: alternate))
+                alternate: link(cursor, .json)))
+    }
+
+    /// The form that narrows the timeline to an author or an entity (sent with GET to the page).
+    private static func filterForm(store: String, author: String?, entity: String?, size: Int) -> String {
+        var html = "<form class=\"history-filter\" method=\"get\" action=\"\(HTML.escape(Paths.storePage(store, "history")))\">"
+        html += "<label for=\"author\">Author</label> <input id=\"author\" name=\"author\" value=\"\(HTML.escape(author ?? ""))\"> "
+        html += "<label for=\"entity\">Entity</label> <input id=\"entity\" name=\"entity\" value=\"\(HTML.escape(entity ?? ""))\"> "
+        if size != defaultSize { html += "<input type=\"hidden\" name=\"size\" value=\"\(size)\">" }
+        return html + "<button type=\"submit\">Show</button></form>\n"
     }
 
     /// The transactions `filter` selects, or nil when the store keeps no history.

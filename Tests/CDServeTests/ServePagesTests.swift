@@ -172,11 +172,59 @@ import Testing
         #expect(others.map { $0.1.status } == [200, 200, 200, 400, 400, 400, 400, 200])
         let html = others[0].1.body
         #expect(html.contains("<li id=\"transaction-\(expected[0]["id"]?.integer ?? 0)\">"))
-        #expect(html.contains("Older »") && html.contains("Updated properties are decoded from ACHANGE.ZCOLUMNS"))
+        #expect(html.contains("Older ›") && html.contains("Updated properties are decoded from ACHANGE.ZCOLUMNS"))
         #expect(others[1].1.body.contains("This store keeps no persistent history"))
         #expect(try others[2].1.json["history"] == .bool(false))
         #expect(try others[7].1.json["transactions"]?.array == [] && others[7].1.json["next"] == .null)
         #expect(try Self.checksums(copies) == before)
+    }
+
+    /// `history --json` of `store` with `options`, newest transaction first.
+    static func historyLines(_ store: URL, _ options: [String]) throws -> [JSONValue] {
+        let result = CommandRunner.runInProcess(["history", store.path, "--json"] + options)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try result.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }.reversed()
+    }
+
+    /// The pages reached from `start` by following `link` (`next` or `newer`), each page's
+    /// transactions.
+    static func walk(_ client: any TestClientProtocol, from start: String, following link: String) async throws -> [[JSONValue]] {
+        var pages: [[JSONValue]] = []
+        var uri: String? = start
+        while let current = uri, pages.count < 100 {
+            let answer = try await ServeHarness.get(client, current)
+            #expect(answer.status == 200, "\(current): \(answer.body.prefix(300))")
+            #expect(try ServeHarness.problems(answer.body, schema: "serve-history.schema.json") == [], "\(current)")
+            pages.append(try answer.json["transactions"]?.array ?? [])
+            uri = try answer.json[link]?.string
+        }
+        return pages
+    }
+
+    /// The author and entity filters select what `history --author/--entity` selects, page after
+    /// page (7 transactions a page), and the `newer` links walk back from the oldest page to the
+    /// newest over the same pages.
+    @Test func historyFiltersAndNewerLinksEqualTheCommand() async throws {
+        let copies = try ServeHarness.copies([ServeHarness.photos])
+        let all = try Self.historyLines(copies[0], [])
+        let authors = all.compactMap { $0["author"]?.string }
+        let entities = all.compactMap { $0["changes"]?.array?.first?["entity"]?.string }
+        let author = try #require(authors.first)
+        let entity = try #require(entities.first)
+        for (query, options) in [("author=\(Self.queryValue(author))", ["--author", author]), ("entity=\(Self.queryValue(entity))", ["--entity", entity])] {
+            let expected = try Self.historyLines(copies[0], options)
+            #expect(!expected.isEmpty && expected.count < all.count, "\(options)")
+            let (older, newer) = try await ServeHarness.withServer(copies) { client in
+                let older = try await Self.walk(client, from: "/stores/1/history.json?size=7&\(query)", following: "next")
+                let oldestFirst = older.last?.last?["id"]?.integer ?? 0
+                let newer = try await Self.walk(client, from: "/stores/1/history.json?size=7&\(query)&after=\(oldestFirst - 1)", following: "newer")
+                return (older, newer)
+            }
+            #expect(older.flatMap { $0 } == expected, "\(options)")
+            #expect(older.dropLast().allSatisfy { $0.count == 7 })
+            #expect(newer.reversed().flatMap { $0 } == expected, "\(options)")
+            #expect(newer.dropLast().allSatisfy { $0.count == 7 })
+        }
     }
 
     @Test func objectPagesListTheTransactionsThatChangedThem() async throws {
