@@ -12,6 +12,9 @@ import Foundation
 /// be megabytes; the statements a trace reads are far shorter). A last line without its line
 /// break (a capture cut off mid-write) is still delivered. With `follow`, the end of a file is
 /// not the end of the log: the reader waits for the file to grow (`--follow`).
+///
+/// One thread reads at a time, so the state touched for every line skips the run-time
+/// exclusivity checks (`@exclusivity(unchecked)`).
 package final class LogLineReader {
     /// Where the bytes come from.
     package enum Source {
@@ -30,15 +33,15 @@ package final class LogLineReader {
     /// Whether the end of a file is waited past (`--follow`).
     package var follows: Bool { follow }
     private let pollInterval: useconds_t
-    private var chunk: [UInt8]
-    private var chunkStart = 0
-    private var chunkEnd = 0
-    private var line: [UInt8] = []
-    private var overlong = false
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var chunkStart = 0
+    @exclusivity(unchecked) private var chunkEnd = 0
+    @exclusivity(unchecked) private var line: [UInt8] = []
+    @exclusivity(unchecked) private var overlong = false
     private var dataOffset = 0
     private var finished = false
     /// Lines delivered so far.
-    package private(set) var lineCount = 0
+    @exclusivity(unchecked) package private(set) var lineCount = 0
     /// Asked while waiting for a followed file to grow: true ends the log there (Ctrl-C).
     package var shouldStop: (() -> Bool)?
 

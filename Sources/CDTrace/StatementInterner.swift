@@ -8,6 +8,9 @@ import Foundation
 /// Memory is bounded: at most 80,000 texts of 32 MiB in all are kept (by default); a statement
 /// that does not fit is made into a string of its own with no number, and the analyzer shapes it
 /// from its text as before.
+///
+/// One thread uses an interner at a time (the reading one), so its tables skip the run-time
+/// exclusivity checks (`@exclusivity(unchecked)`), which are paid on every line otherwise.
 package final class StatementInterner {
     /// Distinct statements numbered at most (by default the analyzer's limit on remembered
     /// statements).
@@ -22,12 +25,12 @@ package final class StatementInterner {
         var text: String
     }
 
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// The logged bytes of every entry, one after another (the text may differ: invalid UTF-8
     /// is repaired in it, and the bytes are what the next line is compared with).
-    private var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
     /// Open addressing: entry index + 1, or 0 for an empty slot; a power of two long.
-    private var slots: [Int32] = Array(repeating: 0, count: 1024)
+    @exclusivity(unchecked) private var slots: [Int32] = Array(repeating: 0, count: 1024)
     /// Chosen per run, so no log can be written to make its statements collide.
     private let seed = UInt64.random(in: 0...UInt64.max)
 

@@ -8,6 +8,10 @@ import Foundation
 /// an annotation belongs to the last statement; a fetch whose `sql connection fetch time` has
 /// been logged but not its `total fetch execution time` is still running, so a statement logged
 /// then is nested in it (a prefetch, §8 block 10), and the next total closes the inner one first.
+///
+/// The state read for every record is marked `@exclusivity(unchecked)`: an analyzer is used by
+/// one thread at a time, its properties are changed only by its own methods, and the run-time
+/// exclusivity checks on them were about a third of the analysing thread's time on a large log.
 package final class TraceAnalyzer {
     /// Distinct shapes kept; later new shapes are counted together under one "(other shapes)" entry.
     package static let maximumShapes = 20_000
@@ -87,20 +91,20 @@ package final class TraceAnalyzer {
         case retry(tables: [String])
     }
 
-    package private(set) var shapes: [ShapeStatistics] = []
+    @exclusivity(unchecked) package private(set) var shapes: [ShapeStatistics] = []
     /// What finishing a statement asks of each shape, beside ``shapes``.
-    private var traits: [ShapeTraits] = []
+    @exclusivity(unchecked) private var traits: [ShapeTraits] = []
     private var shapeByText: [String: Int] = [:]
     private var shapeBySQL: [String: Int] = [:]
     /// Shapes by the number a ``StatementInterner`` gave the statement's text; -1 for not yet.
-    private var shapeByTextNumber: [Int32] = []
+    @exclusivity(unchecked) private var shapeByTextNumber: [Int32] = []
     /// Numbers for the tables and WHERE clauses of shapes, so they compare as integers.
     private var clauseNumbers: [String: Int] = [:]
     /// The texts of those numbers.
     private var clauseTexts: [String] = []
     package private(set) var storms: [String: Storm] = [:]
-    package private(set) var records = 0
-    package private(set) var statements = 0
+    @exclusivity(unchecked) package private(set) var records = 0
+    @exclusivity(unchecked) package private(set) var statements = 0
     /// The store path of the log's last `Connecting to` line.
     package private(set) var connectedStore: String?
     /// Committed transactions that wrote entity rows.
@@ -118,20 +122,25 @@ package final class TraceAnalyzer {
     /// Called when the log names its store.
     package var onConnect: ((String) -> Void)?
 
-    private var open: [TracedStatement] = []
-    private var last: TracedStatement?
+    @exclusivity(unchecked) private var open: [TracedStatement] = []
+    @exclusivity(unchecked) private var last: TracedStatement?
     /// The shape of the statement finished last when it was a count request (a count result).
-    private var lastFinishedCount: Int?
-    private var run: [String: (storm: Storm, count: Int, seconds: Double)] = [:]
+    @exclusivity(unchecked) private var lastFinishedCount: Int?
+    /// The fault run going on: one entry per storm key, in the order the keys came.
+    @exclusivity(unchecked) private var run: [(storm: Storm, count: Int, seconds: Double)] = []
+    /// Where each key of ``run`` is, looked up only when the key differs from the last one's.
+    @exclusivity(unchecked) private var runIndex: [String: Int] = [:]
+    /// The entry of ``run`` the last fault statement counted in.
+    @exclusivity(unchecked) private var lastRunEntry = 0
     /// The storm key of the last relationship fault, made again only when the relationship changes.
-    private var lastRelationshipKey: (entity: String?, name: String, key: String)?
-    private var transaction: Transaction?
+    @exclusivity(unchecked) private var lastRelationshipKey: (entity: String?, name: String, key: String)?
+    @exclusivity(unchecked) private var transaction: Transaction?
     private var pendingRetryTables: Set<String>?
     /// The last keys-only fetch, its rows and its table's number (``clauseNumbers``).
-    private var keysFetch: (shape: Int, rows: Int, table: Int)?
-    private var batches = 0
-    private var batchLimit = 0
-    private var planShape: Int?
+    @exclusivity(unchecked) private var keysFetch: (shape: Int, rows: Int, table: Int)?
+    @exclusivity(unchecked) private var batches = 0
+    @exclusivity(unchecked) private var batchLimit = 0
+    @exclusivity(unchecked) private var planShape: Int?
     private var transactionNumber = 0
 
     package init() {}
@@ -383,7 +392,7 @@ package final class TraceAnalyzer {
 
     // MARK: finishing a statement
 
-    private func finishStatement(_ unshaped: TracedStatement) {
+    private func finishStatement(_ unshaped: consuming TracedStatement) {
         var statement = unshaped
         statement.shape = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
         let number = statement.shape
@@ -466,19 +475,30 @@ package final class TraceAnalyzer {
             if kind != .bookkeeping && kind != .other { endFaultRun() }
             return
         }
-        // Updated in place: one lookup, and no copy of the storm's strings.
-        if let index = run.index(forKey: key) {
-            run.values[index].count += 1
-            run.values[index].seconds += statement.seconds
-            if run.values[index].storm.entity == nil { run.values[index].storm.entity = entity }
+        // A storm repeats one key, most often the very string of the last statement (the cached
+        // relationship key, the shape's text), which compares without reading its bytes.
+        let index: Int
+        if lastRunEntry < run.count, run[lastRunEntry].storm.key == key {
+            index = lastRunEntry
+        } else if let known = runIndex[key] {
+            index = known
         } else {
-            run[key] = (storm(statement, key: key), 1, statement.seconds)
+            runIndex[key] = run.count
+            lastRunEntry = run.count
+            run.append((storm(statement, key: key), 1, statement.seconds))
+            return
         }
+        lastRunEntry = index
+        // Updated in place: no copy of the storm's strings.
+        run[index].count += 1
+        run[index].seconds += statement.seconds
+        if run[index].storm.entity == nil { run[index].storm.entity = entity }
     }
 
     private func endFaultRun() {
         guard !run.isEmpty else { return }
-        for (key, entry) in run where entry.count >= Self.stormThreshold {
+        for entry in run where entry.count >= Self.stormThreshold {
+            let key = entry.storm.key
             var storm = storms[key] ?? entry.storm
             storm.runs += 1
             storm.statements += entry.count
@@ -489,6 +509,8 @@ package final class TraceAnalyzer {
             onEvent?(.storm(storm, runLength: entry.count))
         }
         run.removeAll(keepingCapacity: true)
+        runIndex.removeAll(keepingCapacity: true)
+        lastRunEntry = 0
     }
 
     // MARK: batches
