@@ -34,12 +34,10 @@ package struct LogRecord: Equatable, Sendable {
 /// Anything else is not a record (nil): the app's own output, `log`'s preamble, Xcode's
 /// metadata lines (form C), continuation lines.
 package enum LogRecordParser {
-    private static let coreData = Array("CoreData: ".utf8)
-    private static let unifiedCategory = Array("[com.apple.coredata:".utf8)
-    /// `sql: `, `annotation: `, `details: `, `debug: `, `error: `, `warning: `, in this order
-    /// (``keyword(in:at:)`` picks them by first letter).
-    private static let keywords: [(bytes: [UInt8], category: LogRecord.Category)] =
-        LogRecord.Category.allCases.map { (Array(($0.rawValue + ": ").utf8), $0) }
+    // The words looked for in every line are literals (`StaticString`): their bytes are
+    // constants, where a static array is reached through a lazy initialiser and retained.
+    private static var coreData: StaticString { "CoreData: " }
+    private static var unifiedCategory: StaticString { "[com.apple.coredata:" }
 
     /// Finds the record in `line` and calls `body` with its category and message bytes (valid
     /// only inside `body`); nil when the line holds no record. The message is not copied: the
@@ -83,7 +81,7 @@ package enum LogRecordParser {
     /// The category and message range of the record in a line without colour escapes or JSON.
     private static func locate(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> (LogRecord.Category, Range<Int>)? {
         if let found = find(coreData, in: line, from: start) {
-            return keyword(in: line, at: found + coreData.count)
+            return keyword(in: line, at: found + coreData.utf8CodeUnitCount)
         }
         if let found = find(unifiedCategory, in: line, from: start),
             let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found)
@@ -91,7 +89,8 @@ package enum LogRecordParser {
             var messageStart = close + 1
             while messageStart < line.count, line[messageStart] == 0x20 { messageStart += 1 }
             if let record = keyword(in: line, at: messageStart) { return record }
-            let name = String(decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.count)..<close]), as: UTF8.self)
+            let name = String(
+                decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.utf8CodeUnitCount)..<close]), as: UTF8.self)
             guard let category = LogRecord.Category(rawValue: name) else { return nil }
             return (category, messageStart..<line.count)
         }
@@ -101,11 +100,11 @@ package enum LogRecordParser {
             index += 1
         }
         if let record = keyword(in: line, at: index) { return record }
-        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index, colon - index < coreData.count - 1,
-            colon + 2 <= line.count, line[colon + 1] == 0x20
+        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index,
+            colon - index < coreData.utf8CodeUnitCount - 1, colon + 2 <= line.count, line[colon + 1] == 0x20
         {
             let head = Array(line[index..<colon])
-            let name = Array(coreData.dropLast(2))
+            let name = Array(UnsafeBufferPointer(start: coreData.utf8Start, count: coreData.utf8CodeUnitCount).dropLast(2))
             if Array(name.suffix(head.count)) == head { return keyword(in: line, at: colon + 2) }
         }
         return nil
@@ -114,23 +113,24 @@ package enum LogRecordParser {
     /// `<category>: <message>` at `offset`. The first byte picks the one or two keywords that
     /// can be there (this runs for every line of the log).
     private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> (LogRecord.Category, Range<Int>)? {
-        guard let base = line.baseAddress, offset < line.count else { return nil }
-        let candidates: ClosedRange<Int>
+        guard offset < line.count else { return nil }
+        func record(_ keyword: StaticString, _ category: LogRecord.Category) -> (LogRecord.Category, Range<Int>)? {
+            matches(keyword, in: line, at: offset) ? (category, (offset + keyword.utf8CodeUnitCount)..<line.count) : nil
+        }
         switch line[offset] {
-        case UInt8(ascii: "s"): candidates = 0...0
-        case UInt8(ascii: "a"): candidates = 1...1
-        case UInt8(ascii: "d"): candidates = 2...3
-        case UInt8(ascii: "e"): candidates = 4...4
-        case UInt8(ascii: "w"): candidates = 5...5
+        case UInt8(ascii: "s"): return record("sql: ", .sql)
+        case UInt8(ascii: "a"): return record("annotation: ", .annotation)
+        case UInt8(ascii: "d"): return record("details: ", .details) ?? record("debug: ", .debug)
+        case UInt8(ascii: "e"): return record("error: ", .error)
+        case UInt8(ascii: "w"): return record("warning: ", .warning)
         default: return nil
         }
-        for index in candidates {
-            let (bytes, category) = keywords[index]
-            if offset + bytes.count <= line.count, memcmp(base + offset, bytes, bytes.count) == 0 {
-                return (category, (offset + bytes.count)..<line.count)
-            }
-        }
-        return nil
+    }
+
+    /// Whether `line` holds `word` at `offset`.
+    static func matches(_ word: StaticString, in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        guard let base = line.baseAddress, offset >= 0, offset + word.utf8CodeUnitCount <= line.count else { return false }
+        return memcmp(base + offset, word.utf8Start, word.utf8CodeUnitCount) == 0
     }
 
     /// Form G: one JSON object; its `eventMessage` is read as a line of its own, with the
@@ -175,14 +175,16 @@ package enum LogRecordParser {
     }
 
     /// Where `needle` first occurs in `line` at or after `from`.
-    static func find(_ needle: [UInt8], in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        guard let base = line.baseAddress, line.count - from >= needle.count, let first = needle.first else { return nil }
+    static func find(_ needle: StaticString, in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let count = needle.utf8CodeUnitCount
+        guard let base = line.baseAddress, count > 0, line.count - from >= count else { return nil }
+        let bytes = needle.utf8Start
         var index = from
-        let last = line.count - needle.count
+        let last = line.count - count
         while index <= last {
-            guard let hit = memchr(base + index, Int32(first), last - index + 1) else { return nil }
+            guard let hit = memchr(base + index, Int32(bytes[0]), last - index + 1) else { return nil }
             let position = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-            if memcmp(base + position, needle, needle.count) == 0 { return position }
+            if memcmp(base + position, bytes, count) == 0 { return position }
             index = position + 1
         }
         return nil

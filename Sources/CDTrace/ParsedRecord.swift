@@ -7,6 +7,10 @@ package enum ParsedRecord: Sendable, Equatable {
     /// A `sql:` record: the statement as logged, and its number from a ``StatementInterner``
     /// (nil when not numbered).
     case statement(String, number: Int?)
+    /// A `sql:` record repeating a statement given before as `.statement(text, number:)` with
+    /// this number (by the same interner, to the same analyzer): only the number crosses from
+    /// the reading thread, so the text's reference count is not touched by both threads.
+    case repeatedStatement(number: Int)
     /// A `details: SQLite bind[i] = …` record (only counted).
     case bind
     /// Any other `details:` record (query plans at level 4).
@@ -19,21 +23,22 @@ package enum ParsedRecord: Sendable, Equatable {
     /// analyzer decides, as only it knows whether a statement is waiting).
     case continuation(String)
 
-    private static let bindPrefix = Array("SQLite bind[".utf8)
-
     /// The record whose category and message ``LogRecordParser`` found; a statement is numbered
     /// by `statements` when given.
     package init(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>, statements: StatementInterner? = nil) {
         switch category {
         case .sql:
             if let statements {
-                let (text, number) = statements.intern(message)
-                self = .statement(text, number: number)
+                switch statements.number(message) {
+                case .known(let number): self = .repeatedStatement(number: number)
+                case .new(let text, let number): self = .statement(text, number: number)
+                case .unnumbered(let text): self = .statement(text, number: nil)
+                }
             } else {
                 self = .statement(String(decoding: message, as: UTF8.self), number: nil)
             }
         case .details:
-            if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
+            if LogRecordParser.matches("SQLite bind[", in: message, at: 0) {
                 self = .bind
             } else {
                 self = .details(String(decoding: message, as: UTF8.self))

@@ -98,6 +98,9 @@ package final class TraceAnalyzer {
     private var shapeBySQL: [String: Int] = [:]
     /// Shapes by the number a ``StatementInterner`` gave the statement's text; -1 for not yet.
     @exclusivity(unchecked) private var shapeByTextNumber: [Int32] = []
+    /// The texts of those numbers (the interner's strings, shared), for
+    /// ``ParsedRecord/repeatedStatement(number:)``.
+    @exclusivity(unchecked) private var textsByNumber: [String] = []
     /// Numbers for the tables and WHERE clauses of shapes, so they compare as integers.
     private var clauseNumbers: [String: Int] = [:]
     /// The texts of those numbers.
@@ -165,7 +168,18 @@ package final class TraceAnalyzer {
         case .statement(let sql, let number):
             records += 1
             planShape = nil
+            if let number { rememberText(sql, number: number) }
             startStatement(sql, textNumber: number)
+        case .repeatedStatement(let number):
+            records += 1
+            planShape = nil
+            // The interner gives a number's text before repeating the number; a number never
+            // given (no such reader exists) counts as a statement of no text.
+            if number < textsByNumber.count {
+                startStatement(textsByNumber[number], textNumber: number)
+            } else {
+                startStatement("", textNumber: nil)
+            }
         case .bind:
             records += 1
             if !open.isEmpty { open[open.count - 1].binds += 1 }
@@ -352,6 +366,18 @@ package final class TraceAnalyzer {
     private func appendShape(_ shape: StatementShape, example: String) {
         traits.append(traits(of: shape))
         shapes.append(ShapeStatistics(shape: shape, example: example))
+    }
+
+    /// Keeps the text of an interner's number (numbers come in order, each once).
+    private func rememberText(_ sql: String, number: Int) {
+        if number == textsByNumber.count {
+            textsByNumber.append(sql)
+        } else if number < textsByNumber.count {
+            textsByNumber[number] = sql
+        } else {
+            textsByNumber.append(contentsOf: repeatElement("", count: number - textsByNumber.count))
+            textsByNumber.append(sql)
+        }
     }
 
     /// The shape of a statement whose text a ``StatementInterner`` numbered: by number once known.
