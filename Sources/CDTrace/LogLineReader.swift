@@ -40,6 +40,11 @@ package final class LogLineReader {
     @exclusivity(unchecked) private var overlong = false
     private var dataOffset = 0
     private var finished = false
+    /// Whether the chunk holds an escape byte (0x1B), found once per chunk.
+    @exclusivity(unchecked) private var chunkHasEscape = true
+    /// Whether the line being delivered may hold an escape byte (a colour code to strip): false
+    /// only when its chunk holds none, so the parser need not look through each line for one.
+    @exclusivity(unchecked) package private(set) var lineMayHoldEscape = true
     /// Lines delivered so far.
     @exclusivity(unchecked) package private(set) var lineCount = 0
     /// Asked while waiting for a followed file to grow: true ends the log there (Ctrl-C).
@@ -61,6 +66,7 @@ package final class LogLineReader {
             if chunkStart == chunkEnd {
                 guard fill() else {
                     if !line.isEmpty || overlong {
+                        lineMayHoldEscape = true
                         let keepGoing = try deliver(line[...], body)
                         line.removeAll(keepingCapacity: true)
                         overlong = false
@@ -78,9 +84,11 @@ package final class LogLineReader {
                         let length = UnsafeRawPointer(newline).assumingMemoryBound(to: UInt8.self) - start
                         chunkStart += length + 1
                         if line.isEmpty && !overlong {
+                            lineMayHoldEscape = chunkHasEscape
                             if !(try deliverSpan(UnsafeBufferPointer(start: start, count: length), body)) { return false }
                         } else {
                             append(UnsafeBufferPointer(start: start, count: length))
+                            lineMayHoldEscape = true
                             let go = try deliver(line[...], body)
                             line.removeAll(keepingCapacity: true)
                             overlong = false
@@ -94,6 +102,14 @@ package final class LogLineReader {
                 return true
             }
             if !keepGoing { return }
+        }
+    }
+
+    /// Notes whether the chunk just read holds an escape byte.
+    private func scanChunkForEscape() {
+        chunkHasEscape = chunk.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return true }
+            return memchr(base, 0x1B, chunkEnd) != nil
         }
     }
 
@@ -135,12 +151,14 @@ package final class LogLineReader {
             }
             dataOffset += count
             chunkEnd = count
+            scanChunkForEscape()
             return true
         case .descriptor(let descriptor):
             while true {
                 let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.chunkSize) }
                 if count > 0 {
                     chunkEnd = count
+                    scanChunkForEscape()
                     return true
                 }
                 if count < 0 && errno == EINTR { continue }

@@ -41,12 +41,14 @@ package enum LogRecordParser {
 
     /// Finds the record in `line` and calls `body` with its category and message bytes (valid
     /// only inside `body`); nil when the line holds no record. The message is not copied: the
-    /// reader calls this for every line of a log that may be gigabytes long.
+    /// reader calls this for every line of a log that may be gigabytes long. `mayHoldEscape`
+    /// false says the caller knows the line has no escape byte (``LogLineReader/lineMayHoldEscape``).
     package static func withRecord<Result>(
         in line: UnsafeBufferPointer<UInt8>,
+        mayHoldEscape: Bool = true,
         _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result? {
-        if let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
+        if mayHoldEscape, let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
             let plain = stripANSI(line)
             return plain.withUnsafeBufferPointer { withCleanRecord(in: $0, body) }
         }
@@ -70,12 +72,26 @@ package enum LogRecordParser {
         in line: UnsafeBufferPointer<UInt8>,
         _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result? {
+        if isJSONObject(line) { return withJSONRecord(in: line, body) }
+        guard let (category, range) = plainRecord(in: line) else { return nil }
+        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+    }
+
+    /// Whether the line's first byte other than a space or tab is `{` (form G).
+    package static func isJSONObject(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        return start < line.count && line[start] == UInt8(ascii: "{")
+    }
+
+    /// The category and message range of the record in a line with no escape byte that is not a
+    /// JSON object (``isJSONObject(_:)``), or nil: ``withRecord(in:mayHoldEscape:_:)`` without
+    /// its closure, for the reader's loop.
+    package static func plainRecord(in line: UnsafeBufferPointer<UInt8>) -> (LogRecord.Category, Range<Int>)? {
         var start = 0
         while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         guard start < line.count else { return nil }
-        if line[start] == UInt8(ascii: "{") { return withJSONRecord(in: line, body) }
-        guard let (category, range) = locate(in: line, from: start) else { return nil }
-        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+        return locate(in: line, from: start)
     }
 
     /// The category and message range of the record in a line without colour escapes or JSON.
@@ -177,15 +193,17 @@ package enum LogRecordParser {
     /// Where `needle` first occurs in `line` at or after `from`.
     static func find(_ needle: StaticString, in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
         let count = needle.utf8CodeUnitCount
-        guard let base = line.baseAddress, count > 0, line.count - from >= count else { return nil }
+        guard let base = line.baseAddress, count > 0, from >= 0, line.count - from >= count else { return nil }
         let bytes = needle.utf8Start
-        var index = from
-        let last = line.count - count
-        while index <= last {
-            guard let hit = memchr(base + index, Int32(bytes[0]), last - index + 1) else { return nil }
-            let position = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-            if memcmp(base + position, bytes, count) == 0 { return position }
-            index = position + 1
+        let first = Int32(bytes[0])
+        // Pointers rather than indices: this runs several times for every line of the log.
+        let last = base + (line.count - count)
+        var position = base + from
+        while position <= last {
+            guard let hit = memchr(position, first, last - position + 1) else { return nil }
+            let candidate = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(candidate + 1, bytes + 1, count - 1) == 0 { return candidate - base }
+            position = candidate + 1
         }
         return nil
     }

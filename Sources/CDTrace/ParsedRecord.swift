@@ -51,9 +51,17 @@ package enum ParsedRecord: Sendable, Equatable {
     }
 
     /// What a whole captured line gives: its record, a possible continuation, or nothing.
-    /// Statements are numbered by `statements`.
-    package static func read(_ line: UnsafeBufferPointer<UInt8>, statements: StatementInterner) -> ParsedRecord? {
-        if let record = LogRecordParser.withRecord(in: line, { ParsedRecord($0, $1, statements: statements) }) { return record }
+    /// Statements are numbered by `statements`; `mayHoldEscape` as for
+    /// ``LogRecordParser/withRecord(in:mayHoldEscape:_:)``.
+    package static func read(_ line: UnsafeBufferPointer<UInt8>, statements: StatementInterner, mayHoldEscape: Bool = true) -> ParsedRecord? {
+        if mayHoldEscape || LogRecordParser.isJSONObject(line) {
+            if let record = LogRecordParser.withRecord(in: line, mayHoldEscape: mayHoldEscape, { ParsedRecord($0, $1, statements: statements) }) {
+                return record
+            }
+        } else if let (category, range) = LogRecordParser.plainRecord(in: line) {
+            // Most lines of a long log: found without a closure (or its retains of `statements`).
+            return ParsedRecord(category, UnsafeBufferPointer(rebasing: line[range]), statements: statements)
+        }
         return mayContinueStatement(line) ? .continuation(String(decoding: line, as: UTF8.self)) : nil
     }
 

@@ -156,7 +156,7 @@ package final class TraceAnalyzer {
         message.withUTF8 { consume(record.category, $0) }
     }
 
-    /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:_:)``).
+    /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:mayHoldEscape:_:)``).
     package func consume(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
         consume(ParsedRecord(category, message))
     }

@@ -142,20 +142,23 @@ package enum Annotation: Equatable, Sendable {
 
     /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI after `from`.
     private static func uriEntity(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> String? {
-        guard let start = LogRecordParser.find(uriScheme, in: text, from: from) else { return nil }
-        // The entity is between the last two slashes of `<store>/<Entity>/p<n>`.
-        var end = start + uriScheme.utf8CodeUnitCount
-        var slashes: (Int, Int) = (-1, -1)
-        var count = 0
-        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 {
-            if text[end] == UInt8(ascii: "/") {
-                slashes = (slashes.1, end)
-                count += 1
-            }
-            end += 1
+        guard let start = LogRecordParser.find(uriScheme, in: text, from: from), let base = text.baseAddress else { return nil }
+        // The URI ends at its first `>` or space (found with memchr: a storm is thousands of
+        // these lines); the entity is between its last two slashes, `<store>/<Entity>/p<n>`.
+        let uriStart = start + uriScheme.utf8CodeUnitCount
+        var end = text.count
+        if let close = memchr(base + uriStart, Int32(UInt8(ascii: ">")), end - uriStart) {
+            end = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base
         }
-        guard count >= 2 else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: text[(slashes.0 + 1)..<slashes.1]), as: UTF8.self)
+        if let space = memchr(base + uriStart, 0x20, end - uriStart) {
+            end = UnsafeRawPointer(space).assumingMemoryBound(to: UInt8.self) - base
+        }
+        var lastSlash = end - 1
+        while lastSlash >= uriStart, text[lastSlash] != UInt8(ascii: "/") { lastSlash -= 1 }
+        var slashBefore = lastSlash - 1
+        while slashBefore >= uriStart, text[slashBefore] != UInt8(ascii: "/") { slashBefore -= 1 }
+        guard slashBefore >= uriStart else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: text[(slashBefore + 1)..<lastSlash]), as: UTF8.self)
     }
 
     private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
@@ -164,17 +167,24 @@ package enum Annotation: Equatable, Sendable {
 
     /// `0.4789s.`, `0.0001s` or a cut-off `0.000` at `offset`: digits, a point, digits. The value
     /// is the decimal's integer over its power of ten, so it is the same Double as Double("0.4789").
+    /// Digits past 10^-18 are not read (they would overflow the power of ten; a log prints four
+    /// to six).
     private static func seconds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Double? {
+        guard let base = text.baseAddress, offset >= 0 else { return nil }
         var index = offset
         var digits: UInt64 = 0
         var scale: UInt64 = 1
         var seenDigit = false
         var afterPoint = false
+        // Wrapping arithmetic is exact here: digits stay below 2^50 * 10 + 9, scale at most 10^18.
         while index < text.count, digits < 1 << 50 {
-            let byte = text[index]
+            let byte = base[index]
             if byte >= 0x30 && byte <= 0x39 {
-                digits = digits * 10 + UInt64(byte - 0x30)
-                if afterPoint { scale *= 10 }
+                if afterPoint {
+                    guard scale < 1_000_000_000_000_000_000 else { break }
+                    scale = scale &* 10
+                }
+                digits = digits &* 10 &+ UInt64(byte &- 0x30)
                 seenDigit = true
             } else if byte == UInt8(ascii: "."), !afterPoint {
                 afterPoint = true
