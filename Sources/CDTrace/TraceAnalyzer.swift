@@ -304,29 +304,32 @@ package final class TraceAnalyzer {
 
     /// Closes the innermost open statement with `change`; the one closed before is finished.
     private func close(_ change: (inout TracedStatement) -> Void) {
-        guard var statement = open.popLast() else {
-            if var closed = last.take() {
-                // A second total for a statement already closed: the outer fetch of a prefetch
-                // whose statement was finished (the log lost its `sql:` line).
-                change(&closed)
-                last = closed
-            }
+        guard !open.isEmpty else {
+            // A second total for a statement already closed: the outer fetch of a prefetch
+            // whose statement was finished (the log lost its `sql:` line).
+            changeLast(change)
             return
         }
         if let finished = last.take() { finishStatement(finished) }
-        change(&statement)
-        last = statement
+        last = open.removeLast()
+        changeLast(change)
     }
 
     /// Applies an annotation to the statement it follows: the last one closed, else the open one.
-    /// (`take()` moves the statement out and back, so its strings are not retained and released.)
     private func amend(_ change: (inout TracedStatement) -> Void) {
-        if var closed = last.take() {
-            change(&closed)
-            last = closed
-        } else if !open.isEmpty {
+        if !changeLast(change), !open.isEmpty {
             change(&open[open.count - 1])
         }
+    }
+
+    /// Applies `change` to the last closed statement where it is stored, if there is one: a
+    /// statement moved out and back would be copied twice (it is 200 bytes), for most
+    /// annotations of a log. Returns whether there was one.
+    @discardableResult
+    private func changeLast(_ change: (inout TracedStatement) -> Void) -> Bool {
+        guard last != nil else { return false }
+        change(&last!)
+        return true
     }
 
     // MARK: shapes
