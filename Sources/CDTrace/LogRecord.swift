@@ -96,6 +96,8 @@ package enum LogRecordParser {
 
     /// The category and message range of the record in a line without colour escapes or JSON.
     private static func locate(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> (LogRecord.Category, Range<Int>)? {
+        // Most lines start with it (Core Data's own standard error output, cdstore's, pasted).
+        if matches(coreData, in: line, at: start) { return keyword(in: line, at: start + coreData.utf8CodeUnitCount) }
         if let found = find(coreData, in: line, from: start) {
             return keyword(in: line, at: found + coreData.utf8CodeUnitCount)
         }
