@@ -237,7 +237,7 @@ package final class TraceAnalyzer {
         if let finished = last.take() { finishStatement(finished) }
         statements += 1
         // The shape is taken when the statement is finished: a wrapped statement may still grow.
-        let statement = TracedStatement(sql: sql, shape: -1, textNumber: textNumber)
+        let statement = TracedStatement(sql: sql, textNumber: textNumber)
         if open.count >= 8 { finishStatement(open.removeFirst()) }
         open.append(statement)
     }
@@ -421,10 +421,10 @@ package final class TraceAnalyzer {
 
     // MARK: finishing a statement
 
-    private func finishStatement(_ unshaped: consuming TracedStatement) {
-        var statement = unshaped
-        statement.shape = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
-        let number = statement.shape
+    /// Counts a statement in its shape and the trackers. The statement is lent, not copied
+    /// (it is 200 bytes), and its shape's number is passed beside it.
+    private func finishStatement(_ statement: TracedStatement) {
+        let number = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
         let rows = statement.rows ?? 0
         let shape = traits[number]
         let large =
@@ -450,25 +450,25 @@ package final class TraceAnalyzer {
         }
         update(&shapes[number])
         if large, shapes[number].largeFetches == 1 { onEvent?(.largeFetch(shape: number, rows: rows)) }
-        trackFaults(statement)
-        trackBatches(statement)
-        trackTransaction(statement)
+        trackFaults(statement, number: number)
+        trackBatches(statement, number: number)
+        trackTransaction(statement, number: number)
         lastFinishedCount = statement.countResult != nil ? number : nil
     }
 
     // MARK: fault runs
 
     /// A fault statement's storm key and the entity it names, or nil for any other statement.
-    private func faultKey(_ statement: TracedStatement) -> (key: String, entity: String?)? {
+    private func faultKey(_ statement: TracedStatement, number: Int) -> (key: String, entity: String?)? {
         switch statement.fault {
         case .relationship(let entity, let name, _):
             return (relationshipKey(entity, name), entity)
         case .object(let entity):
-            return (shapes[statement.shape].shape.text, entity)
+            return (shapes[number].shape.text, entity)
         case nil:
-            let shape = traits[statement.shape]
+            let shape = traits[number]
             if shape.kind == .singleObject || (shape.kind == .fetch && shape.limit == nil && shape.filtersOnOneKey) {
-                return (shapes[statement.shape].shape.text, nil)
+                return (shapes[number].shape.text, nil)
             }
             return nil
         }
@@ -483,24 +483,24 @@ package final class TraceAnalyzer {
     }
 
     /// The storm a run of fault statements starts, from the first of them.
-    private func storm(_ statement: TracedStatement, key: String) -> Storm {
+    private func storm(_ statement: TracedStatement, number: Int, key: String) -> Storm {
         switch statement.fault {
         case .relationship(let entity, let name, _):
             return Storm(
-                key: key, shape: statement.shape, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
+                key: key, shape: number, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
         case .object(let entity):
-            return Storm(key: key, shape: statement.shape, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
+            return Storm(key: key, shape: number, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
         case nil:
-            let objectFaults = traits[statement.shape].kind == .singleObject
+            let objectFaults = traits[number].kind == .singleObject
             return Storm(
-                key: key, shape: statement.shape, entity: nil, relationship: nil, objectFaults: objectFaults,
+                key: key, shape: number, entity: nil, relationship: nil, objectFaults: objectFaults,
                 keyFetchCandidate: !objectFaults)
         }
     }
 
-    private func trackFaults(_ statement: TracedStatement) {
-        guard let (key, entity) = faultKey(statement) else {
-            let kind = traits[statement.shape].kind
+    private func trackFaults(_ statement: TracedStatement, number: Int) {
+        guard let (key, entity) = faultKey(statement, number: number) else {
+            let kind = traits[number].kind
             if kind != .bookkeeping && kind != .other { endFaultRun() }
             return
         }
@@ -514,7 +514,7 @@ package final class TraceAnalyzer {
         } else {
             runIndex[key] = run.count
             lastRunEntry = run.count
-            run.append((storm(statement, key: key), 1, statement.seconds))
+            run.append((storm(statement, number: number, key: key), 1, statement.seconds))
             return
         }
         lastRunEntry = index
@@ -544,8 +544,8 @@ package final class TraceAnalyzer {
 
     // MARK: batches
 
-    private func trackBatches(_ statement: TracedStatement) {
-        let shape = traits[statement.shape]
+    private func trackBatches(_ statement: TracedStatement, number: Int) {
+        let shape = traits[number]
         if shape.kind == .intarray, statement.prefetchKey == nil, let keys = keysFetch, shape.mainTable == keys.table, let limit = shape.limit {
             batches += 1
             batchLimit = limit
@@ -554,7 +554,7 @@ package final class TraceAnalyzer {
         if shape.kind == .bookkeeping { return }
         endBatches()
         if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tableCount == 1, statement.fault == nil, shape.mainTable >= 0 {
-            keysFetch = (statement.shape, statement.rows ?? 0, shape.mainTable)
+            keysFetch = (number, statement.rows ?? 0, shape.mainTable)
         }
     }
 
@@ -572,8 +572,8 @@ package final class TraceAnalyzer {
 
     // MARK: transactions
 
-    private func trackTransaction(_ statement: TracedStatement) {
-        let shape = traits[statement.shape]
+    private func trackTransaction(_ statement: TracedStatement, number: Int) {
+        let shape = traits[number]
         switch shape.kind {
         case .begin:
             if let transaction { endTransaction(transaction, committed: true) }

@@ -5,8 +5,6 @@ import Foundation
 package struct TracedStatement: Sendable {
     /// The statement as logged.
     package var sql: String
-    /// Its shape's number in the analyzer's table; -1 until the statement is finished.
-    package var shape: Int
     /// The number a ``StatementInterner`` gave its text, or nil (not numbered, or the text grew
     /// by a continuation line).
     package var textNumber: Int? = nil
@@ -171,27 +169,29 @@ package enum Annotation: Equatable, Sendable {
     /// to six).
     private static func seconds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Double? {
         guard let base = text.baseAddress, offset >= 0 else { return nil }
-        var index = offset
+        var pointer = base + offset
+        let end = base + text.count
         var digits: UInt64 = 0
         var scale: UInt64 = 1
         var seenDigit = false
-        var afterPoint = false
         // Wrapping arithmetic is exact here: digits stay below 2^50 * 10 + 9, scale at most 10^18.
-        while index < text.count, digits < 1 << 50 {
-            let byte = base[index]
-            if byte >= 0x30 && byte <= 0x39 {
-                if afterPoint {
-                    guard scale < 1_000_000_000_000_000_000 else { break }
-                    scale = scale &* 10
-                }
-                digits = digits &* 10 &+ UInt64(byte &- 0x30)
+        while pointer < end, digits < 1 << 50 {
+            let digit = pointer.pointee &- 0x30
+            guard digit < 10 else { break }
+            digits = digits &* 10 &+ UInt64(digit)
+            seenDigit = true
+            pointer += 1
+        }
+        if pointer < end, pointer.pointee == UInt8(ascii: "."), digits < 1 << 50 {
+            pointer += 1
+            while pointer < end, digits < 1 << 50, scale < 1_000_000_000_000_000_000 {
+                let digit = pointer.pointee &- 0x30
+                guard digit < 10 else { break }
+                digits = digits &* 10 &+ UInt64(digit)
+                scale = scale &* 10
                 seenDigit = true
-            } else if byte == UInt8(ascii: "."), !afterPoint {
-                afterPoint = true
-            } else {
-                break
+                pointer += 1
             }
-            index += 1
         }
         return seenDigit ? Double(digits) / Double(scale) : nil
     }
