@@ -12,6 +12,9 @@ import Foundation
 /// be megabytes; the statements a trace reads are far shorter). A last line without its line
 /// break (a capture cut off mid-write) is still delivered. With `follow`, the end of a file is
 /// not the end of the log: the reader waits for the file to grow (`--follow`).
+///
+/// One thread reads at a time, so the state touched for every line skips the run-time
+/// exclusivity checks (`@exclusivity(unchecked)`).
 package final class LogLineReader {
     /// Where the bytes come from.
     package enum Source {
@@ -30,15 +33,20 @@ package final class LogLineReader {
     /// Whether the end of a file is waited past (`--follow`).
     package var follows: Bool { follow }
     private let pollInterval: useconds_t
-    private var chunk: [UInt8]
-    private var chunkStart = 0
-    private var chunkEnd = 0
-    private var line: [UInt8] = []
-    private var overlong = false
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var chunkStart = 0
+    @exclusivity(unchecked) private var chunkEnd = 0
+    @exclusivity(unchecked) private var line: [UInt8] = []
+    @exclusivity(unchecked) private var overlong = false
     private var dataOffset = 0
     private var finished = false
+    /// Whether the chunk holds an escape byte (0x1B), found once per chunk.
+    @exclusivity(unchecked) private var chunkHasEscape = true
+    /// Whether the line being delivered may hold an escape byte (a colour code to strip): false
+    /// only when its chunk holds none, so the parser need not look through each line for one.
+    @exclusivity(unchecked) package private(set) var lineMayHoldEscape = true
     /// Lines delivered so far.
-    package private(set) var lineCount = 0
+    @exclusivity(unchecked) package private(set) var lineCount = 0
     /// Asked while waiting for a followed file to grow: true ends the log there (Ctrl-C).
     package var shouldStop: (() -> Bool)?
 
@@ -58,6 +66,7 @@ package final class LogLineReader {
             if chunkStart == chunkEnd {
                 guard fill() else {
                     if !line.isEmpty || overlong {
+                        lineMayHoldEscape = true
                         let keepGoing = try deliver(line[...], body)
                         line.removeAll(keepingCapacity: true)
                         overlong = false
@@ -75,9 +84,11 @@ package final class LogLineReader {
                         let length = UnsafeRawPointer(newline).assumingMemoryBound(to: UInt8.self) - start
                         chunkStart += length + 1
                         if line.isEmpty && !overlong {
+                            lineMayHoldEscape = chunkHasEscape
                             if !(try deliverSpan(UnsafeBufferPointer(start: start, count: length), body)) { return false }
                         } else {
                             append(UnsafeBufferPointer(start: start, count: length))
+                            lineMayHoldEscape = true
                             let go = try deliver(line[...], body)
                             line.removeAll(keepingCapacity: true)
                             overlong = false
@@ -91,6 +102,14 @@ package final class LogLineReader {
                 return true
             }
             if !keepGoing { return }
+        }
+    }
+
+    /// Notes whether the chunk just read holds an escape byte.
+    private func scanChunkForEscape() {
+        chunkHasEscape = chunk.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return true }
+            return memchr(base, 0x1B, chunkEnd) != nil
         }
     }
 
@@ -132,12 +151,14 @@ package final class LogLineReader {
             }
             dataOffset += count
             chunkEnd = count
+            scanChunkForEscape()
             return true
         case .descriptor(let descriptor):
             while true {
                 let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.chunkSize) }
                 if count > 0 {
                     chunkEnd = count
+                    scanChunkForEscape()
                     return true
                 }
                 if count < 0 && errno == EINTR { continue }

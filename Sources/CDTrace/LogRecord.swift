@@ -34,21 +34,21 @@ package struct LogRecord: Equatable, Sendable {
 /// Anything else is not a record (nil): the app's own output, `log`'s preamble, Xcode's
 /// metadata lines (form C), continuation lines.
 package enum LogRecordParser {
-    private static let coreData = Array("CoreData: ".utf8)
-    private static let unifiedCategory = Array("[com.apple.coredata:".utf8)
-    /// `sql: `, `annotation: `, `details: `, `debug: `, `error: `, `warning: `, in this order
-    /// (``keyword(in:at:)`` picks them by first letter).
-    private static let keywords: [(bytes: [UInt8], category: LogRecord.Category)] =
-        LogRecord.Category.allCases.map { (Array(($0.rawValue + ": ").utf8), $0) }
+    // The words looked for in every line are literals (`StaticString`): their bytes are
+    // constants, where a static array is reached through a lazy initialiser and retained.
+    private static var coreData: StaticString { "CoreData: " }
+    private static var unifiedCategory: StaticString { "[com.apple.coredata:" }
 
     /// Finds the record in `line` and calls `body` with its category and message bytes (valid
     /// only inside `body`); nil when the line holds no record. The message is not copied: the
-    /// reader calls this for every line of a log that may be gigabytes long.
+    /// reader calls this for every line of a log that may be gigabytes long. `mayHoldEscape`
+    /// false says the caller knows the line has no escape byte (``LogLineReader/lineMayHoldEscape``).
     package static func withRecord<Result>(
         in line: UnsafeBufferPointer<UInt8>,
+        mayHoldEscape: Bool = true,
         _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result? {
-        if let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
+        if mayHoldEscape, let base = line.baseAddress, memchr(base, 0x1B, line.count) != nil {
             let plain = stripANSI(line)
             return plain.withUnsafeBufferPointer { withCleanRecord(in: $0, body) }
         }
@@ -72,18 +72,34 @@ package enum LogRecordParser {
         in line: UnsafeBufferPointer<UInt8>,
         _ body: (LogRecord.Category, UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result? {
+        if isJSONObject(line) { return withJSONRecord(in: line, body) }
+        guard let (category, range) = plainRecord(in: line) else { return nil }
+        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+    }
+
+    /// Whether the line's first byte other than a space or tab is `{` (form G).
+    package static func isJSONObject(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        return start < line.count && line[start] == UInt8(ascii: "{")
+    }
+
+    /// The category and message range of the record in a line with no escape byte that is not a
+    /// JSON object (``isJSONObject(_:)``), or nil: ``withRecord(in:mayHoldEscape:_:)`` without
+    /// its closure, for the reader's loop.
+    package static func plainRecord(in line: UnsafeBufferPointer<UInt8>) -> (LogRecord.Category, Range<Int>)? {
         var start = 0
         while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         guard start < line.count else { return nil }
-        if line[start] == UInt8(ascii: "{") { return withJSONRecord(in: line, body) }
-        guard let (category, range) = locate(in: line, from: start) else { return nil }
-        return body(category, UnsafeBufferPointer(rebasing: line[range]))
+        return locate(in: line, from: start)
     }
 
     /// The category and message range of the record in a line without colour escapes or JSON.
     private static func locate(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> (LogRecord.Category, Range<Int>)? {
+        // Most lines start with it (Core Data's own standard error output, cdstore's, pasted).
+        if matches(coreData, in: line, at: start) { return keyword(in: line, at: start + coreData.utf8CodeUnitCount) }
         if let found = find(coreData, in: line, from: start) {
-            return keyword(in: line, at: found + coreData.count)
+            return keyword(in: line, at: found + coreData.utf8CodeUnitCount)
         }
         if let found = find(unifiedCategory, in: line, from: start),
             let close = firstIndex(of: UInt8(ascii: "]"), in: line, from: found)
@@ -91,7 +107,8 @@ package enum LogRecordParser {
             var messageStart = close + 1
             while messageStart < line.count, line[messageStart] == 0x20 { messageStart += 1 }
             if let record = keyword(in: line, at: messageStart) { return record }
-            let name = String(decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.count)..<close]), as: UTF8.self)
+            let name = String(
+                decoding: UnsafeBufferPointer(rebasing: line[(found + unifiedCategory.utf8CodeUnitCount)..<close]), as: UTF8.self)
             guard let category = LogRecord.Category(rawValue: name) else { return nil }
             return (category, messageStart..<line.count)
         }
@@ -101,11 +118,11 @@ package enum LogRecordParser {
             index += 1
         }
         if let record = keyword(in: line, at: index) { return record }
-        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index, colon - index < coreData.count - 1,
-            colon + 2 <= line.count, line[colon + 1] == 0x20
+        if let colon = firstIndex(of: UInt8(ascii: ":"), in: line, from: index), colon > index,
+            colon - index < coreData.utf8CodeUnitCount - 1, colon + 2 <= line.count, line[colon + 1] == 0x20
         {
             let head = Array(line[index..<colon])
-            let name = Array(coreData.dropLast(2))
+            let name = Array(UnsafeBufferPointer(start: coreData.utf8Start, count: coreData.utf8CodeUnitCount).dropLast(2))
             if Array(name.suffix(head.count)) == head { return keyword(in: line, at: colon + 2) }
         }
         return nil
@@ -114,23 +131,24 @@ package enum LogRecordParser {
     /// `<category>: <message>` at `offset`. The first byte picks the one or two keywords that
     /// can be there (this runs for every line of the log).
     private static func keyword(in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> (LogRecord.Category, Range<Int>)? {
-        guard let base = line.baseAddress, offset < line.count else { return nil }
-        let candidates: ClosedRange<Int>
+        guard offset < line.count else { return nil }
+        func record(_ keyword: StaticString, _ category: LogRecord.Category) -> (LogRecord.Category, Range<Int>)? {
+            matches(keyword, in: line, at: offset) ? (category, (offset + keyword.utf8CodeUnitCount)..<line.count) : nil
+        }
         switch line[offset] {
-        case UInt8(ascii: "s"): candidates = 0...0
-        case UInt8(ascii: "a"): candidates = 1...1
-        case UInt8(ascii: "d"): candidates = 2...3
-        case UInt8(ascii: "e"): candidates = 4...4
-        case UInt8(ascii: "w"): candidates = 5...5
+        case UInt8(ascii: "s"): return record("sql: ", .sql)
+        case UInt8(ascii: "a"): return record("annotation: ", .annotation)
+        case UInt8(ascii: "d"): return record("details: ", .details) ?? record("debug: ", .debug)
+        case UInt8(ascii: "e"): return record("error: ", .error)
+        case UInt8(ascii: "w"): return record("warning: ", .warning)
         default: return nil
         }
-        for index in candidates {
-            let (bytes, category) = keywords[index]
-            if offset + bytes.count <= line.count, memcmp(base + offset, bytes, bytes.count) == 0 {
-                return (category, (offset + bytes.count)..<line.count)
-            }
-        }
-        return nil
+    }
+
+    /// Whether `line` holds `word` at `offset`.
+    static func matches(_ word: StaticString, in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        guard let base = line.baseAddress, offset >= 0, offset + word.utf8CodeUnitCount <= line.count else { return false }
+        return memcmp(base + offset, word.utf8Start, word.utf8CodeUnitCount) == 0
     }
 
     /// Form G: one JSON object; its `eventMessage` is read as a line of its own, with the
@@ -175,15 +193,19 @@ package enum LogRecordParser {
     }
 
     /// Where `needle` first occurs in `line` at or after `from`.
-    static func find(_ needle: [UInt8], in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        guard let base = line.baseAddress, line.count - from >= needle.count, let first = needle.first else { return nil }
-        var index = from
-        let last = line.count - needle.count
-        while index <= last {
-            guard let hit = memchr(base + index, Int32(first), last - index + 1) else { return nil }
-            let position = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-            if memcmp(base + position, needle, needle.count) == 0 { return position }
-            index = position + 1
+    static func find(_ needle: StaticString, in line: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let count = needle.utf8CodeUnitCount
+        guard let base = line.baseAddress, count > 0, from >= 0, line.count - from >= count else { return nil }
+        let bytes = needle.utf8Start
+        let first = Int32(bytes[0])
+        // Pointers rather than indices: this runs several times for every line of the log.
+        let last = base + (line.count - count)
+        var position = base + from
+        while position <= last {
+            guard let hit = memchr(position, first, last - position + 1) else { return nil }
+            let candidate = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(candidate + 1, bytes + 1, count - 1) == 0 { return candidate - base }
+            position = candidate + 1
         }
         return nil
     }

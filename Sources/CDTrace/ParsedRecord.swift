@@ -7,6 +7,10 @@ package enum ParsedRecord: Sendable, Equatable {
     /// A `sql:` record: the statement as logged, and its number from a ``StatementInterner``
     /// (nil when not numbered).
     case statement(String, number: Int?)
+    /// A `sql:` record repeating a statement given before as `.statement(text, number:)` with
+    /// this number (by the same interner, to the same analyzer): only the number crosses from
+    /// the reading thread, so the text's reference count is not touched by both threads.
+    case repeatedStatement(number: Int)
     /// A `details: SQLite bind[i] = …` record (only counted).
     case bind
     /// Any other `details:` record (query plans at level 4).
@@ -19,21 +23,22 @@ package enum ParsedRecord: Sendable, Equatable {
     /// analyzer decides, as only it knows whether a statement is waiting).
     case continuation(String)
 
-    private static let bindPrefix = Array("SQLite bind[".utf8)
-
     /// The record whose category and message ``LogRecordParser`` found; a statement is numbered
     /// by `statements` when given.
     package init(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>, statements: StatementInterner? = nil) {
         switch category {
         case .sql:
             if let statements {
-                let (text, number) = statements.intern(message)
-                self = .statement(text, number: number)
+                switch statements.number(message) {
+                case .known(let number): self = .repeatedStatement(number: number)
+                case .new(let text, let number): self = .statement(text, number: number)
+                case .unnumbered(let text): self = .statement(text, number: nil)
+                }
             } else {
                 self = .statement(String(decoding: message, as: UTF8.self), number: nil)
             }
         case .details:
-            if let base = message.baseAddress, message.count >= Self.bindPrefix.count, memcmp(base, Self.bindPrefix, Self.bindPrefix.count) == 0 {
+            if LogRecordParser.matches("SQLite bind[", in: message, at: 0) {
                 self = .bind
             } else {
                 self = .details(String(decoding: message, as: UTF8.self))
@@ -46,9 +51,17 @@ package enum ParsedRecord: Sendable, Equatable {
     }
 
     /// What a whole captured line gives: its record, a possible continuation, or nothing.
-    /// Statements are numbered by `statements`.
-    package static func read(_ line: UnsafeBufferPointer<UInt8>, statements: StatementInterner) -> ParsedRecord? {
-        if let record = LogRecordParser.withRecord(in: line, { ParsedRecord($0, $1, statements: statements) }) { return record }
+    /// Statements are numbered by `statements`; `mayHoldEscape` as for
+    /// ``LogRecordParser/withRecord(in:mayHoldEscape:_:)``.
+    package static func read(_ line: UnsafeBufferPointer<UInt8>, statements: StatementInterner, mayHoldEscape: Bool = true) -> ParsedRecord? {
+        if mayHoldEscape || LogRecordParser.isJSONObject(line) {
+            if let record = LogRecordParser.withRecord(in: line, mayHoldEscape: mayHoldEscape, { ParsedRecord($0, $1, statements: statements) }) {
+                return record
+            }
+        } else if let (category, range) = LogRecordParser.plainRecord(in: line) {
+            // Most lines of a long log: found without a closure (or its retains of `statements`).
+            return ParsedRecord(category, UnsafeBufferPointer(rebasing: line[range]), statements: statements)
+        }
         return mayContinueStatement(line) ? .continuation(String(decoding: line, as: UTF8.self)) : nil
     }
 

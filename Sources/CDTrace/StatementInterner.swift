@@ -8,6 +8,9 @@ import Foundation
 /// Memory is bounded: at most 80,000 texts of 32 MiB in all are kept (by default); a statement
 /// that does not fit is made into a string of its own with no number, and the analyzer shapes it
 /// from its text as before.
+///
+/// One thread uses an interner at a time (the reading one), so its tables skip the run-time
+/// exclusivity checks (`@exclusivity(unchecked)`), which are paid on every line otherwise.
 package final class StatementInterner {
     /// Distinct statements numbered at most (by default the analyzer's limit on remembered
     /// statements).
@@ -22,12 +25,12 @@ package final class StatementInterner {
         var text: String
     }
 
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// The logged bytes of every entry, one after another (the text may differ: invalid UTF-8
     /// is repaired in it, and the bytes are what the next line is compared with).
-    private var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
     /// Open addressing: entry index + 1, or 0 for an empty slot; a power of two long.
-    private var slots: [Int32] = Array(repeating: 0, count: 1024)
+    @exclusivity(unchecked) private var slots: [Int32] = Array(repeating: 0, count: 1024)
     /// Chosen per run, so no log can be written to make its statements collide.
     private let seed = UInt64.random(in: 0...UInt64.max)
 
@@ -36,25 +39,45 @@ package final class StatementInterner {
         self.maximumBytes = maximumBytes
     }
 
+    /// What ``number(_:)`` found.
+    package enum Numbered: Equatable {
+        /// A statement numbered before.
+        case known(Int)
+        /// A statement seen for the first time, numbered now.
+        case new(String, Int)
+        /// A new statement the full interner could not number.
+        case unnumbered(String)
+    }
+
     /// The statement's text and number, or its text and nil when the interner is full.
     package func intern(_ statement: UnsafeBufferPointer<UInt8>) -> (text: String, number: Int?) {
+        switch number(statement) {
+        case .known(let number): return (entries[number].text, number)
+        case .new(let text, let number): return (text, number)
+        case .unnumbered(let text): return (text, nil)
+        }
+    }
+
+    /// The statement's number, with its text only when it is new: a statement seen before costs
+    /// no string (not even a reference count).
+    package func number(_ statement: UnsafeBufferPointer<UInt8>) -> Numbered {
         let hash = Self.hash(statement, seed: seed)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let stored = Int(slots[slot])
             if stored == 0 { break }
-            if entries[stored - 1].hash == hash, matches(stored - 1, statement) { return (entries[stored - 1].text, stored - 1) }
+            if entries[stored - 1].hash == hash, matches(stored - 1, statement) { return .known(stored - 1) }
             slot = (slot + 1) & mask
         }
         let text = String(decoding: statement, as: UTF8.self)
-        guard entries.count < maximumStatements, bytes.count + statement.count <= maximumBytes else { return (text, nil) }
+        guard entries.count < maximumStatements, bytes.count + statement.count <= maximumBytes else { return .unnumbered(text) }
         let number = entries.count
         entries.append(Entry(hash: hash, offset: bytes.count, count: statement.count, text: text))
         bytes.append(contentsOf: statement)
         slots[slot] = Int32(number + 1)
         if entries.count * 2 > slots.count { grow() }
-        return (text, number)
+        return .new(text, number)
     }
 
     /// Whether entry `index` holds exactly these bytes.

@@ -8,6 +8,10 @@ import Foundation
 /// an annotation belongs to the last statement; a fetch whose `sql connection fetch time` has
 /// been logged but not its `total fetch execution time` is still running, so a statement logged
 /// then is nested in it (a prefetch, §8 block 10), and the next total closes the inner one first.
+///
+/// The state read for every record is marked `@exclusivity(unchecked)`: an analyzer is used by
+/// one thread at a time, its properties are changed only by its own methods, and the run-time
+/// exclusivity checks on them were about a third of the analysing thread's time on a large log.
 package final class TraceAnalyzer {
     /// Distinct shapes kept; later new shapes are counted together under one "(other shapes)" entry.
     package static let maximumShapes = 20_000
@@ -87,20 +91,23 @@ package final class TraceAnalyzer {
         case retry(tables: [String])
     }
 
-    package private(set) var shapes: [ShapeStatistics] = []
+    @exclusivity(unchecked) package private(set) var shapes: [ShapeStatistics] = []
     /// What finishing a statement asks of each shape, beside ``shapes``.
-    private var traits: [ShapeTraits] = []
+    @exclusivity(unchecked) private var traits: [ShapeTraits] = []
     private var shapeByText: [String: Int] = [:]
     private var shapeBySQL: [String: Int] = [:]
     /// Shapes by the number a ``StatementInterner`` gave the statement's text; -1 for not yet.
-    private var shapeByTextNumber: [Int32] = []
+    @exclusivity(unchecked) private var shapeByTextNumber: [Int32] = []
+    /// The texts of those numbers (the interner's strings, shared), for
+    /// ``ParsedRecord/repeatedStatement(number:)``.
+    @exclusivity(unchecked) private var textsByNumber: [String] = []
     /// Numbers for the tables and WHERE clauses of shapes, so they compare as integers.
     private var clauseNumbers: [String: Int] = [:]
     /// The texts of those numbers.
     private var clauseTexts: [String] = []
     package private(set) var storms: [String: Storm] = [:]
-    package private(set) var records = 0
-    package private(set) var statements = 0
+    @exclusivity(unchecked) package private(set) var records = 0
+    @exclusivity(unchecked) package private(set) var statements = 0
     /// The store path of the log's last `Connecting to` line.
     package private(set) var connectedStore: String?
     /// Committed transactions that wrote entity rows.
@@ -118,20 +125,25 @@ package final class TraceAnalyzer {
     /// Called when the log names its store.
     package var onConnect: ((String) -> Void)?
 
-    private var open: [TracedStatement] = []
-    private var last: TracedStatement?
+    @exclusivity(unchecked) private var open: [TracedStatement] = []
+    @exclusivity(unchecked) private var last: TracedStatement?
     /// The shape of the statement finished last when it was a count request (a count result).
-    private var lastFinishedCount: Int?
-    private var run: [String: (storm: Storm, count: Int, seconds: Double)] = [:]
+    @exclusivity(unchecked) private var lastFinishedCount: Int?
+    /// The fault run going on: one entry per storm key, in the order the keys came.
+    @exclusivity(unchecked) private var run: [(storm: Storm, count: Int, seconds: Double)] = []
+    /// Where each key of ``run`` is, looked up only when the key differs from the last one's.
+    @exclusivity(unchecked) private var runIndex: [String: Int] = [:]
+    /// The entry of ``run`` the last fault statement counted in.
+    @exclusivity(unchecked) private var lastRunEntry = 0
     /// The storm key of the last relationship fault, made again only when the relationship changes.
-    private var lastRelationshipKey: (entity: String?, name: String, key: String)?
-    private var transaction: Transaction?
+    @exclusivity(unchecked) private var lastRelationshipKey: (entity: String?, name: String, key: String)?
+    @exclusivity(unchecked) private var transaction: Transaction?
     private var pendingRetryTables: Set<String>?
     /// The last keys-only fetch, its rows and its table's number (``clauseNumbers``).
-    private var keysFetch: (shape: Int, rows: Int, table: Int)?
-    private var batches = 0
-    private var batchLimit = 0
-    private var planShape: Int?
+    @exclusivity(unchecked) private var keysFetch: (shape: Int, rows: Int, table: Int)?
+    @exclusivity(unchecked) private var batches = 0
+    @exclusivity(unchecked) private var batchLimit = 0
+    @exclusivity(unchecked) private var planShape: Int?
     private var transactionNumber = 0
 
     package init() {}
@@ -144,7 +156,7 @@ package final class TraceAnalyzer {
         message.withUTF8 { consume(record.category, $0) }
     }
 
-    /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:_:)``).
+    /// Takes one record of the log, its message as bytes (``LogRecordParser/withRecord(in:mayHoldEscape:_:)``).
     package func consume(_ category: LogRecord.Category, _ message: UnsafeBufferPointer<UInt8>) {
         consume(ParsedRecord(category, message))
     }
@@ -156,7 +168,18 @@ package final class TraceAnalyzer {
         case .statement(let sql, let number):
             records += 1
             planShape = nil
+            if let number { rememberText(sql, number: number) }
             startStatement(sql, textNumber: number)
+        case .repeatedStatement(let number):
+            records += 1
+            planShape = nil
+            // The interner gives a number's text before repeating the number; a number never
+            // given (no such reader exists) counts as a statement of no text.
+            if number < textsByNumber.count {
+                startStatement(textsByNumber[number], textNumber: number)
+            } else {
+                startStatement("", textNumber: nil)
+            }
         case .bind:
             records += 1
             if !open.isEmpty { open[open.count - 1].binds += 1 }
@@ -214,7 +237,7 @@ package final class TraceAnalyzer {
         if let finished = last.take() { finishStatement(finished) }
         statements += 1
         // The shape is taken when the statement is finished: a wrapped statement may still grow.
-        let statement = TracedStatement(sql: sql, shape: -1, textNumber: textNumber)
+        let statement = TracedStatement(sql: sql, textNumber: textNumber)
         if open.count >= 8 { finishStatement(open.removeFirst()) }
         open.append(statement)
     }
@@ -281,29 +304,32 @@ package final class TraceAnalyzer {
 
     /// Closes the innermost open statement with `change`; the one closed before is finished.
     private func close(_ change: (inout TracedStatement) -> Void) {
-        guard var statement = open.popLast() else {
-            if var closed = last.take() {
-                // A second total for a statement already closed: the outer fetch of a prefetch
-                // whose statement was finished (the log lost its `sql:` line).
-                change(&closed)
-                last = closed
-            }
+        guard !open.isEmpty else {
+            // A second total for a statement already closed: the outer fetch of a prefetch
+            // whose statement was finished (the log lost its `sql:` line).
+            changeLast(change)
             return
         }
         if let finished = last.take() { finishStatement(finished) }
-        change(&statement)
-        last = statement
+        last = open.removeLast()
+        changeLast(change)
     }
 
     /// Applies an annotation to the statement it follows: the last one closed, else the open one.
-    /// (`take()` moves the statement out and back, so its strings are not retained and released.)
     private func amend(_ change: (inout TracedStatement) -> Void) {
-        if var closed = last.take() {
-            change(&closed)
-            last = closed
-        } else if !open.isEmpty {
+        if !changeLast(change), !open.isEmpty {
             change(&open[open.count - 1])
         }
+    }
+
+    /// Applies `change` to the last closed statement where it is stored, if there is one: a
+    /// statement moved out and back would be copied twice (it is 200 bytes), for most
+    /// annotations of a log. Returns whether there was one.
+    @discardableResult
+    private func changeLast(_ change: (inout TracedStatement) -> Void) -> Bool {
+        guard last != nil else { return false }
+        change(&last!)
+        return true
     }
 
     // MARK: shapes
@@ -345,6 +371,18 @@ package final class TraceAnalyzer {
         shapes.append(ShapeStatistics(shape: shape, example: example))
     }
 
+    /// Keeps the text of an interner's number (numbers come in order, each once).
+    private func rememberText(_ sql: String, number: Int) {
+        if number == textsByNumber.count {
+            textsByNumber.append(sql)
+        } else if number < textsByNumber.count {
+            textsByNumber[number] = sql
+        } else {
+            textsByNumber.append(contentsOf: repeatElement("", count: number - textsByNumber.count))
+            textsByNumber.append(sql)
+        }
+    }
+
     /// The shape of a statement whose text a ``StatementInterner`` numbered: by number once known.
     private func shapeNumber(for sql: String, textNumber: Int?) -> Int {
         guard let textNumber else { return shapeNumber(for: sql) }
@@ -383,10 +421,10 @@ package final class TraceAnalyzer {
 
     // MARK: finishing a statement
 
-    private func finishStatement(_ unshaped: TracedStatement) {
-        var statement = unshaped
-        statement.shape = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
-        let number = statement.shape
+    /// Counts a statement in its shape and the trackers. The statement is lent, not copied
+    /// (it is 200 bytes), and its shape's number is passed beside it.
+    private func finishStatement(_ statement: TracedStatement) {
+        let number = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
         let rows = statement.rows ?? 0
         let shape = traits[number]
         let large =
@@ -412,25 +450,25 @@ package final class TraceAnalyzer {
         }
         update(&shapes[number])
         if large, shapes[number].largeFetches == 1 { onEvent?(.largeFetch(shape: number, rows: rows)) }
-        trackFaults(statement)
-        trackBatches(statement)
-        trackTransaction(statement)
+        trackFaults(statement, number: number)
+        trackBatches(statement, number: number)
+        trackTransaction(statement, number: number)
         lastFinishedCount = statement.countResult != nil ? number : nil
     }
 
     // MARK: fault runs
 
     /// A fault statement's storm key and the entity it names, or nil for any other statement.
-    private func faultKey(_ statement: TracedStatement) -> (key: String, entity: String?)? {
+    private func faultKey(_ statement: TracedStatement, number: Int) -> (key: String, entity: String?)? {
         switch statement.fault {
         case .relationship(let entity, let name, _):
             return (relationshipKey(entity, name), entity)
         case .object(let entity):
-            return (shapes[statement.shape].shape.text, entity)
+            return (shapes[number].shape.text, entity)
         case nil:
-            let shape = traits[statement.shape]
+            let shape = traits[number]
             if shape.kind == .singleObject || (shape.kind == .fetch && shape.limit == nil && shape.filtersOnOneKey) {
-                return (shapes[statement.shape].shape.text, nil)
+                return (shapes[number].shape.text, nil)
             }
             return nil
         }
@@ -445,40 +483,51 @@ package final class TraceAnalyzer {
     }
 
     /// The storm a run of fault statements starts, from the first of them.
-    private func storm(_ statement: TracedStatement, key: String) -> Storm {
+    private func storm(_ statement: TracedStatement, number: Int, key: String) -> Storm {
         switch statement.fault {
         case .relationship(let entity, let name, _):
             return Storm(
-                key: key, shape: statement.shape, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
+                key: key, shape: number, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
         case .object(let entity):
-            return Storm(key: key, shape: statement.shape, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
+            return Storm(key: key, shape: number, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
         case nil:
-            let objectFaults = traits[statement.shape].kind == .singleObject
+            let objectFaults = traits[number].kind == .singleObject
             return Storm(
-                key: key, shape: statement.shape, entity: nil, relationship: nil, objectFaults: objectFaults,
+                key: key, shape: number, entity: nil, relationship: nil, objectFaults: objectFaults,
                 keyFetchCandidate: !objectFaults)
         }
     }
 
-    private func trackFaults(_ statement: TracedStatement) {
-        guard let (key, entity) = faultKey(statement) else {
-            let kind = traits[statement.shape].kind
+    private func trackFaults(_ statement: TracedStatement, number: Int) {
+        guard let (key, entity) = faultKey(statement, number: number) else {
+            let kind = traits[number].kind
             if kind != .bookkeeping && kind != .other { endFaultRun() }
             return
         }
-        // Updated in place: one lookup, and no copy of the storm's strings.
-        if let index = run.index(forKey: key) {
-            run.values[index].count += 1
-            run.values[index].seconds += statement.seconds
-            if run.values[index].storm.entity == nil { run.values[index].storm.entity = entity }
+        // A storm repeats one key, most often the very string of the last statement (the cached
+        // relationship key, the shape's text), which compares without reading its bytes.
+        let index: Int
+        if lastRunEntry < run.count, run[lastRunEntry].storm.key == key {
+            index = lastRunEntry
+        } else if let known = runIndex[key] {
+            index = known
         } else {
-            run[key] = (storm(statement, key: key), 1, statement.seconds)
+            runIndex[key] = run.count
+            lastRunEntry = run.count
+            run.append((storm(statement, number: number, key: key), 1, statement.seconds))
+            return
         }
+        lastRunEntry = index
+        // Updated in place: no copy of the storm's strings.
+        run[index].count += 1
+        run[index].seconds += statement.seconds
+        if run[index].storm.entity == nil { run[index].storm.entity = entity }
     }
 
     private func endFaultRun() {
         guard !run.isEmpty else { return }
-        for (key, entry) in run where entry.count >= Self.stormThreshold {
+        for entry in run where entry.count >= Self.stormThreshold {
+            let key = entry.storm.key
             var storm = storms[key] ?? entry.storm
             storm.runs += 1
             storm.statements += entry.count
@@ -489,12 +538,14 @@ package final class TraceAnalyzer {
             onEvent?(.storm(storm, runLength: entry.count))
         }
         run.removeAll(keepingCapacity: true)
+        runIndex.removeAll(keepingCapacity: true)
+        lastRunEntry = 0
     }
 
     // MARK: batches
 
-    private func trackBatches(_ statement: TracedStatement) {
-        let shape = traits[statement.shape]
+    private func trackBatches(_ statement: TracedStatement, number: Int) {
+        let shape = traits[number]
         if shape.kind == .intarray, statement.prefetchKey == nil, let keys = keysFetch, shape.mainTable == keys.table, let limit = shape.limit {
             batches += 1
             batchLimit = limit
@@ -503,7 +554,7 @@ package final class TraceAnalyzer {
         if shape.kind == .bookkeeping { return }
         endBatches()
         if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tableCount == 1, statement.fault == nil, shape.mainTable >= 0 {
-            keysFetch = (statement.shape, statement.rows ?? 0, shape.mainTable)
+            keysFetch = (number, statement.rows ?? 0, shape.mainTable)
         }
     }
 
@@ -521,8 +572,8 @@ package final class TraceAnalyzer {
 
     // MARK: transactions
 
-    private func trackTransaction(_ statement: TracedStatement) {
-        let shape = traits[statement.shape]
+    private func trackTransaction(_ statement: TracedStatement, number: Int) {
+        let shape = traits[number]
         switch shape.kind {
         case .begin:
             if let transaction { endTransaction(transaction, committed: true) }

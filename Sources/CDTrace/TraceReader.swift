@@ -29,10 +29,13 @@ package enum TraceReader {
             let queue = RecordBatches(capacity: batchesAhead)
             let owned = ReaderHandle(reader: reader, statements: statements)
             let thread = Thread {
+                // Taken out of the captured handle once, not retained again for every line.
+                let reader = owned.reader
+                let statements = owned.statements
                 var batch: [ParsedRecord] = []
                 batch.reserveCapacity(batchSize)
-                owned.reader.forEachLine { line in
-                    if let record = ParsedRecord.read(line, statements: owned.statements) {
+                reader.forEachLine { line in
+                    if let record = ParsedRecord.read(line, statements: statements, mayHoldEscape: reader.lineMayHoldEscape) {
                         batch.append(record)
                         if batch.count == batchSize {
                             queue.put(batch)

@@ -5,8 +5,6 @@ import Foundation
 package struct TracedStatement: Sendable {
     /// The statement as logged.
     package var sql: String
-    /// Its shape's number in the analyzer's table; -1 until the statement is finished.
-    package var shape: Int
     /// The number a ``StatementInterner`` gave its text, or nil (not numbered, or the text grew
     /// by a continuation line).
     package var textNumber: Int? = nil
@@ -59,13 +57,13 @@ package enum Annotation: Equatable, Sendable {
     case connecting(path: String)
     case other
 
-    private static let connectionFetchTime = Array("sql connection fetch time: ".utf8)
-    private static let totalFetchTime = Array("total fetch execution time: ".utf8)
-    private static let totalCountTime = Array("total count request execution time: ".utf8)
-    private static let executionTime = Array("sql execution time: ".utf8)
-    private static let forRows = Array(" for ".utf8)
-    private static let forCount = Array(" for count of ".utf8)
-    private static let boundIntarray = Array("Bound intarray".utf8)
+    private static var connectionFetchTime: StaticString { "sql connection fetch time: " }
+    private static var totalFetchTime: StaticString { "total fetch execution time: " }
+    private static var totalCountTime: StaticString { "total count request execution time: " }
+    private static var executionTime: StaticString { "sql execution time: " }
+    private static var forRows: StaticString { " for " }
+    private static var forCount: StaticString { " for count of " }
+    private static var boundIntarray: StaticString { "Bound intarray" }
 
     /// What `message` (the bytes after `CoreData: annotation: `) says. The timing annotations,
     /// most of a log, are read from the bytes without making a string.
@@ -74,52 +72,57 @@ package enum Annotation: Equatable, Sendable {
         while start < message.count, message[start] == 0x20 { start += 1 }
         let text = UnsafeBufferPointer(rebasing: message[start...])
         if hasPrefix(text, connectionFetchTime) {
-            return seconds(text, at: connectionFetchTime.count).map(Annotation.connectionFetchTime) ?? .other
+            return seconds(text, at: connectionFetchTime.utf8CodeUnitCount).map(Annotation.connectionFetchTime) ?? .other
         }
         if hasPrefix(text, totalFetchTime) {
-            guard let time = seconds(text, at: totalFetchTime.count) else { return .other }
+            guard let time = seconds(text, at: totalFetchTime.utf8CodeUnitCount) else { return .other }
             return .totalFetch(
-                seconds: time, rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.count).flatMap { integer(text, at: $0 + forRows.count) } ?? 0)
+                seconds: time,
+                rows: LogRecordParser.find(forRows, in: text, from: totalFetchTime.utf8CodeUnitCount).flatMap {
+                    integer(text, at: $0 + forRows.utf8CodeUnitCount)
+                } ?? 0)
         }
         if hasPrefix(text, totalCountTime) {
-            guard let time = seconds(text, at: totalCountTime.count) else { return .other }
+            guard let time = seconds(text, at: totalCountTime.utf8CodeUnitCount) else { return .other }
             return .totalCount(
                 seconds: time,
-                count: LogRecordParser.find(forCount, in: text, from: totalCountTime.count).flatMap { integer(text, at: $0 + forCount.count) } ?? 0)
+                count: LogRecordParser.find(forCount, in: text, from: totalCountTime.utf8CodeUnitCount).flatMap {
+                    integer(text, at: $0 + forCount.utf8CodeUnitCount)
+                } ?? 0)
         }
         if hasPrefix(text, executionTime) {
-            return seconds(text, at: executionTime.count).map(Annotation.executionTime) ?? .other
+            return seconds(text, at: executionTime.utf8CodeUnitCount).map(Annotation.executionTime) ?? .other
         }
         if hasPrefix(text, boundIntarray) { return .other }
         let toMany = hasPrefix(text, toManyFault)
         if toMany || hasPrefix(text, toOneFault) {
             // A storm is thousands of these: read the name, the URI's entity and the rows in place.
-            let nameStart = toMany ? toManyFault.count : toOneFault.count
+            let nameStart = toMany ? toManyFault.utf8CodeUnitCount : toOneFault.utf8CodeUnitCount
             guard let nameEnd = LogRecordParser.find(quote, in: text, from: nameStart) else { return .other }
             let name = String(decoding: UnsafeBufferPointer(rebasing: text[nameStart..<nameEnd]), as: UTF8.self)
             return .relationshipFault(
                 name: name, entity: uriEntity(text, from: nameEnd), toMany: toMany,
-                rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.count) })
+                rows: LogRecordParser.find(got, in: text, from: nameEnd).flatMap { integer(text, at: $0 + got.utf8CodeUnitCount) })
         }
         if hasPrefix(text, fetchUsing) {
             // Level 2 and 3 print one per fetch: the entity and the rows, read in place.
-            guard let entityStart = LogRecordParser.find(onEntity, in: text, from: fetchUsing.count),
-                let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.count)
+            guard let entityStart = LogRecordParser.find(onEntity, in: text, from: fetchUsing.utf8CodeUnitCount),
+                let entityEnd = LogRecordParser.find(quote1, in: text, from: entityStart + onEntity.utf8CodeUnitCount)
             else { return .other }
-            let entity = String(decoding: UnsafeBufferPointer(rebasing: text[(entityStart + onEntity.count)..<entityEnd]), as: UTF8.self)
-            let rows = lastIndex(of: returned, in: text).flatMap { integer(text, at: $0 + returned.count) } ?? 0
+            let entity = String(decoding: UnsafeBufferPointer(rebasing: text[(entityStart + onEntity.utf8CodeUnitCount)..<entityEnd]), as: UTF8.self)
+            let rows = lastIndex(of: returned, in: text).flatMap { integer(text, at: $0 + returned.utf8CodeUnitCount) } ?? 0
             return .fetchUsing(entity: entity, rows: rows)
         }
         return parse(String(decoding: text, as: UTF8.self))
     }
 
-    private static let fetchUsing = Array("fetch using NSSQLiteStatement ".utf8)
-    private static let onEntity = Array("on entity '".utf8)
-    private static let quote1 = Array("'".utf8)
-    private static let returned = Array(" returned ".utf8)
+    private static var fetchUsing: StaticString { "fetch using NSSQLiteStatement " }
+    private static var onEntity: StaticString { "on entity '" }
+    private static var quote1: StaticString { "'" }
+    private static var returned: StaticString { " returned " }
 
     /// The last occurrence of `needle` in `text` (the statement's SQL may contain the words).
-    private static func lastIndex(of needle: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Int? {
+    private static func lastIndex(of needle: StaticString, in text: UnsafeBufferPointer<UInt8>) -> Int? {
         var found: Int?
         var from = 0
         while let next = LogRecordParser.find(needle, in: text, from: from) {
@@ -129,55 +132,66 @@ package enum Annotation: Equatable, Sendable {
         return found
     }
 
-    private static let toManyFault = Array("to-many relationship fault \"".utf8)
-    private static let toOneFault = Array("to-one relationship fault \"".utf8)
-    private static let quote = Array("\"".utf8)
-    private static let got = Array("Got ".utf8)
-    private static let uriScheme = Array("x-coredata://".utf8)
+    private static var toManyFault: StaticString { "to-many relationship fault \"" }
+    private static var toOneFault: StaticString { "to-one relationship fault \"" }
+    private static var quote: StaticString { "\"" }
+    private static var got: StaticString { "Got " }
+    private static var uriScheme: StaticString { "x-coredata://" }
 
     /// The entity of the first `x-coredata://<store>/<Entity>/p<n>` URI after `from`.
     private static func uriEntity(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> String? {
-        guard let start = LogRecordParser.find(uriScheme, in: text, from: from) else { return nil }
-        // The entity is between the last two slashes of `<store>/<Entity>/p<n>`.
-        var end = start + uriScheme.count
-        var slashes: (Int, Int) = (-1, -1)
-        var count = 0
-        while end < text.count, text[end] != UInt8(ascii: ">"), text[end] != 0x20 {
-            if text[end] == UInt8(ascii: "/") {
-                slashes = (slashes.1, end)
-                count += 1
-            }
-            end += 1
+        guard let start = LogRecordParser.find(uriScheme, in: text, from: from), let base = text.baseAddress else { return nil }
+        // The URI ends at its first `>` or space (found with memchr: a storm is thousands of
+        // these lines); the entity is between its last two slashes, `<store>/<Entity>/p<n>`.
+        let uriStart = start + uriScheme.utf8CodeUnitCount
+        var end = text.count
+        if let close = memchr(base + uriStart, Int32(UInt8(ascii: ">")), end - uriStart) {
+            end = UnsafeRawPointer(close).assumingMemoryBound(to: UInt8.self) - base
         }
-        guard count >= 2 else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: text[(slashes.0 + 1)..<slashes.1]), as: UTF8.self)
+        if let space = memchr(base + uriStart, 0x20, end - uriStart) {
+            end = UnsafeRawPointer(space).assumingMemoryBound(to: UInt8.self) - base
+        }
+        var lastSlash = end - 1
+        while lastSlash >= uriStart, text[lastSlash] != UInt8(ascii: "/") { lastSlash -= 1 }
+        var slashBefore = lastSlash - 1
+        while slashBefore >= uriStart, text[slashBefore] != UInt8(ascii: "/") { slashBefore -= 1 }
+        guard slashBefore >= uriStart else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: text[(slashBefore + 1)..<lastSlash]), as: UTF8.self)
     }
 
-    private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
-        guard let base = text.baseAddress, text.count >= prefix.count else { return false }
-        return memcmp(base, prefix, prefix.count) == 0
+    private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        LogRecordParser.matches(prefix, in: text, at: 0)
     }
 
     /// `0.4789s.`, `0.0001s` or a cut-off `0.000` at `offset`: digits, a point, digits. The value
     /// is the decimal's integer over its power of ten, so it is the same Double as Double("0.4789").
+    /// Digits past 10^-18 are not read (they would overflow the power of ten; a log prints four
+    /// to six).
     private static func seconds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Double? {
-        var index = offset
+        guard let base = text.baseAddress, offset >= 0 else { return nil }
+        var pointer = base + offset
+        let end = base + text.count
         var digits: UInt64 = 0
         var scale: UInt64 = 1
         var seenDigit = false
-        var afterPoint = false
-        while index < text.count, digits < 1 << 50 {
-            let byte = text[index]
-            if byte >= 0x30 && byte <= 0x39 {
-                digits = digits * 10 + UInt64(byte - 0x30)
-                if afterPoint { scale *= 10 }
+        // Wrapping arithmetic is exact here: digits stay below 2^50 * 10 + 9, scale at most 10^18.
+        while pointer < end, digits < 1 << 50 {
+            let digit = pointer.pointee &- 0x30
+            guard digit < 10 else { break }
+            digits = digits &* 10 &+ UInt64(digit)
+            seenDigit = true
+            pointer += 1
+        }
+        if pointer < end, pointer.pointee == UInt8(ascii: "."), digits < 1 << 50 {
+            pointer += 1
+            while pointer < end, digits < 1 << 50, scale < 1_000_000_000_000_000_000 {
+                let digit = pointer.pointee &- 0x30
+                guard digit < 10 else { break }
+                digits = digits &* 10 &+ UInt64(digit)
+                scale = scale &* 10
                 seenDigit = true
-            } else if byte == UInt8(ascii: "."), !afterPoint {
-                afterPoint = true
-            } else {
-                break
+                pointer += 1
             }
-            index += 1
         }
         return seenDigit ? Double(digits) / Double(scale) : nil
     }

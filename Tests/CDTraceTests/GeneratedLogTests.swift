@@ -259,4 +259,37 @@ import Testing
         #expect(fast.statements == plain.statements && fast.records == plain.records, "seed \(seed)")
         #expect(report(fast) == report(plain), "seed \(seed)")
     }
+
+    /// Colour codes (`-com.apple.CoreData.SyntaxColoredLogging`) in some chunks of a long log
+    /// only: the reader skips looking for them in the chunks without any, and still gives the
+    /// report of reading each line on its own.
+    @Test(arguments: 1...3)
+    func colourCodesInSomeChunksOnly(_ seed: Int) throws {
+        var generator = Generator(seed: UInt64(seed) + 200)
+        generator.generate(events: 3000)
+        let lines = generator.lines.enumerated().map { index, line in
+            index > generator.lines.count / 2 && index % 5 == 0
+                ? line.replacingOccurrences(of: "CoreData: ", with: "\u{1B}[32mCoreData: \u{1B}[0m") : line
+        }
+        let data = Data((lines.joined(separator: "\n") + "\n").utf8)
+        #expect(data.count > 4 << 16, "seed \(seed): \(data.count) bytes, not several chunks")
+        #expect(lines.contains { $0.contains("\u{1B}") }, "seed \(seed)")
+        let fast = TraceAnalyzer()
+        let lineCount = TraceReader.read(LogLineReader(source: .data(data)), into: fast)
+        let plain = TraceAnalyzer()
+        for line in lines {
+            var text = line
+            text.withUTF8 { bytes in
+                if LogRecordParser.withRecord(in: bytes, { plain.consume($0, $1) }) == nil, plain.acceptsContinuation {
+                    _ = plain.continueStatement(line)
+                }
+            }
+        }
+        plain.finish()
+        func report(_ analyzer: TraceAnalyzer) -> TraceReport {
+            TraceReport.build(from: analyzer, lines: lineCount, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
+        }
+        #expect(fast.statements == plain.statements && fast.records == plain.records && fast.statements > 0, "seed \(seed)")
+        #expect(report(fast) == report(plain), "seed \(seed)")
+    }
 }

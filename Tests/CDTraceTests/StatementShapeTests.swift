@@ -93,6 +93,13 @@ import Testing
             numbers[bytes] = expected
             #expect(interned.number == expected, "\(bytes)")
         }
+        let numbering = StatementInterner()
+        func number(_ text: String) -> StatementInterner.Numbered {
+            var copy = text
+            return copy.withUTF8 { numbering.number($0) }
+        }
+        #expect(number("SELECT 1") == .new("SELECT 1", 0) && number("SELECT 2") == .new("SELECT 2", 1))
+        #expect(number("SELECT 1") == .known(0) && number("SELECT 2") == .known(1))
         let small = StatementInterner(maximumStatements: 2, maximumBytes: 100)
         func intern(_ text: String) -> Int? {
             var copy = text
