@@ -166,7 +166,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance"]),
-        .testTarget(name: "CDBaseTests", dependencies: ["CDBase"]),
+        .testTarget(name: "CDBaseTests", dependencies: ["CDBase", "CDTestSupport"]),
         .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
         .testTarget(name: "CDModelTests", dependencies: ["CDModel", "CDPredicate", "CDArchive", "CDStore", "CDTestSupport"]),

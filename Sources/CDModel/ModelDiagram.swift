@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 
 /// Pictures of one model version for `cdstore model --format dot|mermaid|svg`: a box per entity
@@ -117,24 +118,8 @@ package enum ModelDiagram {
         return "\"" + text + "\""
     }
 
-    /// Text for an HTML-like label or SVG: XML's reserved characters as entities, and control
-    /// characters and the noncharacters U+FFFE and U+FFFF (which XML forbids, even as
-    /// references) as U+FFFD.
-    static func html(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value >= 0xFFFE && scalar.value <= 0xFFFF:
-                result += "\u{FFFD}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// Text for an HTML-like label or SVG (``MarkupText/Context/xml``).
+    static func html(_ text: String) -> String { MarkupText.escape(text, for: .xml) }
 
     private static func dotTable(_ box: ModelGraph.Box) -> String {
         let title =

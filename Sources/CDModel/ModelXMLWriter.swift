@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 
 /// Writes a model as the `contents` XML of an `.xcdatamodel`, so a compiled `.mom`, a store's
@@ -160,19 +161,6 @@ public enum ModelXMLWriter {
         list.compactMap { key, value in value.map { " \(key)=\"\(escape($0))\"" } }.joined()
     }
 
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Attribute values keep their newlines and tabs (``MarkupText/Context/xmlAttribute``).
+    private static func escape(_ text: String) -> String { MarkupText.escape(text, for: .xmlAttribute) }
 }

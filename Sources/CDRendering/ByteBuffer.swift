@@ -186,21 +186,26 @@ package struct ByteBuffer: @unchecked Sendable {
     }
 
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped,
-    /// everything else copied as UTF-8.
-    package mutating func appendJSONString(_ text: String) {
+    /// everything else copied as UTF-8; `htmlSafe` as in the `UnsafeBufferPointer` variant.
+    package mutating func appendJSONString(_ text: String, htmlSafe: Bool = false) {
         var text = text
-        text.withUTF8 { appendJSONString($0) }
+        text.withUTF8 { appendJSONString($0, htmlSafe: htmlSafe) }
     }
 
     /// A JSON string literal of UTF-8 bytes, escaped as for a `String`. Most values need no
     /// escape at all, so the bytes are checked eight at a time and a word without a control
     /// character, quote or backslash is passed over whole.
-    package mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>) {
+    ///
+    /// `htmlSafe` (for `serve`'s JSON, never `dump`'s hot path: it checks byte by byte) also
+    /// writes `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`, so no value can close a
+    /// `<script>` element or start markup, and U+2028 and U+2029 as `\u2028`, `\u2029`, which
+    /// older JavaScript reads as line ends inside a string.
+    package mutating func appendJSONString(_ utf8: UnsafeBufferPointer<UInt8>, htmlSafe: Bool = false) {
         append(UInt8(ascii: "\""))
         var start = 0
         var index = 0
         while index < utf8.count {
-            if utf8.count - index >= 8, let base = utf8.baseAddress,
+            if !htmlSafe, utf8.count - index >= 8, let base = utf8.baseAddress,
                 !Self.needsJSONEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             {
                 index += 8
@@ -208,20 +213,31 @@ package struct ByteBuffer: @unchecked Sendable {
             }
             let byte = utf8[index]
             index += 1
-            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            let escaped = index - 1
-            append(UnsafeBufferPointer(rebasing: utf8[start..<escaped]))
-            append(UInt8(ascii: "\\"))
-            switch byte {
-            case 0x22: append(UInt8(ascii: "\""))
-            case 0x5C: append(UInt8(ascii: "\\"))
-            case 0x0A: append(UInt8(ascii: "n"))
-            case 0x0D: append(UInt8(ascii: "r"))
-            case 0x09: append(UInt8(ascii: "t"))
-            default:
-                append("u00")
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                append(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
+                append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x22: append(UInt8(ascii: "\""))
+                case 0x5C: append(UInt8(ascii: "\\"))
+                case 0x0A: append(UInt8(ascii: "n"))
+                case 0x0D: append(UInt8(ascii: "r"))
+                case 0x09: append(UInt8(ascii: "t"))
+                default:
+                    append("u00")
+                    append(Self.hexDigits[Int(byte >> 4)])
+                    append(Self.hexDigits[Int(byte & 0xF)])
+                }
+            } else if htmlSafe, byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") {
+                append(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
+                append("\\u00")
                 append(Self.hexDigits[Int(byte >> 4)])
                 append(Self.hexDigits[Int(byte & 0xF)])
+            } else if htmlSafe, byte == 0xE2, index + 1 < utf8.count, utf8[index] == 0x80, utf8[index + 1] == 0xA8 || utf8[index + 1] == 0xA9 {
+                append(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
+                append(utf8[index + 1] == 0xA8 ? "\\u2028" : "\\u2029")
+                index += 2
+            } else {
+                continue
             }
             start = index
         }

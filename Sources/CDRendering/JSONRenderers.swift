@@ -218,9 +218,13 @@ package struct JSONValues: Sendable {
     }
 
     /// A JSON string literal (RFC 8259 escapes; other characters as UTF-8).
-    package static func string(_ text: String) -> String {
+    package static func string(_ text: String) -> String { string(text, htmlSafe: false) }
+
+    /// A JSON string literal; `htmlSafe` also escapes what could end a `<script>` or a
+    /// JavaScript line (the `UnsafeBufferPointer` variant of `ByteBuffer.appendJSONString`).
+    package static func string(_ text: String, htmlSafe: Bool) -> String {
         var buffer = ByteBuffer(capacity: text.utf8.count + 2)
-        buffer.appendJSONString(text)
+        buffer.appendJSONString(text, htmlSafe: htmlSafe)
         return buffer.text
     }
 }

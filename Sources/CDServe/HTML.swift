@@ -1,3 +1,5 @@
+import CDBase
+import CDRendering
 import Foundation
 
 /// HTML text for the pages: every value from a store, a request or a file name goes through
@@ -6,21 +8,7 @@ import Foundation
 enum HTML {
     /// `text` with `& < > " '` replaced by character references, safe in element content and in
     /// quoted attribute values.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
+    static func escape(_ text: String) -> String { MarkupText.escape(text, for: .html) }
 
     /// A link; `href` is one of the server's own URLs (built from escaped path segments) and
     /// `text` is escaped here.
@@ -70,28 +58,7 @@ enum HTML {
 /// on every run and can embed the dump renderer's object JSON as it is.
 enum JSONText {
     /// `text` as a JSON string literal.
-    static func string(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "<": result += "\\u003c"
-            case ">": result += "\\u003e"
-            case "&": result += "\\u0026"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    result += String(format: "\\u%04x", scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    static func string(_ text: String) -> String { JSONValues.string(text, htmlSafe: true) }
 
     static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
 
