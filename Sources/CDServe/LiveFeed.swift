@@ -26,7 +26,10 @@ package struct LiveSettings: Sendable {
 struct LiveChange: Equatable, Sendable {
     static let maximumKeys = 1000
 
-    /// The objects' own entity (a sub-entity's objects are named by the sub-entity).
+    /// The objects' own entity (a sub-entity's objects are named by the sub-entity), by the
+    /// model's name as every page names it (``WatchedChange``'s IDs come named so): a page marks
+    /// the keys of the events whose entity is one of its names, and `Z_PRIMARYKEY` keeps the old
+    /// name of an entity a migration renamed.
     let entity: String
     let inserted: Int
     let updated: Int
