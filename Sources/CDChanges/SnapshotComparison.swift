@@ -41,7 +41,7 @@ package enum SnapshotComparison {
     package static func versions(_ reader: ObjectReader, ents: Set<Int>) throws -> Versions {
         var tables = Set<String>()
         for ent in ents {
-            guard let name = reader.registry.entity(ent: ent)?.name, let table = reader.mapping.table(forEntity: name) else { continue }
+            guard let name = reader.modelEntityName(ent: ent), let table = reader.mapping.table(forEntity: name) else { continue }
             tables.insert(table.name)
         }
         return try reader.snapshot.read { db in
@@ -63,7 +63,7 @@ package enum SnapshotComparison {
         var result = ChangedObjects()
         for ent in ents.sorted() {
             let before = old[ent] ?? [:], after = new[ent] ?? [:]
-            guard let name = reader.registry.entity(ent: ent)?.name else { continue }
+            guard let name = reader.modelEntityName(ent: ent) else { continue }
             func id(_ pk: Int64) -> ObjectID { ObjectID(storeUUID: reader.storeUUID, entity: name, ent: ent, pk: pk) }
             for (pk, opt) in after.sorted(by: { $0.key < $1.key }) {
                 if let previous = before[pk] {
@@ -84,6 +84,17 @@ package enum SnapshotComparison {
             let before = old?.value(name), after = new?.value(name)
             return before == after ? nil : PropertyChange(name: name, old: before, new: after)
         }
+    }
+}
+
+extension ObjectReader {
+    /// The model's name of the entity numbered `ent`, as every object this reader reads is
+    /// named; `Z_PRIMARYKEY`'s name only for an entity the model does not map. The two differ
+    /// for an entity renamed by a migration, which keeps its old name in `Z_PRIMARYKEY`
+    /// (store-format.md §4; CoreDataPlus V2's `LuxuryCar` is row 3 `ExpensiveSportCar`), and
+    /// only the model's name finds the entity's table and properties in the mapping.
+    package func modelEntityName(ent: Int) -> String? {
+        mapping.entities.first { $0.number == ent }?.name ?? registry.entity(ent: ent)?.name
     }
 }
 

@@ -148,10 +148,10 @@ package final class StoreWatcher {
     }
 
     private func objectID(_ change: HistoryChange, reader: ObjectReader) -> ObjectID? {
-        guard let entity = reader.registry.entity(named: change.entity),
+        guard let entity = reader.registry.entity(named: change.entity), let name = reader.modelEntityName(ent: entity.ent),
             let pk = change.objectID.split(separator: "/").last.flatMap({ Int64($0.dropFirst()) })
         else { return nil }
-        return ObjectID(storeUUID: reader.storeUUID, entity: entity.name, ent: entity.ent, pk: pk)
+        return ObjectID(storeUUID: reader.storeUUID, entity: name, ent: entity.ent, pk: pk)
     }
 
     private static func watchedEnts(_ reader: ObjectReader, entities: [String]) throws -> Set<Int> {

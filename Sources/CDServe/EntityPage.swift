@@ -6,7 +6,8 @@ import Hummingbird
 /// `/stores/{store}/entities/{Entity}`: a page of objects with decoded values, sortable columns,
 /// keyset pages (``EntityQuery``, ``PageToken``), a filter box whose errors show inline with
 /// the parser's caret, the SQL Core Data would run for the filter (behind a toggle, or open
-/// with `sql=1`), and links to export the filter as CSV or NDJSON.
+/// with `sql=1`), and links to export the filter as CSV or NDJSON. `changed` (comma-separated
+/// `Z_PK`s, as the script passes them after a live notice's Refresh) marks those objects' rows.
 enum EntityPage {
     static func respond(_ request: PageRequest) throws -> Response {
         guard case .entity(let storeName, let entity) = request.route else { throw ServeError.noSuchPage(path: "") }
@@ -14,12 +15,15 @@ enum EntityPage {
         let store = request.catalog.segment(for: pool.store)
         let query = try EntityQuery(entity: entity, parameters: request.parameters)
         let showsSQL = try request.parameters.flag("sql")
+        let marked = try changedKeys(request.parameters)
         struct Result {
             var page: EntityQuery.Page?
             var coreDataSQL: String?
             var pageSQL: String?
             var total: Int?
             var toMany: Set<String> = []
+            /// The entity and its sub-entities, whose changes the live notice reports here.
+            var family: [String] = []
         }
         var changed = false
         let result = try pool.withSession { pooled -> Result in
@@ -33,12 +37,14 @@ enum EntityPage {
                     if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
                     return nil
                 })
-            if query.problem != nil { return Result(total: total, toMany: toMany) }
+            let model = runner.reader.model
+            let family = model.entities.filter { candidate in model.lineage(of: candidate.name).contains { $0.name == entity } }.map(\.name)
+            if query.problem != nil { return Result(total: total, toMany: toMany, family: family) }
             let page = try EntityQuery.readPage(runner, query: query, after: query.after?.position, size: query.size)
             return Result(
                 page: page, coreDataSQL: try runner.statement(for: query.coreDataRequest).text,
                 pageSQL: try runner.statement(for: query.pageRequest(after: query.after?.position, size: query.size)).text,
-                total: query.predicate == nil ? total : nil, toMany: toMany)
+                total: query.predicate == nil ? total : nil, toMany: toMany, family: family)
         }
         if let problem = query.problem, request.format == .json { throw problem }
         let next = result.page?.next.map { token in
@@ -55,23 +61,46 @@ enum EntityPage {
                     ("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL)),
                 ]))
         }
+        let live = HTML.Live(events: Paths.events(store), entities: result.family)
         var body = HTML.changeNotice(changed)
+        if !marked.isEmpty {
+            body += "<p class=\"notice\">Marked: the objects inserted or updated since the page was last loaded.</p>\n"
+        }
         if let total = result.total { body += "<p class=\"muted\">\(HTML.escape(plural(total, "object")))</p>\n" }
         body += filterForm(query, store: store)
         if let problem = query.problem {
             body += "<p class=\"error\">\(HTML.escape(problem.message))</p>\n"
             if case .badQuery(_, let caret?) = problem { body += "<pre class=\"error\">\(HTML.escape(caret))</pre>\n" }
-            let page = HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: nil)
+            let page = HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: nil, live: live)
             var response = ServeResponder.html(page)
             response.status = .badRequest
             return response
         }
         guard let page = result.page else { throw ServeError.noSuchPage(path: "") }
         body += sqlPanel(coreData: result.coreDataSQL ?? "", page: result.pageSQL ?? "", open: showsSQL)
-        body += table(page, query: query, store: store, unsortable: result.toMany)
+        body += table(page, query: query, store: store, unsortable: result.toMany, marked: marked)
         body += pager(query: query, store: store, next: next, shown: page.objects.count)
         let alternate = Paths.entity(store, entity, format: .json, query: query.linkParameters + (query.after.map { [("after", $0.encoded)] } ?? []))
-        return ServeResponder.html(HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: alternate))
+        return ServeResponder.html(
+            HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: alternate, live: live))
+    }
+
+    /// The `Z_PK`s of `changed`: at most ``LiveChange/maximumKeys`` positive whole numbers,
+    /// comma-separated.
+    static func changedKeys(_ parameters: QueryParameters) throws(ServeError) -> Set<Int64> {
+        guard let text = try parameters.single("changed"), !text.isEmpty else { return [] }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count <= LiveChange.maximumKeys else {
+            throw .badRequest("changed takes at most \(LiveChange.maximumKeys) primary keys, not \(parts.count)")
+        }
+        var keys = Set<Int64>()
+        for part in parts {
+            guard part.allSatisfy(\.isASCII), let key = Int64(part), key > 0 else {
+                throw .badRequest("changed takes Z_PKs (positive whole numbers) separated by commas, not \"\(part)\"")
+            }
+            keys.insert(key)
+        }
+        return keys
     }
 
     static func crumbs(_ served: ServedStore, store: String, entity: String) -> [(String, String)] {
@@ -101,7 +130,7 @@ enum EntityPage {
         return html
     }
 
-    private static func table(_ page: EntityQuery.Page, query: EntityQuery, store: String, unsortable: Set<String>) -> String {
+    private static func table(_ page: EntityQuery.Page, query: EntityQuery, store: String, unsortable: Set<String>, marked: Set<Int64>) -> String {
         let current = query.sortDescriptors.first
         var html = "<table class=\"objects\"><thead><tr><th>Z_PK</th>"
         for property in page.properties {
@@ -117,7 +146,9 @@ enum EntityPage {
         }
         html += "</tr></thead><tbody>\n"
         for object in page.objects {
-            html += "<tr><td>" + HTML.link(Paths.object(store, object.id.entity, object.id.pk), String(object.id.pk)) + "</td>"
+            html +=
+                (marked.contains(object.id.pk) ? "<tr class=\"changed\"><td>" : "<tr><td>")
+                + HTML.link(Paths.object(store, object.id.entity, object.id.pk), String(object.id.pk)) + "</td>"
             for property in page.properties {
                 html += ValueHTML.cell(object.value(property) ?? .null, store: store)
             }

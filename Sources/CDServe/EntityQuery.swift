@@ -9,7 +9,7 @@ import CDStore
 /// `sort` (repeatable, `key[:desc][:nocase]` as `query --sort` writes it), `size` (objects per
 /// page, 1–1000, default 50) and `after` (the page token of the page before).
 struct EntityQuery: Sendable {
-    static let parameters: Set<String> = ["where", "sort", "size", "after", "sql"]
+    static let parameters: Set<String> = ["where", "sort", "size", "after", "sql", "changed"]
     static let defaultSize = 50
     static let maximumSize = 1000
 

@@ -16,16 +16,29 @@ enum HTML {
         "<a href=\"\(escape(href))\"" + (className.map { " class=\"\($0)\"" } ?? "") + ">\(escape(text))</a>"
     }
 
+    /// What the script needs to follow a store's changes on a page (``EventStream``): the event
+    /// stream's URL, and on an entity page the names whose changed objects it lists (the entity
+    /// and its sub-entities), which a refresh passes back as `changed` to mark their rows.
+    struct Live {
+        var events: String
+        var entities: [String] = []
+
+        /// The `<body>` attributes the script reads.
+        var attributes: String {
+            " data-events=\"\(escape(events))\"" + (entities.isEmpty ? "" : " data-entities=\"\(escape(entities.joined(separator: " ")))\"")
+        }
+    }
+
     /// The shared layout: a header with the breadcrumbs (`(text, href)`; the last one is the
     /// page itself), then `body`, which the caller built from escaped parts. `alternate` is the
-    /// page's JSON twin.
-    static func page(title: String, crumbs: [(String, String)], body: String, alternate: String?) -> String {
+    /// page's JSON twin; `live`, when given, has the script announce the store's changes.
+    static func page(title: String, crumbs: [(String, String)], body: String, alternate: String?, live: Live? = nil) -> String {
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         html += "<title>\(escape(title)) — cdstore</title>\n"
         html += "<link rel=\"stylesheet\" href=\"\(StaticAssets.stylesheetPath)\">\n"
         if let alternate { html += "<link rel=\"alternate\" type=\"application/json\" href=\"\(escape(alternate))\">\n" }
-        html += "<script src=\"\(StaticAssets.scriptPath)\" defer></script>\n</head>\n<body>\n<header><nav>"
+        html += "<script src=\"\(StaticAssets.scriptPath)\" defer></script>\n</head>\n<body\(live?.attributes ?? "")>\n<header><nav>"
         html += crumbs.enumerated().map { index, crumb in
             index == crumbs.count - 1 ? "<span>\(escape(crumb.0))</span>" : link(crumb.1, crumb.0)
         }.joined(separator: " <span class=\"sep\">/</span> ")

@@ -151,6 +151,6 @@ enum ObjectPage {
         return ServeResponder.html(
             HTML.page(
                 title: "\(object.id.entity) p\(object.id.pk)", crumbs: crumbs, body: body,
-                alternate: Paths.object(store, object.id.entity, object.id.pk, format: .json)))
+                alternate: Paths.object(store, object.id.entity, object.id.pk, format: .json), live: HTML.Live(events: Paths.events(store))))
     }
 }

@@ -11,12 +11,13 @@ import Foundation
 ///     /stores/{store}/validate                     what `validate` finds in it
 ///     /stores/{store}/compat                       `compat` against the model given with --model
 ///     /stores/{store}/history                      its persistent history, newest first, paged
+///     /stores/{store}/events                       the store's changes as Server-Sent Events
 ///     /explain                                     `explain` for a pasted error dump
 ///     /diff/{a}/{b}                                what `diff` finds between two served stores
 ///     /-/cdstore.css, /-/cdstore.js                the embedded stylesheet and script
 ///
 /// `{store}` is a number from `/` or a store's name; entities and relationships by name; objects
-/// by `Z_PK`. Each page but the static files has a JSON twin at `.json` (or with
+/// by `Z_PK`. Each page but the static files and the event stream has a JSON twin at `.json` (or with
 /// `Accept: application/json`); the entity page also exports as `.csv` and `.ndjson`. Segments
 /// are percent-decoded here and nothing in a path is ever used as a file path.
 enum Route: Equatable {
@@ -29,6 +30,7 @@ enum Route: Equatable {
     case validate(store: String)
     case compat(store: String)
     case history(store: String)
+    case events(store: String)
     case explain
     case diff(String, String)
     case asset(String)
@@ -76,6 +78,7 @@ enum Route: Equatable {
         case 3 where segments[2] == "compat": route = .compat(store: segments[1])
         case 3 where segments[2] == "history": route = .history(store: segments[1])
         case 2: route = .store(segments[1])
+        case 3 where segments[2] == "events": route = .events(store: segments[1])
         case 4 where segments[2] == "entities": route = .entity(store: segments[1], entity: segments[3])
         case 5 where segments[2] == "entities":
             route = .object(store: segments[1], entity: segments[3], primaryKey: try primaryKey(segments[4]))
@@ -84,6 +87,8 @@ enum Route: Equatable {
         default: throw .noSuchPage(path: path)
         }
         switch (route, format) {
+        case (.events, .html): return (route, format)
+        case (.events, _): throw .badRequest("the event stream has no .\(format.rawValue) twin; it is text/event-stream")
         case (.entity, _), (_, .html), (_, .json): return (route, format)
         default: throw .badRequest("only an entity's objects export as .\(format.rawValue); this page has .json")
         }
@@ -109,6 +114,8 @@ enum Paths {
     static func store(_ store: String, format: Route.Format = .html) -> String {
         "/stores/" + segment(store) + suffix(format)
     }
+
+    static func events(_ store: String) -> String { "/stores/" + segment(store) + "/events" }
 
     static func entity(_ store: String, _ entity: String, format: Route.Format = .html, query: [(String, String)] = []) -> String {
         "/stores/" + segment(store) + "/entities/" + segment(entity) + suffix(format) + queryString(query)

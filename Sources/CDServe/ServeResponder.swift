@@ -5,7 +5,7 @@ import Hummingbird
 /// GET or HEAD is a 405 on any path (a router answers it 404), and error pages carry the
 /// security headers too (router middleware skips thrown errors). ``Route`` is the URL scheme;
 /// each of its cases is answered by a page type in a file of its own (``StorePage``,
-/// ``EntityPage``, ``ModelPage``, ``DiffPage``…), named in ``answer(_:wantsJSON:)``'s switch.
+/// ``EntityPage``, ``ModelPage``, ``DiffPage``, ``EventStream``…), named in ``answer(_:wantsJSON:)``'s switch.
 package struct ServeResponder: HTTPResponder {
     package typealias Context = BasicRequestContext
 
@@ -66,6 +66,7 @@ package struct ServeResponder: HTTPResponder {
         case .explain: return try ExplainPage.respond(page)
         case .history: return try HistoryPage.respond(page)
         case .diff: return try DiffPage.respond(page)
+        case .events: return try EventStream.respond(page, body: request.body)
         }
     }
 

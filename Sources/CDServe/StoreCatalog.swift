@@ -28,12 +28,21 @@ package struct ServedStore: Sendable, Equatable {
 package final class StoreCatalog: Sendable {
     package let stores: [ServedStore]
     let pools: [SessionPool]
+    /// The change feeds of the event streams, one per store, by store number - 1.
+    package let feeds: [LiveFeed]
 
     /// `queryTimeout` bounds each request's queries; `idleSessions` is each pool's size (0: a
-    /// session per request, for the measurement in ``SessionPool``).
-    package init(stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions) {
+    /// session per request, for the measurement in ``SessionPool``); `live` paces the event
+    /// streams' watchers.
+    package init(stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings()) {
         self.stores = stores
         pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions) }
+        feeds = stores.map { LiveFeed(store: $0, settings: live) }
+    }
+
+    /// The change feed of the store a URL names, as ``pool(named:)`` finds it.
+    func feed(named segment: String) throws(ServeError) -> LiveFeed {
+        feeds[try pool(named: segment).store.number - 1]
     }
 
     /// The pool of the store a URL names: its number, or its name when no other store has it.

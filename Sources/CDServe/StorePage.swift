@@ -53,7 +53,9 @@ enum StorePage {
         body += "<h2>Model version</h2>\n" + model(inspection)
         body += "<h2>History and CloudKit</h2>\n" + extras(inspection)
         return ServeResponder.html(
-            HTML.page(title: pool.store.name, crumbs: [("Stores", "/"), (pool.store.name, "")], body: body, alternate: Paths.store(segment, format: .json)))
+            HTML.page(
+                title: pool.store.name, crumbs: [("Stores", "/"), (pool.store.name, "")], body: body, alternate: Paths.store(segment, format: .json),
+                live: HTML.Live(events: Paths.events(segment))))
     }
 
     /// The store as every page's JSON names it.

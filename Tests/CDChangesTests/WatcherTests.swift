@@ -49,4 +49,32 @@ import Testing
         try writer.write { db in try db.execute(sql: "UPDATE ZCOLOR SET Z_OPT = Z_OPT + 1, ZHEX = 'fff' WHERE Z_PK = 1") }
         #expect(try watcher.poll().isEmpty)
     }
+
+    /// A migration that renamed an entity leaves its old name in `Z_PRIMARYKEY` (CoreDataPlus V2:
+    /// row 3 `ExpensiveSportCar`, the model's `LuxuryCar`): the watcher names its objects as the
+    /// model does, which is also how it finds their table to read their values from.
+    @Test func namesARenamedEntityAsTheModelDoes() throws {
+        let copy = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
+        let writer = try DatabaseQueue(path: copy.path)
+        defer { try? writer.close() }
+        #expect(try writer.read { db in try String.fetchOne(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = 3") } == "ExpensiveSportCar")
+        let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
+        let pk = try writer.write { db -> Int64 in
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = 1")
+            let pk = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1") ?? 0
+            try db.execute(
+                sql: "INSERT INTO ZCAR (Z_PK, Z_ENT, Z_OPT, ZISLIMITEDEDITION, ZMAKER, ZNUMBERPLATE) VALUES (?, 3, 1, 1, 'Test', 'renamed')",
+                arguments: [pk])
+            try db.execute(sql: "UPDATE ZCAR SET ZMODEL = 'Updated', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14")
+            return pk
+        }
+        let changes = try watcher.poll().flatMap(\.changes)
+        #expect(changes.map(\.type) == [.insert, .update])
+        #expect(changes.map(\.id.entity) == ["LuxuryCar", "LuxuryCar"])
+        #expect(changes.map(\.id.pk) == [pk, 14])
+        #expect(changes.first?.object?.value("numberPlate") == .string("renamed"))
+        #expect(changes.first?.object?.value("isLimitedEdition") == .boolean(true))
+        #expect(changes.last?.changes.map(\.name) == ["model"])
+        #expect(changes.last?.changes.first?.new == .string("Updated"))
+    }
 }

@@ -11,3 +11,69 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 });
+
+// Live updates: while a store, entity or object page is open, the server pushes the store's
+// changes (Server-Sent Events from the URL in <body data-events>). The notice counts them per
+// entity and offers a Refresh; on an entity page the refresh passes the inserted and updated
+// Z_PKs of the entity and its sub-entities (<body data-entities>) as ?changed=…, and the server
+// marks those rows. Everything is written with textContent: entity names come from the store.
+document.addEventListener("DOMContentLoaded", () => {
+  const url = document.body.dataset.events;
+  if (!url || !window.EventSource) return;
+  const entities = (document.body.dataset.entities || "").split(" ").filter((name) => name);
+  const maximumKeys = 1000;
+  const totals = new Map();
+  const changedKeys = new Set();
+  const notice = document.createElement("p");
+  notice.className = "notice live";
+  notice.setAttribute("role", "status");
+  notice.hidden = true;
+  const text = document.createElement("span");
+  const refresh = document.createElement("button");
+  refresh.type = "button";
+  refresh.textContent = "Refresh";
+  notice.append(text, " ", refresh);
+  document.querySelector("main").prepend(notice);
+
+  const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const source = new EventSource(url);
+  source.addEventListener("change", (event) => {
+    const change = JSON.parse(event.data);
+    const total = totals.get(change.entity) || { inserted: 0, updated: 0, deleted: 0 };
+    total.inserted += change.inserted;
+    total.updated += change.updated;
+    total.deleted += change.deleted;
+    totals.set(change.entity, total);
+    if (entities.includes(change.entity)) {
+      for (const key of change.inserted_pks.concat(change.updated_pks)) {
+        if (changedKeys.size < maximumKeys) changedKeys.add(key);
+      }
+    }
+    text.textContent = Array.from(totals, ([entity, t]) =>
+      `${plural(t.inserted, "insert")}, ${plural(t.updated, "update")}, ${plural(t.deleted, "delete")} in ${entity}`,
+    ).join("; ") + " —";
+    notice.hidden = false;
+  });
+  // The server's own "error" event has data and ends the stream; one without data is the
+  // browser losing the connection, after which it reconnects by itself.
+  source.addEventListener("error", (event) => {
+    if (!event.data) return;
+    source.close();
+    let message = "The store is no longer watched.";
+    try {
+      message = JSON.parse(event.data).error.message;
+    } catch (ignored) {}
+    text.textContent = message;
+    refresh.hidden = true;
+    notice.classList.add("error");
+    notice.hidden = false;
+  });
+  refresh.addEventListener("click", () => {
+    const target = new URL(window.location.href);
+    target.searchParams.delete("changed");
+    if (entities.length > 0 && changedKeys.size > 0) {
+      target.searchParams.set("changed", Array.from(changedKeys).sort((a, b) => a - b).join(","));
+    }
+    window.location.assign(target.toString());
+  });
+});

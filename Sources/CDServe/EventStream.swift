@@ -1,0 +1,61 @@
+import Hummingbird
+import ServiceLifecycle
+
+/// `/stores/{store}/events`: the store's changes as Server-Sent Events (`text/event-stream`),
+/// for as long as the client stays connected.
+///
+/// The stream starts with a `: watching` comment once the store's ``LiveFeed`` has its first
+/// snapshot; from then on every poll that finds changes sends one `change` event per entity
+/// (``LiveChange``, schemas/serve-event.schema.json), and an idle stream gets a `: heartbeat`
+/// comment every ``LiveSettings/heartbeatInterval``. A store that disappears or cannot be read
+/// any more ends the stream with an `error` event whose data is the error JSON of every page
+/// (schemas/serve-error.schema.json); so does a client too slow to read its events.
+///
+/// The stream ends when the client disconnects (Hummingbird cancels the writer when the
+/// connection's inbound side closes) and on the server's graceful shutdown (Ctrl-C, SIGTERM),
+/// which would otherwise wait for it forever (reference/web-ui-and-logs.md §2). The page's script
+/// connects to the server itself, which the Content-Security-Policy's `default-src 'self'` allows
+/// (it stands for the `connect-src` the policy does not name).
+enum EventStream {
+    static func respond(_ request: PageRequest, body: RequestBody) throws -> Response {
+        guard case .events(let name) = request.route else { throw ServeError.noSuchPage(path: "") }
+        try request.parameters.check(known: [])
+        let feed = try request.catalog.feed(named: name)
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"],
+            body: ResponseBody { writer in
+                do {
+                    try await body.consumeWithCancellationOnInboundClose { _ in try await send(feed, to: &writer) }
+                } catch is CancellationError {
+                    // The client left; the connection is closing.
+                }
+                try? await writer.finish(nil)
+            })
+    }
+
+    private static func send(_ feed: LiveFeed, to writer: inout any ResponseBodyWriter) async throws {
+        let (client, messages) = feed.subscribe()
+        defer { feed.unsubscribe(client) }
+        for await message in messages.cancelOnGracefulShutdown() {
+            switch message {
+            case .watching: try await writer.write(ServeResponder.bytes(": watching \(feed.store.name)\n\n"))
+            case .heartbeat: try await writer.write(ServeResponder.bytes(": heartbeat\n\n"))
+            case .change(let change): try await writer.write(ServeResponder.bytes("event: change\ndata: \(change.json)\n\n"))
+            case .failure(let error):
+                try await writer.write(ServeResponder.bytes(event(error)))
+                return
+            }
+        }
+        if !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let behind = ServeError.storeFailure("this client fell \(LiveFeed.maximumWaiting) events behind and was dropped; reload the page")
+            try await writer.write(ServeResponder.bytes(event(behind)))
+        }
+    }
+
+    private static func event(_ error: ServeError) -> String {
+        let data = JSONText.object([
+            ("error", JSONText.object([("status", String(error.status.code)), ("message", JSONText.string(error.message))]))
+        ])
+        return "event: error\ndata: \(data)\n\n"
+    }
+}
