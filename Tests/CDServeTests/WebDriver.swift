@@ -61,7 +61,10 @@ enum WebDriver {
         } catch {
             try? await session?.delete()
             driver.stop(profile: profile)
+            // A browser that did not start says why only in the driver's log.
+            let log = session == nil ? (try? String(contentsOf: folder.appendingPathComponent("chromedriver.log"), encoding: .utf8)) : nil
             try? FileManager.default.removeItem(at: folder)
+            if let log { throw Failure(description: "\(error); chromedriver's log ends: \(log.suffix(1500))") }
             throw error
         }
     }
@@ -81,6 +84,8 @@ enum WebDriver {
             // The browser's own temporary files go to the test's folder, never the tests' shared root.
             var environment = ProcessInfo.processInfo.environment
             environment["TMPDIR"] = temporary.path
+            // The toolchain's library path, set for the test process, breaks Chromium's start.
+            environment["LD_LIBRARY_PATH"] = nil
             process.environment = environment
             process.standardOutput = handle
             process.standardError = handle
