@@ -40,14 +40,13 @@ enum WebDriver {
     }
 
     /// Starts ChromeDriver and a headless Chromium session, runs `body`, then deletes the
-    /// session, stops the driver and removes the profile, whether `body` returned or threw.
+    /// session, stops the driver and the browser and removes their folders, whether `body`
+    /// returned or threw.
     static func withSession<Value>(_ body: (Session) async throws -> Value) async throws -> Value {
         guard let driverPath, isAvailable else { throw Failure(description: missingMessage) }
         let folder = try TemporaryDirectory.make()
         let profile = folder.appendingPathComponent("profile", isDirectory: true)
-        let scratch = folder.appendingPathComponent("tmp", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let driver = try Driver(path: driverPath, folder: folder, temporary: scratch)
+        let driver = try Driver(path: driverPath, folder: folder)
         var session: Session?
         do {
             let created = try await Session.create(driver: driver.url, profile: profile)
@@ -55,42 +54,45 @@ enum WebDriver {
             let value = try await body(created)
             try await created.delete()
             session = nil
-            driver.stop(profile: profile)
-            try FileManager.default.removeItem(at: folder)
+            try driver.stop(profile: profile)
             return value
         } catch {
             try? await session?.delete()
-            driver.stop(profile: profile)
             // A browser that did not start says why only in the driver's log.
             let log = session == nil ? (try? String(contentsOf: folder.appendingPathComponent("chromedriver.log"), encoding: .utf8)) : nil
-            try? FileManager.default.removeItem(at: folder)
+            try? driver.stop(profile: profile)
             if let log { throw Failure(description: "\(error); chromedriver's log ends: \(log.suffix(1500))") }
             throw error
         }
     }
 
-    /// A running `chromedriver --port=0`, its output in a file (no pipe to fill up).
+    /// A running `chromedriver --port=0`, its output and log in the test's `folder`.
+    ///
+    /// The browser's temporary folder (`TMPDIR`) is a short one directly under /tmp, not the
+    /// test's: Chromium puts its single-instance socket there, a Unix socket path is limited to
+    /// about 100 bytes, and with a longer folder Chromium stops at once ("Socket path too long",
+    /// which chromedriver reports as "Chrome instance exited").
     final class Driver: @unchecked Sendable {
-        let process = Process()
-        private(set) var url = URL(fileURLWithPath: "/")
+        private let process: SpawnedProcess
+        private let temporary: URL
+        let url: URL
 
-        init(path: String, folder: URL, temporary: URL) throws {
+        init(path: String, folder: URL) throws {
+            temporary = URL(fileURLWithPath: "/tmp/cdstore-chromium-\(UUID().uuidString.prefix(8))", isDirectory: true)
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
             let output = folder.appendingPathComponent("chromedriver.out")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: output)
-            defer { try? handle.close() }
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["--port=0", "--log-path=" + folder.appendingPathComponent("chromedriver.log").path]
-            // The browser's own temporary files go to the test's folder, never the tests' shared root.
             var environment = ProcessInfo.processInfo.environment
             environment["TMPDIR"] = temporary.path
-            // The toolchain's library path, set for the test process, breaks Chromium's start.
+            // The toolchain's libraries, on the test's library path, are not the browser's.
             environment["LD_LIBRARY_PATH"] = nil
-            process.environment = environment
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            do {
+                process = try SpawnedProcess(
+                    executable: path, arguments: ["--port=0", "--log-path=" + folder.appendingPathComponent("chromedriver.log").path],
+                    environment: environment, output: output)
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                throw error
+            }
             // "ChromeDriver was started successfully on port N." names the port.
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline && process.isRunning {
@@ -105,21 +107,18 @@ enum WebDriver {
                 Thread.sleep(forTimeInterval: 0.05)
             }
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            stop(profile: nil)
+            process.stop()
+            try? FileManager.default.removeItem(at: temporary)
             throw Failure(description: "chromedriver did not start: \(text.prefix(500))")
         }
 
-        /// Stops the driver (SIGTERM, then SIGKILL after 10 s), then any browser process still
-        /// running on `profile`: a browser the driver could not end must not outlive the test.
-        func stop(profile: URL?) {
-            if process.isRunning {
-                process.terminate()
-                let deadline = Date().addingTimeInterval(10)
-                while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-            }
+        /// Stops the driver, then any browser process still running on `profile` (a browser the
+        /// driver could not end must not outlive the test), and removes the browser's
+        /// temporary folder.
+        func stop(profile: URL?) throws {
+            process.stop()
             if let profile { Self.killBrowsers(using: profile) }
+            try FileManager.default.removeItem(at: temporary)
         }
 
         /// Processes whose command line names `profile` (ours alone: the folder is unique).
