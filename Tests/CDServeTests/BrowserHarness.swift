@@ -72,9 +72,10 @@ enum BrowserHarness {
             var headers: [String]
             var rows: [[Cell]]
 
-            /// The column `header` of every row.
+            /// The column `header` of every row; the sorted column's header is found without
+            /// its arrow (`maker ▲`).
             func column(_ header: String) -> [Cell] {
-                guard let index = headers.firstIndex(of: header) else { return [] }
+                guard let index = headers.firstIndex(where: { $0 == header || $0 == header + " ▲" || $0 == header + " ▼" }) else { return [] }
                 return rows.map { index < $0.count ? $0[index] : Cell(text: "", href: nil, className: "") }
             }
         }
