@@ -42,7 +42,7 @@ enum DiffPage {
             report.isEmpty
             ? "<p class=\"ok\">The stores are the same.</p>\n" : "<p class=\"warning\">The stores differ.</p>\n"
         if let model = report.model {
-            body += "<h2>Model</h2>\n<p>\(HTML.escape(model.sameVersion ? "Same model version." : "\(plural(model.changes.count, "model change")).")))</p>\n"
+            body += "<h2>Model</h2>\n<p>\(HTML.escape(model.sameVersion ? "Same model version." : "\(plural(model.changes.count, "model change"))."))</p>\n"
         }
         if let data = report.data {
             body += "<h2>Objects</h2>\n"
