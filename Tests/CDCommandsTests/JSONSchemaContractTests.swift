@@ -67,7 +67,7 @@ import Testing
                 "find.schema.json", "history.schema.json", "inspect.schema.json", "model-hashes.schema.json",
                 "model-lint.schema.json", "model-sql.schema.json", "model.schema.json", "reset.schema.json",
                 "rows.schema.json", "serve-compat.schema.json", "serve-diff.schema.json", "serve-entity.schema.json", "serve-error.schema.json",
-                "serve-explain.schema.json", "serve-history.schema.json", "serve-members.schema.json", "serve-model.schema.json",
+                "serve-event.schema.json", "serve-explain.schema.json", "serve-history.schema.json", "serve-members.schema.json", "serve-model.schema.json",
                 "serve-object.schema.json", "serve-store.schema.json", "serve-stores.schema.json", "serve-validate.schema.json", "sql.schema.json",
                 "trace.schema.json", "validate.schema.json", "watch.schema.json",
             ])
@@ -76,6 +76,7 @@ import Testing
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let source = try [
             "JSONSchemaContractTests.swift", "ChangesCommandTests.swift", "../CDServeTests/ServeRouteTests.swift", "../CDServeTests/ServePagesTests.swift",
+            "../CDServeTests/ServeLiveTests.swift",
         ]
         .map { try String(contentsOf: tests.appendingPathComponent($0), encoding: .utf8) }.joined()
         let manPage = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("man/cdstore.1"), encoding: .utf8)

@@ -245,9 +245,12 @@ import Testing
     }
 
     /// Polls `condition` for up to 60 seconds (a loaded machine, other suites running).
+    /// Waits up to 3,000 pauses of 20 ms (a minute at least) for `condition`. Counted in
+    /// pauses, not by the clock: in a full parallel run the other suites can hold every thread
+    /// of the concurrency pool, and then this task and the in-process server resume late
+    /// together; a clock deadline would expire while neither could run.
     static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        for _ in 0..<3000 {
             if condition() { return true }
             await pause(milliseconds: 20)
         }
@@ -301,13 +304,13 @@ final class EventClient: @unchecked Sendable {
     /// Whether the server ended the stream (curl saw its end and exited).
     var hasEnded: Bool { lock.withLock { ended } && !process.isRunning }
 
-    /// The next message without its blank line, waiting up to 60 seconds; nil when the stream
+    /// The next message without its blank line, after at most 6,000 pauses of 10 ms; nil when the stream
     /// ended or nothing came. The server forwards events on the shared Swift concurrency pool,
     /// which the other suites' blocking process waits can hold for many seconds in a full run.
     func nextBlock() async throws -> String? {
         let separator = Data("\n\n".utf8)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        // Counted in pauses, not by the clock, as in ``ServeLiveTests/waitUntil(_:)``.
+        for _ in 0...6000 {
             let block: Data? = lock.withLock {
                 guard let range = buffer.range(of: separator) else { return nil }
                 let block = buffer.subdata(in: buffer.startIndex..<range.lowerBound)
