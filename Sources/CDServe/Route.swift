@@ -105,10 +105,24 @@ enum Route: Equatable {
 /// Builds the server's own URLs: every segment percent-encoded, dots included, so a name can
 /// never be read as a suffix.
 enum Paths {
+    /// `text` with every UTF-8 byte but ASCII letters, digits, `-`, `_` and `~` written `%XX`.
+    /// Byte by byte rather than with Foundation's `addingPercentEncoding`, which builds a
+    /// character set bitmap on every call: an entity page makes a link per row, and that was
+    /// the largest cost of the HTML page under `scripts/bench-serve.sh`.
     static func segment(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-_~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func store(_ store: String, format: Route.Format = .html) -> String {

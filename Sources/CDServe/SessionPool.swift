@@ -2,6 +2,12 @@ import CDSession
 import CDStore
 import Foundation
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
+
 /// The sessions of one served store, reused across requests.
 ///
 /// A ``StoreSession`` is one snapshot on one SQLite connection and is not `Sendable`, so a
@@ -124,8 +130,9 @@ struct StoreStamp: Equatable, Sendable {
     var wal: FileStamp?
 
     struct FileStamp: Equatable, Sendable {
-        var size: UInt64
-        var modified: Date
+        var size: Int64
+        var modifiedSeconds: Int64
+        var modifiedNanoseconds: Int64
     }
 
     /// The stamp of the store at `path` now; nil when its main file cannot be read.
@@ -135,10 +142,16 @@ struct StoreStamp: Equatable, Sendable {
         wal = Self.stamp(path + "-wal")
     }
 
+    /// From `stat` itself: it runs twice per request, and on Linux `FileManager`'s attributes
+    /// also look up the owner's and group's names.
     private static func stamp(_ path: String) -> FileStamp? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = attributes[.size] as? NSNumber, let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return FileStamp(size: size.uint64Value, modified: modified)
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+            let modified = status.st_mtimespec
+        #else
+            let modified = status.st_mtim
+        #endif
+        return FileStamp(size: Int64(status.st_size), modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec))
     }
 }
