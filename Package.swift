@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "CDServeTests",
             dependencies: [
-                "CDServe", "CDStoreTool", "CDSession", "CDFetch", "CDPredicate", "CDStore", "CDModel", "CDMaintenance", "CDTestSupport",
+                "CDServe", "CDStoreTool", "CDSession", "CDFetch", "CDPredicate", "CDStore", "CDModel", "CDMaintenance", "CDRendering", "CDTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),

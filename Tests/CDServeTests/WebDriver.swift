@@ -1,4 +1,5 @@
 import CDMaintenance
+import CDRendering
 import CDTestSupport
 import Foundation
 import Testing
@@ -346,25 +347,9 @@ extension JSONValue {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         case .number(let number): return number
-        case .string(let string): return Self.quoted(string)
+        case .string(let string): return JSONValues.string(string)
         case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members): return "{" + members.map { Self.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+        case .object(let members): return "{" + members.map { JSONValues.string($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
         }
-    }
-
-    private static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 { result += String(format: "\\u%04x", scalar.value) } else { result.unicodeScalars.append(scalar) }
-            }
-        }
-        return result + "\""
     }
 }
