@@ -21,9 +21,13 @@ import Testing
     ) async throws {
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: nil)], queryTimeout: 10, live: fast)
         let app = ServeServer.application(catalog: catalog)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            try await body(catalog, "http://127.0.0.1:\(port)", client)
+        // The server and its test client on threads of their own, as a server process would be:
+        // not held up by the other suites' work in the shared concurrency pool.
+        try await withTaskExecutorPreference(DedicatedExecutor.shared) {
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                try await body(catalog, "http://127.0.0.1:\(port)", client)
+            }
         }
     }
 
@@ -244,7 +248,6 @@ import Testing
         }
     }
 
-    /// Polls `condition` for up to 60 seconds (a loaded machine, other suites running).
     /// Waits up to 3,000 pauses of 20 ms (a minute at least) for `condition`. Counted in
     /// pauses, not by the clock: in a full parallel run the other suites can hold every thread
     /// of the concurrency pool, and then this task and the in-process server resume late
