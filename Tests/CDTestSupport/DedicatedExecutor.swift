@@ -13,6 +13,11 @@ public final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
     /// The executor the in-process servers of the tests share, for the life of the test process.
     public static let shared = DedicatedExecutor(threads: 4, name: "cdstore-tests-server")
 
+    private static let marker = "cdstore.DedicatedExecutor"
+
+    /// Whether the calling code runs on one of this executor's threads.
+    public var isCurrent: Bool { Thread.current.threadDictionary[Self.marker] as? ObjectIdentifier == ObjectIdentifier(self) }
+
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var next = 0
@@ -22,6 +27,7 @@ public final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
         for number in 0..<threads {
             let thread = Thread { [unowned self] in self.work() }
             thread.name = "\(name)-\(number)"
+            thread.threadDictionary[Self.marker] = ObjectIdentifier(self)
             thread.start()
         }
     }
