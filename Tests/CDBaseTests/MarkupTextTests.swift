@@ -20,21 +20,10 @@ import Testing
 
     /// Text of characters that matter to markup, mixed with ordinary ones.
     static func generatedTexts(count: Int, seed: UInt64) -> [String] {
-        var random = SeededGenerator(seed: seed)
-        let special: [Unicode.Scalar] = [
-            "<", ">", "&", "\"", "'", "\t", "\n", "\r", "\u{0}", "\u{1F}", "\u{7F}", "\u{9F}", "\u{FFFE}", "\u{FFFF}", "]", ";", "#",
-        ]
-        return (0..<count).map { _ in
-            var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...24, using: &random) {
-                if Bool.random(using: &random) {
-                    text.append(special.randomElement(using: &random) ?? "<")
-                } else {
-                    text.append(Unicode.Scalar(UInt32.random(in: 0x20...0x2FF, using: &random)) ?? "x")
-                }
-            }
-            return String(text)
-        }
+        RandomText.escapingTexts(
+            count: count, seed: seed,
+            special: ["<", ">", "&", "\"", "'", "\t", "\n", "\r", "\u{0}", "\u{1F}", "\u{7F}", "\u{9F}", "\u{FFFE}", "\u{FFFF}", "]", ";", "#"],
+            ordinary: 0x20...0x2FF, maxLength: 24, specialOneIn: 2)
     }
 
     /// What `.xmlAttribute` must keep: every character, the ones XML cannot carry as U+FFFD.

@@ -220,26 +220,15 @@ import Testing
     /// makes the next command take a new snapshot and say so, instead of failing from then on;
     /// a store deleted under the session gets a warning and leaves the session usable.
     @Test func anAppWritingWhileTheSessionIsOpen() throws {
-        let sqlite3 = "/usr/bin/sqlite3"
-        try #require(FileManager.default.isExecutableFile(atPath: sqlite3), "the sqlite3 CLI writes as an app would")
+        try #require(SQLiteShell.isAvailable, "the sqlite3 CLI writes as an app would")
         let store = try Self.sample("Articles.sqlite")
         let directory = store.deletingLastPathComponent()
         /// Adds an author as an app would; without `checkpoint` the commit stays in the `-wal`.
         func appAddsAuthor(_ pk: Int, checkpoint: Bool) throws {
-            let writer = Process()
-            writer.executableURL = URL(fileURLWithPath: sqlite3)
-            writer.arguments = [store.path]
-            let input = Pipe()
-            writer.standardInput = input
-            writer.standardOutput = FileHandle.nullDevice
-            try writer.run()
-            let sql =
+            try SQLiteShell.run(
+                store,
                 (checkpoint ? "" : ".dbconfig no_ckpt_on_close on\n")
-                + "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(pk), 2, 1, 'Author \(pk)');\n"
-            input.fileHandleForWriting.write(Data(sql.utf8))
-            try input.fileHandleForWriting.close()
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0)
+                    + "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(pk), 2, 1, 'Author \(pk)');\n")
         }
         try appAddsAuthor(90, checkpoint: false)
         let transcript = directory.appendingPathComponent("transcript.txt")

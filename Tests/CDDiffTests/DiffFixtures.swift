@@ -15,32 +15,13 @@ enum DiffFixtures {
         let drops = try DatabaseQueue(path: a.path).read { db in
             try String.fetchAll(db, sql: "SELECT 'DROP TRIGGER \"' || name || '\";' FROM sqlite_master WHERE type = 'trigger'")
         }
-        try sqlite(a, drops.joined(separator: "\n") + "\nPRAGMA wal_checkpoint(TRUNCATE);")
+        try SQLiteShell.run(a, drops.joined(separator: "\n") + "\nPRAGMA wal_checkpoint(TRUNCATE);")
         let b = try TemporaryDirectory.make().appendingPathComponent(a.lastPathComponent)
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: a.path + suffix) {
             try FileManager.default.copyItem(atPath: a.path + suffix, toPath: b.path + suffix)
         }
         return (a, b)
     }
-
-    /// Runs `sql` in the `sqlite3` shell on `store`, stopping at the first error.
-    static func sqlite(_ store: URL, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-bail", "-batch", store.path]
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(sql.utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "sqlite3: \(message)")
-    }
-
-    static var hasSQLite3: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") }
 
     /// `cdstore diff A B arguments…` in-process, with the stores' paths shown as `A` and `B`.
     static func diff(_ a: URL, _ b: URL, _ arguments: [String] = []) -> Run {

@@ -7,7 +7,7 @@ import Testing
 /// updates and deletes made to a copy of a store, each recorded as it is made, must come back
 /// from `diff` exactly (entity, object and changed properties), and its counts must equal the
 /// counts of straight SQL over the two files.
-@Suite(.temporaryDirectories, .enabled(if: DiffFixtures.hasSQLite3)) struct DiffGeneratedTests {
+@Suite(.temporaryDirectories, .enabled(if: SQLiteShell.isAvailable)) struct DiffGeneratedTests {
     /// What the mutation did, per concrete entity: keys are "Entity/pN".
     struct Recorded {
         var inserted = Set<String>()

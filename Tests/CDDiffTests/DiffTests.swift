@@ -4,13 +4,13 @@ import GRDB
 import Testing
 
 /// `cdstore diff` on copies of corpus stores changed with `sqlite3`, against golden reports.
-@Suite(.temporaryDirectories, .enabled(if: DiffFixtures.hasSQLite3)) struct DiffTests {
+@Suite(.temporaryDirectories, .enabled(if: SQLiteShell.isAvailable)) struct DiffTests {
     /// Every kind of change to SampleModel2: attributes of every type (string, integer,
     /// decimal, date, UUID, transformable, boolean, double, URI), an object deleted and one
     /// inserted, a page moved to another book (to-many members removed and added).
     static func changedSampleModel2() throws -> (a: URL, b: URL) {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(
+        try SQLiteShell.run(
             b,
             """
             UPDATE ZBOOK SET ZTITLE = 'A new "title"', ZPRICE = 12.5, ZPUBLISHEDAT = 700000000, \
@@ -31,7 +31,7 @@ import Testing
     /// store would renumber them), references following, then changed by `change` (SQL).
     static func renumberedSampleModel2(then change: String) throws -> (a: URL, b: URL) {
         let (a, b) = try DiffFixtures.pair("cdplus-samplemodel2/SampleModel2_V1.sqlite")
-        try DiffFixtures.sqlite(
+        try SQLiteShell.run(
             b,
             """
             UPDATE ZBOOK SET Z_PK = Z_PK + 1000;
@@ -63,9 +63,9 @@ import Testing
         let app = try DatabaseQueue(path: a.path).read { db in try Int64.fetchOne(db, sql: "SELECT MIN(Z_PK) FROM ZPROCESS WHERE Z_ENT = 16") } ?? 0
         let rows = (1...3).map { "(\($0), 5, 1, \(app), \($0 * 1024))" }.joined(separator: ", ")
         for store in [a, b] {
-            try DiffFixtures.sqlite(store, "INSERT INTO ZAPPTYPICALUSAGE (Z_PK, Z_ENT, Z_OPT, ZHASAPP, Z_FOK_HASAPP) VALUES \(rows);")
+            try SQLiteShell.run(store, "INSERT INTO ZAPPTYPICALUSAGE (Z_PK, Z_ENT, Z_OPT, ZHASAPP, Z_FOK_HASAPP) VALUES \(rows);")
         }
-        try DiffFixtures.sqlite(b, "UPDATE ZAPPTYPICALUSAGE SET Z_FOK_HASAPP = 4096 - Z_FOK_HASAPP;")
+        try SQLiteShell.run(b, "UPDATE ZAPPTYPICALUSAGE SET Z_FOK_HASAPP = 4096 - Z_FOK_HASAPP;")
         let result = DiffFixtures.diff(a, b, ["--only", "data"])
         #expect(result.status == 1, "\(result.stderr)")
         try DiffFixtures.expectGolden("netusage-reordered.txt", result.stdout)
@@ -214,16 +214,16 @@ import Testing
         let app = try DatabaseQueue(path: a.path).read { db in try Int64.fetchOne(db, sql: "SELECT MIN(Z_PK) FROM ZPROCESS WHERE Z_ENT = 16") } ?? 0
         let rows = (1...3).map { "(\($0), 5, 1, \(app), \($0 * 1024), \(700000000 + $0))" }.joined(separator: ", ")
         for store in [a, b] {
-            try DiffFixtures.sqlite(store, "INSERT INTO ZAPPTYPICALUSAGE (Z_PK, Z_ENT, Z_OPT, ZHASAPP, Z_FOK_HASAPP, ZTIMESTAMP) VALUES \(rows);")
+            try SQLiteShell.run(store, "INSERT INTO ZAPPTYPICALUSAGE (Z_PK, Z_ENT, Z_OPT, ZHASAPP, Z_FOK_HASAPP, ZTIMESTAMP) VALUES \(rows);")
         }
-        try DiffFixtures.sqlite(b, "UPDATE ZAPPTYPICALUSAGE SET Z_PK = 10 - Z_PK;")
+        try SQLiteShell.run(b, "UPDATE ZAPPTYPICALUSAGE SET Z_PK = 10 - Z_PK;")
         let key = ["App", "--only", "data", "--key", "AppTypicalUsage=timeStamp"]
         let byPK = DiffFixtures.diff(a, b, ["App", "--only", "data"])
         #expect(byPK.status == 1, "\(byPK.stderr)")
         let renumbered = DiffFixtures.diff(a, b, key)
         #expect(renumbered.status == 0, "\(renumbered.stderr)\(renumbered.stdout)")
         #expect(renumbered.stdout == "no differences\n")
-        try DiffFixtures.sqlite(b, "UPDATE ZAPPTYPICALUSAGE SET Z_FOK_HASAPP = 4096 - Z_FOK_HASAPP;")
+        try SQLiteShell.run(b, "UPDATE ZAPPTYPICALUSAGE SET Z_FOK_HASAPP = 4096 - Z_FOK_HASAPP;")
         let reordered = DiffFixtures.diff(a, b, key)
         #expect(reordered.status == 1, "\(reordered.stderr)")
         try DiffFixtures.expectGolden("netusage-members-key-reordered.txt", reordered.stdout)

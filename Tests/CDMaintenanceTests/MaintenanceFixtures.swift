@@ -107,7 +107,7 @@ final class HeldStore {
 
     /// Opens `store` in `sqlite3` and runs `commands`, then waits until the lock shows.
     init(_ store: URL, commands: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.executableURL = URL(fileURLWithPath: SQLiteShell.path)
         process.arguments = [store.path]
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
@@ -125,5 +125,5 @@ final class HeldStore {
         process.waitUntilExit()
     }
 
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") }
+    static var isAvailable: Bool { SQLiteShell.isAvailable }
 }

@@ -8,21 +8,10 @@ import Testing
 /// character that could end a `<script>` or a JavaScript line.
 @Suite struct JSONStringTests {
     static func generatedTexts(count: Int, seed: UInt64) -> [String] {
-        var random = SeededGenerator(seed: seed)
-        let special: [Unicode.Scalar] = [
-            "<", ">", "&", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}", "\u{2027}", "é", "😀",
-        ]
-        return (0..<count).map { _ in
-            var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...40, using: &random) {
-                if Int.random(in: 0..<3, using: &random) == 0 {
-                    text.append(special.randomElement(using: &random) ?? "<")
-                } else {
-                    text.append(Unicode.Scalar(UInt8.random(in: 0x20...0x7E, using: &random)))
-                }
-            }
-            return String(text)
-        }
+        RandomText.escapingTexts(
+            count: count, seed: seed,
+            special: ["<", ">", "&", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}", "\u{2027}", "é", "😀"],
+            ordinary: 0x20...0x7E, maxLength: 40, specialOneIn: 3)
     }
 
     static func decoded(_ literal: String) throws -> String? {

@@ -15,19 +15,24 @@ import Testing
     /// Fast polls and heartbeats, so that the tests wait little.
     static let fast = LiveSettings(pollInterval: 0.05, heartbeatInterval: 0.3)
 
-    /// A served copy of the sample store, its catalog, and the server's base URL inside `body`.
+    /// A served copy of the sample store, its catalog, the server's base URL and a client of it
+    /// inside `body`.
     static func withLiveServer(
-        _ copy: URL, _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: any TestClientProtocol) async throws -> Void
+        _ copy: URL, _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: PatientClient) async throws -> Void
     ) async throws {
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: nil)], queryTimeout: 10, live: fast)
         let app = ServeServer.application(catalog: catalog)
-        // The server and its test client on threads of their own, as a server process would be:
-        // not held up by the other suites' work in the shared concurrency pool.
-        try await withTaskExecutorPreference(DedicatedExecutor.shared) {
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                try await body(catalog, "http://127.0.0.1:\(port)", client)
+        try await app.test(.live) { live in
+            let port = try #require(live.port)
+            let client = TestClient(host: "localhost", port: port, configuration: .init(timeout: .seconds(600)))
+            client.connect()
+            do {
+                try await body(catalog, "http://127.0.0.1:\(port)", PatientClient(client: client))
+            } catch {
+                try? await client.shutdown()
+                throw error
             }
+            try await client.shutdown()
         }
     }
 
@@ -43,7 +48,7 @@ import Testing
             for round in 0..<8 {
                 let before = try SQLite.versions(copy)
                 let writes = Writes.random(round: round, rows: before, using: &generator)
-                try SQLite.run(copy, writes.sql)
+                try SQLiteShell.run(copy, writes.sql)
                 let after = try SQLite.versions(copy)
                 let written = try Checksums.of(directory: directory)
                 let expected = Expected.changes(from: before, to: after, names: names)
@@ -57,11 +62,11 @@ import Testing
                 #expect(try await events.nextBlock() == ": heartbeat", "round \(round)")
                 #expect(try Checksums.of(directory: directory) == written, "round \(round): the server changed the store")
                 // The pages read the new version too: the pool opened a new session.
-                let page = try await ServeHarness.get(client, "/stores/1/entities/Car.json?size=1")
+                let page = try await client.get("/stores/1/entities/Car.json?size=1")
                 #expect(try page.json["count"]?.integer == after.values.filter { $0.table == "ZCAR" }.count, "round \(round)")
                 // The Refresh of the Car page marks exactly the cars sqlite3 saw inserted or saved,
                 // from the keys of the events of the entities the page names (as the script does).
-                let cars = try await ServeHarness.get(client, "/stores/1/entities/Car")
+                let cars = try await client.get("/stores/1/entities/Car")
                 let family = Self.watchedEntities(cars.body)
                 #expect(family == ["Car", "LuxuryCar", "SportCar"])
                 let changed = try Set(received.filter { try family.contains($0.entity) }.flatMap { try $0.keys("inserted_pks") + $0.keys("updated_pks") })
@@ -69,7 +74,7 @@ import Testing
                 #expect(changed == saved, "round \(round)")
                 if !changed.isEmpty {
                     let query = changed.sorted().map(String.init).joined(separator: ",")
-                    let marked = try await ServeHarness.get(client, "/stores/1/entities/Car?size=1000&changed=" + query)
+                    let marked = try await client.get("/stores/1/entities/Car?size=1000&changed=" + query)
                     #expect(Self.markedRows(marked.body) == saved, "round \(round)")
                 }
             }
@@ -89,7 +94,7 @@ import Testing
             defer { second.stop() }
             try await second.waitForWatching()
             #expect(feed.watchersStarted == 1 && feed.clientCount == 2)
-            try SQLite.run(copy, Writes.insert(plate: "shared", ent: 2))
+            try SQLiteShell.run(copy, Writes.insert(plate: "shared", ent: 2))
             let one = try await first.changes(count: 1), other = try await second.changes(count: 1)
             #expect(one.map(\.json) == other.map(\.json))
             #expect(one.first?.json.hasPrefix("{\"entity\":\"SportCar\",\"inserted\":1,\"updated\":0,\"deleted\":0,\"inserted_pks\":[126]") == true)
@@ -137,7 +142,7 @@ import Testing
         #expect(answers[0].1.body.contains("text/event-stream"))
         for (uri, answer) in answers { ServeHarness.expectSecurityHeaders(answer, uri) }
         try await Self.withLiveServer(copy) { _, _, client in
-            let head = try await ServeHarness.get(client, "/stores/1/events", method: .head)
+            let head = try await client.get("/stores/1/events", method: .head)
             #expect(head.status == 200 && head.body.isEmpty)
             #expect(head.header("Content-Type") == "text/event-stream; charset=utf-8")
             // The script's EventSource connects to the server itself: default-src 'self' covers
@@ -261,6 +266,19 @@ import Testing
     }
 }
 
+/// The test client of ``ServeLiveTests/withLiveServer(_:_:)``: it waits up to ten minutes for
+/// an answer, where HummingbirdTesting's live client gives up after 20 seconds without one. In a
+/// full parallel run the other suites can hold every thread of the shared concurrency pool, which
+/// the in-process server needs to answer, for longer than that (CI saw a HEAD request time out so).
+struct PatientClient: Sendable {
+    let client: TestClient
+
+    func get(_ uri: String, method: HTTPRequest.Method = .get) async throws -> ServeHarness.Answer {
+        let response = try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: [.connection: "keep-alive"]))
+        return ServeHarness.Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: response.body ?? ByteBuffer()))
+    }
+}
+
 /// One `change` event as received: its data, and the parts the tests compare.
 struct ReceivedChange: Sendable {
     var text: String
@@ -363,25 +381,6 @@ final class EventClient: @unchecked Sendable {
 /// The real `sqlite3` on the test's own copy: the writer, and the independent reader of what
 /// changed.
 enum SQLite {
-    /// Runs `sql` with `sqlite3 store`; fails on any error it prints.
-    @discardableResult static func run(_ store: URL, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", "-bail", store.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(sql.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && problems.isEmpty, "sqlite3: \(problems)")
-        return text
-    }
-
     struct Row: Hashable {
         var table: String
         var pk: Int64
@@ -397,7 +396,7 @@ enum SQLite {
     static func versions(_ store: URL) throws -> [Row: Version] {
         var result: [Row: Version] = [:]
         for table in ["ZCAR", "ZPERSON"] {
-            for line in try run(store, "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table);").split(separator: "\n") {
+            for line in try SQLiteShell.run(store, "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table);").split(separator: "\n") {
                 let fields = line.split(separator: "|")
                 guard fields.count == 3, let pk = Int64(fields[0]), let ent = Int(fields[1]), let opt = Int64(fields[2]) else {
                     Issue.record("unexpected row \(line)")
@@ -414,7 +413,7 @@ enum SQLite {
     /// while the pages, and so the events whose rows they mark, name it as the model does.
     static func modelEntityNames(_ store: URL) throws -> [Int: String] {
         var result: [Int: String] = [:]
-        for line in try run(store, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY;").split(separator: "\n") {
+        for line in try SQLiteShell.run(store, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY;").split(separator: "\n") {
             let fields = line.split(separator: "|")
             if fields.count == 2, let ent = Int(fields[0]) { result[ent] = String(fields[1]) }
         }

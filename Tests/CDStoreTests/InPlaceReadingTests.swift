@@ -181,7 +181,7 @@ final class SQLiteWriter: @unchecked Sendable {
         // The shell buffers its output on a pipe; stdbuf makes it write each line at once, so
         // the marker that ends a batch arrives when the batch is done.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-        process.arguments = ["-oL", "/usr/bin/sqlite3", "-bail", "-batch", store.path]
+        process.arguments = ["-oL", SQLiteShell.path, "-bail", "-batch", store.path]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

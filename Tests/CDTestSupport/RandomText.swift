@@ -14,6 +14,26 @@ public enum RandomText {
         "\u{212A}", "\u{212B}", "\u{2126}", "Ω", "\u{600}", "\r", "\r\n", "\0", "\u{FFFD}",
     ]
 
+    /// `count` texts for escaping tests, which must meet their special characters often: each
+    /// of up to `maxLength` scalars is one of `special` once in `specialOneIn` on average, and
+    /// otherwise a scalar from `ordinary`.
+    public static func escapingTexts(
+        count: Int, seed: UInt64, special: [Unicode.Scalar], ordinary: ClosedRange<UInt32>, maxLength: Int, specialOneIn: Int
+    ) -> [String] {
+        var random = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...maxLength, using: &random) {
+                if Int.random(in: 0..<specialOneIn, using: &random) == 0 {
+                    text.append(special.randomElement(using: &random) ?? "<")
+                } else {
+                    text.append(Unicode.Scalar(UInt32.random(in: ordinary, using: &random)) ?? "x")
+                }
+            }
+            return String(text)
+        }
+    }
+
     /// A string of up to `maxPieces` pieces; `asciiOnly` keeps to ASCII other than CR and NUL.
     public static func string(using generator: inout SeededGenerator, asciiOnly: Bool, maxPieces: Int = 8) -> String {
         (0..<Int.random(in: 0...maxPieces, using: &generator)).map { _ in piece(using: &generator, asciiOnly: asciiOnly) }.joined()

@@ -198,7 +198,7 @@ import Testing
         let analyzer = TraceAnalyzer()
         let lines = TraceReader.read(LogLineReader(source: .data(data)), into: analyzer)
         #expect(lines == generator.lines.count)
-        let report = TraceReport.build(from: analyzer, lines: lines, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
+        let report = Self.report(analyzer, lines: lines)
 
         #expect(Set(report.shapes.map(\.sql)) == Set(truth.shapes.keys), "seed \(seed)")
         for shape in report.shapes {
@@ -243,21 +243,9 @@ import Testing
         let data = Data((generator.lines.joined(separator: "\n") + "\n").utf8)
         let fast = TraceAnalyzer()
         let lines = TraceReader.read(LogLineReader(source: .data(data)), into: fast)
-        let plain = TraceAnalyzer()
-        for line in generator.lines {
-            var text = line
-            text.withUTF8 { bytes in
-                if LogRecordParser.withRecord(in: bytes, { plain.consume($0, $1) }) == nil, plain.acceptsContinuation {
-                    _ = plain.continueStatement(line)
-                }
-            }
-        }
-        plain.finish()
-        func report(_ analyzer: TraceAnalyzer) -> TraceReport {
-            TraceReport.build(from: analyzer, lines: lines, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
-        }
+        let plain = Self.analyzedLineByLine(generator.lines)
         #expect(fast.statements == plain.statements && fast.records == plain.records, "seed \(seed)")
-        #expect(report(fast) == report(plain), "seed \(seed)")
+        #expect(Self.report(fast, lines: lines) == Self.report(plain, lines: lines), "seed \(seed)")
     }
 
     /// Colour codes (`-com.apple.CoreData.SyntaxColoredLogging`) in some chunks of a long log
@@ -276,6 +264,14 @@ import Testing
         #expect(lines.contains { $0.contains("\u{1B}") }, "seed \(seed)")
         let fast = TraceAnalyzer()
         let lineCount = TraceReader.read(LogLineReader(source: .data(data)), into: fast)
+        let plain = Self.analyzedLineByLine(lines)
+        #expect(fast.statements == plain.statements && fast.records == plain.records && fast.statements > 0, "seed \(seed)")
+        #expect(Self.report(fast, lines: lineCount) == Self.report(plain, lines: lineCount), "seed \(seed)")
+    }
+
+    /// The slow, obvious reading the fast paths are checked against: each line parsed on its own,
+    /// a line that is no record continuing the statement before it.
+    static func analyzedLineByLine(_ lines: [String]) -> TraceAnalyzer {
         let plain = TraceAnalyzer()
         for line in lines {
             var text = line
@@ -286,10 +282,11 @@ import Testing
             }
         }
         plain.finish()
-        func report(_ analyzer: TraceAnalyzer) -> TraceReport {
-            TraceReport.build(from: analyzer, lines: lineCount, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
-        }
-        #expect(fast.statements == plain.statements && fast.records == plain.records && fast.statements > 0, "seed \(seed)")
-        #expect(report(fast) == report(plain), "seed \(seed)")
+        return plain
+    }
+
+    /// The whole report of `analyzer`, every shape listed.
+    static func report(_ analyzer: TraceAnalyzer, lines: Int) -> TraceReport {
+        TraceReport.build(from: analyzer, lines: lines, names: nil, namesKind: "none", namesFrom: nil, snapshot: nil, top: .max)
     }
 }
