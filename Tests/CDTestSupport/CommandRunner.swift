@@ -41,6 +41,12 @@ public enum CommandRunner {
     /// own environment.
     public static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
+        return try runProcess(executable, arguments, stdin: stdin, environment: environment)
+    }
+
+    /// Runs any program (`sqlite3`, say) with `arguments`, feeding it `stdin` and collecting
+    /// both its streams. `environment` adds variables to the test's own environment.
+    public static func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

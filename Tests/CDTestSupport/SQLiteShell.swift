@@ -20,37 +20,8 @@ public enum SQLiteShell {
     /// error, and returns what it printed. Throws ``Failure`` when it exits non-zero or writes
     /// to standard error.
     @discardableResult public static func run(_ store: URL, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-bail", "-batch", store.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Standard error is read beside standard output, so that neither pipe can fill and stall the shell.
-        let problems = Box()
-        let reader = Thread { problems.text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        reader.start()
-        input.fileHandleForWriting.write(Data(sql.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let message = problems.wait()
-        guard process.terminationStatus == 0, message.isEmpty else { throw Failure(status: process.terminationStatus, message: message) }
-        return text
-    }
-
-    /// Standard error's text, handed from its reading thread.
-    private final class Box: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        var text = "" {
-            didSet { done.signal() }
-        }
-
-        func wait() -> String {
-            done.wait()
-            return text
-        }
+        let result = try CommandRunner.runProcess(URL(fileURLWithPath: path), ["-bail", "-batch", store.path], stdin: Data(sql.utf8))
+        guard result.status == 0, result.stderr.isEmpty else { throw Failure(status: result.status, message: result.stderr) }
+        return result.stdout
     }
 }
