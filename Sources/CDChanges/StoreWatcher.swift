@@ -47,13 +47,18 @@ package final class StoreWatcher {
     private var watchedEnts: Set<Int>
     private var lastTransaction: Int64?
     private var versions: SnapshotComparison.Versions = [:]
+    /// The model file given instead of the store's model cache, and its versions, read once.
+    private let model: (path: String, versions: [ModelVersion])?
 
     /// Takes the first snapshot. `entities` limits the watch to those entities and their
-    /// sub-entities; empty watches every entity of the model.
-    package init(path: String, entities: [String] = []) throws {
+    /// sub-entities; empty watches every entity of the model. `modelPath` reads every snapshot
+    /// with that model (the version whose hashes the snapshot's metadata names, else the current
+    /// one, as `--model` is read everywhere) instead of the store's model cache.
+    package init(path: String, entities: [String] = [], modelPath: String? = nil) throws {
         self.path = path
+        model = try modelPath.map { ($0, try ModelSource.versions(at: $0)) }
         previousSignature = FileSignature.of(StoreFiles(path: path))
-        previous = try ObjectReader(snapshot: StoreSnapshot(path: path, keepingThisVersion: true))
+        previous = try Self.reader(path: path, model: model)
         watchedEnts = try Self.watchedEnts(previous, entities: entities)
         if try previous.snapshot.read(HistoryReader.hasHistory) {
             lastTransaction = try previous.snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") } ?? 0
@@ -69,7 +74,7 @@ package final class StoreWatcher {
     package func poll() throws -> [WatchedCommit] {
         let signature = FileSignature.of(StoreFiles(path: path))
         guard signature != previousSignature else { return [] }
-        let current = try ObjectReader(snapshot: StoreSnapshot(path: path, keepingThisVersion: true))
+        let current = try Self.reader(path: path, model: model)
         let commits: [WatchedCommit]
         if let last = lastTransaction, try current.snapshot.read(HistoryReader.hasHistory) {
             let transactions = try HistoryReader(snapshot: current.snapshot, model: current.model)
@@ -84,6 +89,12 @@ package final class StoreWatcher {
         previous = current
         previousSignature = signature
         return commits
+    }
+
+    /// A private snapshot of the store as it is now, read with the given model or its cache.
+    private static func reader(path: String, model: (path: String, versions: [ModelVersion])?) throws -> ObjectReader {
+        let snapshot = try StoreSnapshot(path: path, keepingThisVersion: true)
+        return try ObjectReader(snapshot: snapshot, model: try model.map { try ModelSource.storeModel(among: $0.versions, at: $0.path, for: snapshot) })
     }
 
     private func historyCommits(_ transactions: [HistoryTransaction], current: ObjectReader) throws -> [WatchedCommit] {

@@ -13,7 +13,7 @@ struct ServeCommand: ParsableCommand {
             simulator containers by default) at a local URL, printed when the server is ready. \
             Pages: / (the stores), /stores/STORE (metadata, model hashes, entities with counts), \
             /stores/STORE/entities/ENTITY (objects: sort, filter with an NSPredicate or a CDQ chain, \
-            keyset pages, the SQL, CSV and NDJSON export), /stores/STORE/entities/ENTITY/PK (one \
+            keyset pages, the number of objects the filter matches, the SQL, CSV and NDJSON export), /stores/STORE/entities/ENTITY/PK (one \
             object, its relationships as links); each page has a JSON twin at .json. Stores are read \
             in place, read-only, without locks; only GET and HEAD are answered. Ctrl-C stops it.
             """)
@@ -24,7 +24,9 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .long, help: "Serve every store found under the paths (default: where simulators and apps keep their data).")
     var find = false
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the stores with, for stores without a model cache.", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("The model to read the stores with (pages and live updates), for stores without a model cache.", valueName: "path"),
+        completion: .file())
     var model: String?
 
     @Option(name: .long, help: ArgumentHelp("The port to listen on; 0 picks a free one (default 8001).", valueName: "port"))

@@ -20,7 +20,8 @@ enum EntityPage {
             var page: EntityQuery.Page?
             var coreDataSQL: String?
             var pageSQL: String?
-            var total: Int?
+            /// Without a filter, the entity's objects; with one, the objects it matches.
+            var total: FilteredCount?
             var toMany: Set<String> = []
             /// The entity and its sub-entities, whose changes the live notice reports here.
             var family: [String] = []
@@ -39,12 +40,17 @@ enum EntityPage {
                 })
             let model = runner.reader.model
             let family = model.entities.filter { candidate in model.lineage(of: candidate.name).contains { $0.name == entity } }.map(\.name)
-            if query.problem != nil { return Result(total: total, toMany: toMany, family: family) }
+            if query.problem != nil { return Result(total: total.map(FilteredCount.counted), toMany: toMany, family: family) }
             let page = try EntityQuery.readPage(runner, query: query, after: query.after?.position, size: query.size)
-            return Result(
+            var result = Result(
                 page: page, coreDataSQL: try runner.statement(for: query.coreDataRequest).text,
                 pageSQL: try runner.statement(for: query.pageRequest(after: query.after?.position, size: query.size)).text,
-                total: query.predicate == nil ? total : nil, toMany: toMany, family: family)
+                total: total.map(FilteredCount.counted), toMany: toMany, family: family)
+            // Last, so that a count past the time limit leaves the rows read.
+            if let predicate = query.predicate {
+                result.total = try pool.filteredCount(of: query.countRequest, key: "\(entity)\n\(predicate)", on: pooled)
+            }
+            return result
         }
         if let problem = query.problem, request.format == .json { throw problem }
         let next = result.page?.next.map { token in
@@ -55,7 +61,8 @@ enum EntityPage {
                 JSONText.object([
                     ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(entity)),
                     ("where", JSONText.optional(query.whereText)), ("sort", JSONText.array(query.sortTexts.map(JSONText.string))),
-                    ("size", String(query.size)), ("count", JSONText.optional(result.total)),
+                    ("size", String(query.size)), ("count", JSONText.optional(result.total.flatMap(\.number))),
+                    ("counted", result.total == .stopped ? "false" : "true"),
                     ("columns", JSONText.array(page.properties.map(JSONText.string))),
                     ("objects", JSONText.array(page.objects.map(ValueHTML.objectJSON))),
                     ("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL)),
@@ -66,7 +73,9 @@ enum EntityPage {
         if !marked.isEmpty {
             body += "<p class=\"notice\">Marked: the objects inserted or updated since the page was last loaded.</p>\n"
         }
-        if let total = result.total { body += "<p class=\"muted\">\(HTML.escape(plural(total, "object")))</p>\n" }
+        if let total = result.total {
+            body += "<p class=\"muted count\">\(HTML.escape(countText(total, filtered: query.predicate != nil, timeout: pool.queryTimeout)))</p>\n"
+        }
         body += filterForm(query, store: store)
         if let problem = query.problem {
             body += "<p class=\"error\">\(HTML.escape(problem.message))</p>\n"
@@ -83,6 +92,16 @@ enum EntityPage {
         let alternate = Paths.entity(store, entity, format: .json, query: query.linkParameters + (query.after.map { [("after", $0.encoded)] } ?? []))
         return ServeResponder.html(
             HTML.page(title: entity, crumbs: crumbs(pool.store, store: store, entity: entity), body: body, alternate: alternate, live: live))
+    }
+
+    /// The count line above the table: `N objects`, `N matching objects` with a filter, or why
+    /// a filter's count is missing.
+    static func countText(_ count: FilteredCount, filtered: Bool, timeout: Double) -> String {
+        switch count {
+        case .counted(let number): return filtered ? plural(number, "matching object") : plural(number, "object")
+        case .stopped:
+            return "Matching objects not counted: the count did not finish within the \(QueryDeadline.format(timeout)) s --query-timeout."
+        }
     }
 
     /// The `Z_PK`s of `changed`: at most ``LiveChange/maximumKeys`` positive whole numbers,

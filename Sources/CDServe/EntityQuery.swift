@@ -110,6 +110,11 @@ struct EntityQuery: Sendable {
         FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors)
     }
 
+    /// The count of the objects the filter matches, the statement `query --count` runs.
+    var countRequest: FetchRequest {
+        FetchRequest(entity: entity, predicate: predicate, result: .count)
+    }
+
     /// The fetch of one page: `size + 1` objects in keyset order after `position`, so the extra
     /// one tells whether there is a next page.
     func pageRequest(after position: KeysetPosition?, size: Int) -> FetchRequest {

@@ -93,6 +93,8 @@ enum LiveMessage: Sendable {
 /// watcher runs on a thread of its own, because each poll that sees new files copies the store
 /// (blocking file and SQLite work that has no place on the server's event loops); its private
 /// copies are removed when it stops. Between polls it sleeps ``LiveSettings/pollInterval``.
+/// With `serve --model`, the watcher reads the store with that model, as the pages do: a store
+/// without a model cache is watched too, and entities are named as its pages name them.
 package final class LiveFeed: @unchecked Sendable {
     /// Messages a client may have waiting before it counts as fallen behind.
     static let maximumWaiting = 10_000
@@ -169,7 +171,7 @@ package final class LiveFeed: @unchecked Sendable {
         defer { condition.withLock { runningThreads -= 1 } }
         let watcher: StoreWatcher
         do {
-            watcher = try StoreWatcher(path: store.path)
+            watcher = try StoreWatcher(path: store.path, modelPath: store.modelPath)
         } catch {
             end(generation: mine, with: .failure(ServeError(error)))
             return

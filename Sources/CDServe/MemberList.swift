@@ -11,16 +11,17 @@ import Hummingbird
 ///
 /// With an inverse, and unordered, the members are fetched from the destination through the
 /// inverse (`inverse == %@`, or `ANY inverse == %@` for a many-to-many) in `Z_PK` order with
-/// keyset pages, so a relationship of a million members costs one page per page. An ordered
-/// relationship, or one without an inverse, is read as `dump --include` reads it (its member IDs
-/// in the relationship's order) and cut into pages.
+/// keyset pages. An ordered relationship, or one without an inverse, is read in the order
+/// `dump --include` lists its members (the `Z_FOK_` column, then `Z_PK`), one page per query
+/// with a keyset on that order (``ObjectReader/members(of:owner:primaryKey:after:limit:)``).
+/// Either way no page reads the whole relationship.
 enum MemberList {
     static let defaultSize = 50
 
     /// How the pages of a relationship are read, named in its page tokens.
     private enum Reading: String {
         case throughInverse = "Z_PK"
-        case inOrder = "@order"
+        case inOrder = "@order,Z_PK"
     }
 
     private static func reading(_ relationship: RelationshipDescription) -> Reading {
@@ -33,7 +34,7 @@ enum MemberList {
         -> (members: [ObjectID], next: PageToken?)
     {
         let mode = Self.reading(relationship)
-        if let after, after.sort != mode.rawValue || !after.position.sortValues.isEmpty {
+        if let after, after.sort != mode.rawValue || (mode == .throughInverse && !after.position.sortValues.isEmpty) {
             throw ServeError.badRequest("the after parameter is not a page token of this list; follow the page's next link")
         }
         let runner = try session.runner()
@@ -55,13 +56,21 @@ enum MemberList {
             found.removeLast(found.count - size)
             return (found, found.last.map { PageToken(sort: mode.rawValue, position: KeysetPosition(sortValues: [], primaryKey: $0.pk)) })
         case .inOrder:
-            let whole = try ObjectPage.read(session, entity: object.id.entity, primaryKey: object.id.pk, includes: [relationship.name])
-            guard case .objects(let members?)? = whole.value(relationship.name) else { return ([], nil) }
-            let start = Int(clamping: after?.position.primaryKey ?? 0)
-            guard start < members.count else { return ([], nil) }
-            let end = min(members.count, start + size)
-            let next = end < members.count ? PageToken(sort: mode.rawValue, position: KeysetPosition(sortValues: [], primaryKey: Int64(end))) : nil
-            return (Array(members[start..<end]), next)
+            // The token holds the last member's order value when the store keeps an order.
+            let ordered = try runner.reader.hasMemberOrder(relationship, owner: object.id.entity)
+            if let after, after.position.sortValues.count != (ordered ? 1 : 0) {
+                throw ServeError.badRequest("the after parameter is not a page token of this list; follow the page's next link")
+            }
+            let start = after.map { MemberPosition(order: $0.position.sortValues.first, primaryKey: $0.position.primaryKey) }
+            var found = try runner.reader.members(of: relationship, owner: object.id.entity, primaryKey: object.id.pk, after: start, limit: size + 1)
+            guard found.count > size else { return (found.map(\.id), nil) }
+            found.removeLast(found.count - size)
+            let next = found.last.map { last in
+                PageToken(
+                    sort: mode.rawValue,
+                    position: KeysetPosition(sortValues: last.position.order.map { [$0] } ?? [], primaryKey: last.position.primaryKey))
+            }
+            return (found.map(\.id), next)
         }
     }
 

@@ -1,3 +1,4 @@
+import CDFetch
 import CDSession
 import CDStore
 import Foundation
@@ -35,6 +36,8 @@ final class SessionPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [PooledSession] = []
     private var inspection: (stamp: StoreStamp?, value: StoreInspection)?
+    /// Filtered counts of entity pages for one version of the store, by entity and filter.
+    private var filteredCounts: (stamp: StoreStamp?, values: [String: FilteredCount])?
     /// The version of the store the last session was opened on.
     private var newestStamp: StoreStamp?
 
@@ -79,6 +82,32 @@ final class SessionPool: @unchecked Sendable {
         return value
     }
 
+    /// The number of objects `request` matches on `pooled`'s version of the store, counted once
+    /// per version and filter: the pages after the first reuse it. The count runs last in a
+    /// request, in the time its other queries left: when it runs past the limit, the answer is
+    /// ``FilteredCount/stopped``, and that stays the answer for this version (a count that did
+    /// not finish once would cost every later page the whole limit again).
+    func filteredCount(of request: FetchRequest, key: String, on pooled: PooledSession) throws -> FilteredCount {
+        let known = lock.withLock { filteredCounts?.stamp == pooled.stamp ? filteredCounts?.values[key] : nil }
+        if let known { return known }
+        let counted: FilteredCount
+        do {
+            counted = .counted(try pooled.session.runner().count(request))
+        } catch {
+            guard pooled.deadline.hasPassed else { throw error }
+            counted = .stopped
+        }
+        lock.withLock {
+            if filteredCounts?.stamp != pooled.stamp { filteredCounts = (pooled.stamp, [:]) }
+            if (filteredCounts?.values.count ?? 0) >= Self.maximumFilteredCounts { filteredCounts?.values.removeAll() }
+            filteredCounts?.values[key] = counted
+        }
+        return counted
+    }
+
+    /// Filtered counts kept per version of the store, at most (a few kilobytes).
+    static let maximumFilteredCounts = 256
+
     private func checkOut() throws -> PooledSession {
         let now = StoreStamp(store.path)
         let reused: PooledSession? = lock.withLock {
@@ -104,6 +133,19 @@ final class SessionPool: @unchecked Sendable {
         lock.withLock {
             if idle.count < maximumIdle { idle.append(pooled) }
         }
+    }
+}
+
+/// An entity page's count of the objects its filter matches.
+enum FilteredCount: Equatable, Sendable {
+    case counted(Int)
+    /// The count ran past `--query-timeout` and was stopped; the page's rows were read.
+    case stopped
+
+    /// The count, when there is one.
+    var number: Int? {
+        if case .counted(let number) = self { return number }
+        return nil
     }
 }
 

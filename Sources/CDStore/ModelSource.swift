@@ -86,7 +86,12 @@ public enum ModelSource {
     /// the store's metadata, else the current one (so an old store can still be read, with the
     /// differences showing as missing columns).
     public static func storeModel(at path: String, for snapshot: StoreSnapshot) throws -> ManagedObjectModel {
-        let candidates = try versions(at: path)
+        try storeModel(among: try versions(at: path), at: path, for: snapshot)
+    }
+
+    /// ``storeModel(at:for:)`` among the versions already read from `path`, for a reader of
+    /// many snapshots (a watcher) that reads the model file once.
+    package static func storeModel(among candidates: [ModelVersion], at path: String, for snapshot: StoreSnapshot) throws -> ManagedObjectModel {
         let stored = try snapshot.read { db in try StoreMetadata.read(db, path: snapshot.files.main.path).versionHashes }
         if let match = candidates.first(where: { VersionHashes.entityHashes(of: $0.model) == stored }) {
             return match.model

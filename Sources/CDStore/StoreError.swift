@@ -92,6 +92,9 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     case destinationWithoutTable(entity: String, relationship: String, destination: String)
     /// The store has neither a foreign key column nor a join table for `entity.relationship`.
     case relationshipNotStored(entity: String, relationship: String)
+    /// A member page's start has an order value where the relationship has no order column, or
+    /// none where it has one.
+    case memberPositionMismatch(relationship: String)
 
     /// What a store without a model cache asks for, in the words of the command that needs it.
     public enum ModelRemedy: Sendable, Equatable {
@@ -154,6 +157,8 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
             return "\(entity).\(relationship): destination \(destination) has no table"
         case .relationshipNotStored(let entity, let relationship):
             return "\(entity).\(relationship): the store has no column or join table for this relationship"
+        case .memberPositionMismatch(let relationship):
+            return "\(relationship): the page's start does not fit the relationship's order; start from the first page"
         }
     }
 

@@ -18,9 +18,10 @@ import Testing
     /// A served copy of the sample store, its catalog, the server's base URL and a client of it
     /// inside `body`.
     static func withLiveServer(
-        _ copy: URL, _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: PatientClient) async throws -> Void
+        _ copy: URL, modelPath: String? = nil,
+        _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: PatientClient) async throws -> Void
     ) async throws {
-        let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: nil)], queryTimeout: 10, live: fast)
+        let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: modelPath)], queryTimeout: 10, live: fast)
         let app = ServeServer.application(catalog: catalog)
         try await app.test(.live) { live in
             let port = try #require(live.port)
@@ -128,6 +129,46 @@ import Testing
             #expect(data.contains("SampleModel_V2.sqlite"), "\(data)")
             #expect(try await Self.waitUntil { events.hasEnded }, "the stream went on after its error")
             #expect(try await Self.waitUntil { !catalog.feeds[0].isWatching })
+        }
+    }
+
+    /// With `--model`, the watcher reads the store with the given model, as the pages do: a
+    /// store without a model cache (Apple's Recipes sample, framework 241) is watched and its
+    /// changes named by that model's entities; served without the model, its stream ends with
+    /// the error the pages give (no model cache).
+    @Test func theWatcherReadsTheStoreWithTheServedModel() async throws {
+        let copy = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        let model = Corpus.url("apple-recipes/Recipes.xcdatamodel").path
+        let insert = """
+            BEGIN;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 11 WHERE Z_ENT = 3;
+            INSERT INTO ZRECIPE (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (11, 3, 1, 'Live');
+            UPDATE ZRECIPE SET ZNAME = 'Cake', Z_OPT = Z_OPT + 1 WHERE Z_PK = 1;
+            DELETE FROM ZINGREDIENT WHERE Z_PK = 2;
+            COMMIT;
+            """
+        try await Self.withLiveServer(copy, modelPath: model) { catalog, base, client in
+            let events = try EventClient(base + "/stores/1/events")
+            defer { events.stop() }
+            try await events.waitForWatching()
+            try SQLiteShell.run(copy, insert)
+            let received = try await events.changes(count: 2)
+            #expect(
+                received.map(\.json) == [
+                    "{\"entity\":\"Ingredient\",\"inserted\":0,\"updated\":0,\"deleted\":1,\"inserted_pks\":[],\"updated_pks\":[],\"deleted_pks\":[2],\"truncated\":false}",
+                    "{\"entity\":\"Recipe\",\"inserted\":1,\"updated\":1,\"deleted\":0,\"inserted_pks\":[11],\"updated_pks\":[1],\"deleted_pks\":[],\"truncated\":false}",
+                ])
+            // The page the events are for names the same entity.
+            let page = try await client.get("/stores/1/entities/Recipe")
+            #expect(page.status == 200 && Self.watchedEntities(page.body) == ["Recipe"], "\(page.body.prefix(300))")
+            #expect(catalog.feeds[0].watchersStarted == 1)
+        }
+        let plain = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        try await Self.withLiveServer(plain) { _, base, _ in
+            let events = try EventClient(base + "/stores/1/events")
+            defer { events.stop() }
+            let block = try await events.nextBlock()
+            #expect(block?.hasPrefix("event: error\n") == true && block?.contains("has no model cache (Z_MODELCACHE)") == true, "\(block ?? "no message")")
         }
     }
 

@@ -339,6 +339,51 @@ import Testing
         }
     }
 
+    /// A filter's count runs last, in the time the page's rows left: one past `--query-timeout`
+    /// (MATCHES on every row of a million cars, where the first page needs five) leaves the page
+    /// answering 200 with its rows and saying that the matching objects were not counted (JSON:
+    /// count null, counted false), and the next page says so without counting again. The same
+    /// filter on the corpus store, within the limit, is counted.
+    @Test func aFilteredCountPastTheTimeLimitLeavesThePageItsRows() async throws {
+        let big = try Corpus.copyStore(ServeHarness.sample)
+        let queue = try DatabaseQueue(path: big.path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                    INSERT INTO ZCAR (Z_PK, Z_ENT, Z_OPT, ZISLIMITEDEDITION, ZMAKER, ZMODEL, ZNUMBERPLATE)
+                    SELECT 1000 + i, 1, 1, 0, 'Maker ' || i, 'Model', 'Plate ' || i FROM n;
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1001000 WHERE Z_ENT = 1;
+                    """)
+        }
+        try queue.close()
+        let filter = "maker MATCHES '.*'"
+        let uri = "/stores/1/entities/Car.json?size=5&where=" + ServePagingTests.encode(filter)
+        let answers = try await ServeHarness.withServer([big], queryTimeout: 1) { client in
+            let first = try await ServeHarness.get(client, uri)
+            let next = try first.json["next"]?.string ?? ""
+            return [first, try await ServeHarness.get(client, next), try await ServeHarness.get(client, String(uri.replacing(".json", with: "")))]
+        }
+        for answer in answers.prefix(2) {
+            #expect(answer.status == 200, "\(answer.body.prefix(300))")
+            #expect(try ServeHarness.problems(answer.body, schema: "serve-entity.schema.json") == [])
+            let json = try answer.json
+            #expect(json["objects"]?.array?.count == 5)
+            #expect(json["count"] == .null && json["counted"] == .bool(false), "\(answer.body.prefix(300))")
+        }
+        #expect(answers[2].status == 200)
+        #expect(
+            answers[2].body.contains(
+                "<p class=\"muted count\">Matching objects not counted: the count did not finish within the 1 s --query-timeout.</p>"))
+        #expect(answers[2].body.components(separatedBy: "<tr><td>").count == 6)
+        let small = try ServeHarness.copies([ServeHarness.sample])
+        let counted = try await ServeHarness.withServer(small) { client in
+            [try await ServeHarness.get(client, uri), try await ServeHarness.get(client, String(uri.replacing(".json", with: "")))]
+        }
+        #expect(try counted[0].json["count"]?.integer == 125 && counted[0].json["counted"] == .bool(true))
+        #expect(counted[1].body.contains("<p class=\"muted count\">125 matching objects</p>"))
+    }
+
     @Test func newRoutesRefuseGarbage() async throws {
         let copies = try ServeHarness.copies([ServeHarness.sample])
         let answers = try await ServeHarness.withServer(copies) { client in

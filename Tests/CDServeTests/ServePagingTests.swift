@@ -10,23 +10,35 @@ import Testing
 /// Keyset pages and filters against `cdstore query`, on generated cases: following `next`
 /// through every page gives exactly the objects of one straight fetch, in the same order of
 /// sort values, whatever the sort and the page size; a `where` filter gives exactly the objects
-/// `cdstore query` gives for the same predicate.
+/// `cdstore query` gives for the same predicate, and counts them as `query --count` does.
 @Suite(.temporaryDirectories) struct ServePagingTests {
     /// Every page of `uri` (a `.json` entity or member page), following `next`.
-    static func allPages(_ client: any TestClientProtocol, _ uri: String) async throws -> (objects: [JSONValue], status: Int, body: String) {
+    /// `counts` are the `count` of each page (the same on every page of one filter).
+    static func allPages(_ client: any TestClientProtocol, _ uri: String) async throws -> (
+        objects: [JSONValue], status: Int, body: String, counts: [JSONValue]
+    ) {
         var objects: [JSONValue] = []
+        var counts: [JSONValue] = []
         var next: String? = uri
         var pages = 0
         while let current = next {
             let answer = try await ServeHarness.get(client, current)
-            guard answer.status == 200 else { return (objects, answer.status, answer.body) }
+            guard answer.status == 200 else { return (objects, answer.status, answer.body, counts) }
             let json = try answer.json
             objects += json["objects"]?.array ?? []
+            counts.append(json["count"] ?? .null)
             next = json["next"]?.string
             pages += 1
             if pages > 10_000 { break }
         }
-        return (objects, 200, "")
+        return (objects, 200, "", counts)
+    }
+
+    /// `query --count` run in process: the number it prints, or nil when it fails.
+    static func queryCount(_ store: URL, entity: String, predicate: String) -> Int? {
+        let result = CommandRunner.runInProcess(["query", store.path, "--entity", entity, "--where", predicate, "--count"])
+        guard result.status == 0 else { return nil }
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The objects of `query` run in process, one JSON object per line.
@@ -116,7 +128,7 @@ import Testing
         let planned = cases
         // A generated predicate may take long on a loaded machine; `query` has no time limit.
         let served = try await ServeHarness.withServer(copies, queryTimeout: 600) { client in
-            var result: [(objects: [JSONValue], status: Int, body: String)] = []
+            var result: [(objects: [JSONValue], status: Int, body: String, counts: [JSONValue])] = []
             for item in planned {
                 result.append(
                     try await Self.allPages(client, "/stores/\(item.store)/entities/\(item.entity).json?size=13&where=" + Self.encode(item.predicate)))
@@ -135,6 +147,13 @@ import Testing
             #expect(
                 ids.count == expected.objects.count && Set(ids) == Set(expected.objects.compactMap { $0["_id"]?.string }),
                 "\(item.entity) where \(item.predicate)")
+            // Every page counts the filter's objects: as `query --count` counts them, and as many
+            // as the pages hold.
+            let counted = Self.queryCount(copies[item.store - 1], entity: item.entity, predicate: item.predicate)
+            #expect(counted == expected.objects.count, "\(item.entity) where \(item.predicate)")
+            #expect(
+                !answer.counts.isEmpty && answer.counts.allSatisfy { $0.integer == ids.count } && counted == ids.count,
+                "\(item.entity) where \(item.predicate): pages say \(answer.counts), query --count \(counted ?? -1), \(ids.count) rows")
             compared += 1
         }
         #expect(compared >= 25)
