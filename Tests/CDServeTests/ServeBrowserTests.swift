@@ -18,11 +18,11 @@ extension Tag {
 /// the stores are unchanged (``BrowserHarness``).
 @Suite(
     .temporaryDirectories, .tags(.browser), .serialized,
-    .enabled(if: WebDriver.isAvailable || WebDriver.isRequired, "needs chromium and chromedriver; CI=true requires them"))
+    .enabled(if: WebDriver.decision != .skip, "needs chromium and chromedriver; CI=true requires them"))
 struct ServeBrowserTests {
     init() throws {
         // Under CI=true a missing browser is a failure that says what to install.
-        try #require(WebDriver.isAvailable, "\(WebDriver.missingMessage)")
+        if case .fail(let message) = WebDriver.decision { throw WebDriver.Failure(description: message) }
     }
 
     @Test func followsLinksFromTheStoresPageToAToManyList() async throws {
