@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's screenshots of `cdstore serve`: the browser test that takes them
-# (ServeBrowserTests/screenshotsOfTheMainPages, on a copy of the SampleModel_V2 corpus store)
-# writes docs/images/serve-store.png, serve-entity.png, serve-object.png and serve-model.png.
+# (ServeBrowserTests/screenshotsOfTheMainPages, on a copy of the SampleModel_V2 corpus store,
+# the server started in the copy's folder on its file name, so the store page shows a short
+# relative path) writes docs/images/serve-store.png, serve-entity.png, serve-object.png and
+# serve-model.png.
 #
 #   scripts/screenshots.sh
 #

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import Foundation
@@ -47,7 +48,7 @@ package enum SnapshotComparison {
         return try reader.snapshot.read { db in
             var result: Versions = [:]
             for table in tables.sorted() {
-                let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table.quotedDatabaseIdentifier)")
+                let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table.quotedSQLIdentifier)")
                 while let row = try rows.next() {
                     let ent: Int = row[1] ?? 0
                     guard ents.contains(ent) else { continue }
@@ -119,8 +120,8 @@ package struct ObjectRequests {
             let columns = table.columns.map(\.name)
             let keys = pks.sorted()
             let sql =
-                "SELECT " + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-                + " FROM " + table.name.quotedDatabaseIdentifier + " WHERE Z_ENT = ? AND Z_PK IN ("
+                "SELECT " + columns.map(\.quotedSQLIdentifier).joined(separator: ", ")
+                + " FROM " + table.name.quotedSQLIdentifier + " WHERE Z_ENT = ? AND Z_PK IN ("
                 + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             let arguments = [ent.databaseValue] + keys.map(\.databaseValue)
             let query = ObjectQuery(

@@ -207,7 +207,7 @@ package enum CrossChecker {
             do {
                 version = try snapshot.read { db in
                     try Int.fetchOne(
-                        db, sql: "SELECT Z_OPT FROM \(registry.tableName(for: entity).quotedDatabaseIdentifier) WHERE Z_PK = ? AND Z_ENT = ?",
+                        db, sql: "SELECT Z_OPT FROM \(registry.tableName(for: entity).quotedSQLIdentifier) WHERE Z_PK = ? AND Z_ENT = ?",
                         arguments: [pk, entity.ent])
                 }
             } catch let error as StoreError {
@@ -269,7 +269,7 @@ package enum CrossChecker {
         let ents = mapping.entityNumbers(includingSubentitiesOf: entity)
         let placeholders = ents.map { _ in "?" }.joined(separator: ", ")
         let names = Dictionary(mapping.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let tableName = table.name.quotedDatabaseIdentifier, columnName = column.name.quotedDatabaseIdentifier
+        let tableName = table.name.quotedSQLIdentifier, columnName = column.name.quotedSQLIdentifier
         try reader.snapshot.read { db in
             if let object, let pk = object.primaryKey, !object.temporary {
                 let row = try Row.fetchOne(

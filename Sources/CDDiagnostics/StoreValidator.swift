@@ -167,7 +167,7 @@ package enum StoreValidator {
             let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
             for table in mapping.tables where table.kind == .entity && tables.contains(table.name) {
                 let known = Set(table.entities.compactMap { mapping.entityNumber(of: $0) })
-                let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) GROUP BY Z_ENT")
+                let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) FROM \(table.name.quotedSQLIdentifier) GROUP BY Z_ENT")
                 for row in rows {
                     let ent = StoredInteger(row, 0)
                     let count = StoredInteger(row, 1).value.map(Int.init) ?? 0
@@ -196,9 +196,9 @@ package enum StoreValidator {
                     let unmatched = try Row.fetchAll(
                         db,
                         sql: """
-                            SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) a
-                            WHERE a.\(column.name.quotedDatabaseIdentifier) IS NOT NULL
-                            AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedDatabaseIdentifier))
+                            SELECT a.Z_ENT, a.Z_PK, a.\(column.name.quotedSQLIdentifier) FROM \(table.name.quotedSQLIdentifier) a
+                            WHERE a.\(column.name.quotedSQLIdentifier) IS NOT NULL
+                            AND NOT EXISTS (SELECT 1 FROM \(destination.name.quotedSQLIdentifier) d WHERE d.Z_PK = a.\(column.name.quotedSQLIdentifier))
                             ORDER BY a.Z_PK
                             """)
                     // A key that is not an integer points nowhere too, but it is damage of another kind.
@@ -248,8 +248,8 @@ package enum StoreValidator {
                         try Int.fetchOne(
                             db,
                             sql: """
-                                SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) j WHERE NOT EXISTS
-                                (SELECT 1 FROM \(destination.name.quotedDatabaseIdentifier) d WHERE d.Z_PK = j.\(column.name.quotedDatabaseIdentifier))
+                                SELECT COUNT(*) FROM \(table.name.quotedSQLIdentifier) j WHERE NOT EXISTS
+                                (SELECT 1 FROM \(destination.name.quotedSQLIdentifier) d WHERE d.Z_PK = j.\(column.name.quotedSQLIdentifier))
                                 """) ?? 0
                     guard count > 0 else { continue }
                     report.integrity.append(

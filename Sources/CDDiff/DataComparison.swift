@@ -1,3 +1,4 @@
+import CDBase
 import CDChanges
 import CDDiagnostics
 import CDModel
@@ -70,7 +71,7 @@ struct DataComparison {
     struct Selection {
         var expressions = ["o.Z_PK"]
         mutating func position(_ column: String) -> Int32 {
-            expression("o." + column.quotedDatabaseIdentifier)
+            expression("o." + column.quotedSQLIdentifier)
         }
         mutating func expression(_ sql: String) -> Int32 {
             if let existing = expressions.firstIndex(of: sql) { return Int32(existing) }
@@ -390,7 +391,7 @@ struct DataComparison {
         }
         guard keyed.contains(where: { $0.columns != nil }) else { return nil }
         if Set(keyed.map(\.columns)).count == 1, let columns = keyed.first?.columns {
-            return TargetIdentity(expressions: columns.map { "d." + $0.quotedDatabaseIdentifier }, byEntity: false)
+            return TargetIdentity(expressions: columns.map { "d." + $0.quotedSQLIdentifier }, byEntity: false)
         }
         let entity =
             reader === readerA
@@ -400,7 +401,7 @@ struct DataComparison {
             let cases = keyed.compactMap { entry -> String? in
                 let columns = entry.columns ?? ["Z_PK"]
                 guard position < columns.count else { return nil }
-                return "WHEN \(entry.ent) THEN d.\(columns[position].quotedDatabaseIdentifier)"
+                return "WHEN \(entry.ent) THEN d.\(columns[position].quotedSQLIdentifier)"
             }
             return "CASE d.Z_ENT " + cases.joined(separator: " ") + " END"
         }
@@ -415,7 +416,7 @@ struct DataComparison {
             let foreignKey = reader.columnIndex.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toOneKey })?.name
         else { return nil }
         return identity.map {
-            "(SELECT \($0) FROM \(destination.quotedDatabaseIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedDatabaseIdentifier))"
+            "(SELECT \($0) FROM \(destination.quotedSQLIdentifier) d WHERE d.Z_PK = o.\(foreignKey.quotedSQLIdentifier))"
         }
     }
 
@@ -457,10 +458,10 @@ struct DataComparison {
     /// keeps SQLite off the `Z_ENT` index: one scan of the table in rowid order.
     private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
         guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
-        let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+        let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedSQLIdentifier }.joined(separator: ", ")
         let sql =
             "SELECT " + selection.expressions.joined(separator: ", ")
-            + " FROM " + table.name.quotedDatabaseIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
+            + " FROM " + table.name.quotedSQLIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
         return (sql, [ent])
     }
 
@@ -556,7 +557,7 @@ extension DataComparison {
         return try reader.snapshot.read { db in
             try members.map { member in
                 guard let table = reader.mapping.table(forEntity: member.entity)?.name else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
-                let scan = try OrderedScan(db, sql: "SELECT \(selected) FROM \(table.quotedDatabaseIdentifier) d WHERE d.Z_PK = ?", arguments: [member.pk])
+                let scan = try OrderedScan(db, sql: "SELECT \(selected) FROM \(table.quotedSQLIdentifier) d WHERE d.Z_PK = ?", arguments: [member.pk])
                 guard scan.hasRow else { return .object(MemberKey(ent: member.ent, pk: member.pk)) }
                 return .key(identity.indices.map { scan.storedValue(Int32($0)) })
             }

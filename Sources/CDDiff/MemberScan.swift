@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import GRDB
@@ -25,33 +26,33 @@ struct MemberQuery {
     /// (empty to compare members by object).
     init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberIdentity: [String]) {
         let mapping = reader.mapping
-        guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedDatabaseIdentifier,
+        guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedSQLIdentifier,
             let ownerEnt = mapping.entityNumber(of: entity),
-            let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedDatabaseIdentifier
+            let destinationTable = mapping.table(forEntity: relationship.destinationEntity)?.name.quotedSQLIdentifier
         else { return nil }
         // The member's identity, aliased k0, k1, … in the members' subquery.
         let keys = memberIdentity.enumerated().map { ", \($1) AS k\($0)" }.joined()
         let members: String
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
-            let destination = "j." + join.destinationColumn.quotedDatabaseIdentifier
+            let destination = "j." + join.destinationColumn.quotedSQLIdentifier
             members =
-                "SELECT j.\(join.sourceColumn.quotedDatabaseIdentifier) AS owner, d.Z_ENT AS ent, \(destination) AS pk, "
-                + (join.orderColumn.map { "j." + $0.quotedDatabaseIdentifier } ?? "NULL") + " AS position" + keys
-                + " FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destinationTable) d ON d.Z_PK = \(destination)"
+                "SELECT j.\(join.sourceColumn.quotedSQLIdentifier) AS owner, d.Z_ENT AS ent, \(destination) AS pk, "
+                + (join.orderColumn.map { "j." + $0.quotedSQLIdentifier } ?? "NULL") + " AS position" + keys
+                + " FROM \(join.table.quotedSQLIdentifier) j JOIN \(destinationTable) d ON d.Z_PK = \(destination)"
         } else if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
-            let column = hidden.name.quotedDatabaseIdentifier
+            let column = hidden.name.quotedSQLIdentifier
             members =
                 "SELECT d.\(column) AS owner, d.Z_ENT AS ent, d.Z_PK AS pk, NULL AS position\(keys) FROM \(destinationTable) d WHERE d.\(column) IS NOT NULL"
         } else if let inverse = relationship.inverseName {
             let columns = mapping.columns(forProperty: inverse, ofEntity: relationship.destinationEntity)
-            guard let key = columns.first(where: { $0.role == .toOneKey })?.name.quotedDatabaseIdentifier else { return nil }
-            let order = columns.first { $0.role == .toOneOrder }.map { "d." + $0.name.quotedDatabaseIdentifier } ?? "NULL"
+            guard let key = columns.first(where: { $0.role == .toOneKey })?.name.quotedSQLIdentifier else { return nil }
+            let order = columns.first { $0.role == .toOneOrder }.map { "d." + $0.name.quotedSQLIdentifier } ?? "NULL"
             members =
                 "SELECT d.\(key) AS owner, d.Z_ENT AS ent, d.Z_PK AS pk, \(order) AS position\(keys) FROM \(destinationTable) d WHERE d.\(key) IS NOT NULL"
         } else {
             return nil
         }
-        let ownerOrder = (keyColumns.map { "o." + $0.quotedDatabaseIdentifier } + ["o.Z_PK"]).joined(separator: ", ")
+        let ownerOrder = (keyColumns.map { "o." + $0.quotedSQLIdentifier } + ["o.Z_PK"]).joined(separator: ", ")
         let memberKeys = memberIdentity.indices.map { "m.k\($0)" }
         sql =
             "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")

@@ -201,14 +201,14 @@ struct DatabaseChanges {
             tables.contains(transaction.name), tables.contains(change.name)
         else { return result }
         result.present = true
-        let transactionTable = transaction.name.quotedDatabaseIdentifier
-        let old = "SELECT \(transactionKey.quotedDatabaseIdentifier) FROM \(transactionTable) WHERE \(timestamp.name.quotedDatabaseIdentifier) < ?"
-        let changeFilter = "FROM \(change.name.quotedDatabaseIdentifier) WHERE \(changeTransaction.name.quotedDatabaseIdentifier) IN (\(old))"
+        let transactionTable = transaction.name.quotedSQLIdentifier
+        let old = "SELECT \(transactionKey.quotedSQLIdentifier) FROM \(transactionTable) WHERE \(timestamp.name.quotedSQLIdentifier) < ?"
+        let changeFilter = "FROM \(change.name.quotedSQLIdentifier) WHERE \(changeTransaction.name.quotedSQLIdentifier) IN (\(old))"
         let cutoff = before.timeIntervalSinceReferenceDate
         if apply {
             try db.execute(sql: "DELETE \(changeFilter)", arguments: [cutoff])
             result.changes = db.changesCount
-            try db.execute(sql: "DELETE FROM \(transactionTable) WHERE \(timestamp.name.quotedDatabaseIdentifier) < ?", arguments: [cutoff])
+            try db.execute(sql: "DELETE FROM \(transactionTable) WHERE \(timestamp.name.quotedSQLIdentifier) < ?", arguments: [cutoff])
             result.transactions = db.changesCount
         } else {
             result.changes = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(changeFilter)", arguments: [cutoff]) ?? 0
@@ -226,7 +226,7 @@ struct DatabaseChanges {
         for root in registry.roots {
             let table = registry.tableName(for: root)
             guard tables.contains(table),
-                let largest = try Int.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.quotedDatabaseIdentifier)"),
+                let largest = try Int.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.quotedSQLIdentifier)"),
                 largest > root.max
             else { continue }
             if apply {

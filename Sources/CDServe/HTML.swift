@@ -23,9 +23,12 @@ enum HTML {
         var events: String
         var entities: [String] = []
 
-        /// The `<body>` attributes the script reads.
+        /// The `<body>` attributes the script reads. The names are a JSON array, not a list
+        /// separated by spaces: they come from the store's model cache, which is untrusted and
+        /// may name an entity with any character, a space or a quote included.
         var attributes: String {
-            " data-events=\"\(escape(events))\"" + (entities.isEmpty ? "" : " data-entities=\"\(escape(entities.joined(separator: " ")))\"")
+            " data-events=\"\(escape(events))\""
+                + (entities.isEmpty ? "" : " data-entities=\"\(escape(JSONText.array(entities.map(JSONText.string))))\"")
         }
     }
 

@@ -7,6 +7,8 @@ package struct ServedStore: Sendable, Equatable {
     package let number: Int
     /// The file name without its extension (`Photos` for `Photos.sqlite`).
     package let name: String
+    /// The path as the command line gave it, relative or not, or as `--find` found it: the
+    /// pages show it so (the store page's JSON has the absolute path in `inspection.path`).
     package let path: String
     /// The model given with `--model`, if any.
     package let modelPath: String?

@@ -49,7 +49,7 @@ enum StorePage {
         body += warnings(inspection)
         body += pages(request.catalog, store: pool.store, segment: segment)
         body += "<h2>Entities</h2>\n" + entityTree(inspection, browsable: browsable, segment: segment)
-        body += "<h2>Store</h2>\n" + metadata(inspection)
+        body += "<h2>Store</h2>\n" + metadata(inspection, store: pool.store)
         body += "<h2>Model version</h2>\n" + model(inspection)
         body += "<h2>History and CloudKit</h2>\n" + extras(inspection)
         return ServeResponder.html(
@@ -112,9 +112,15 @@ enum StorePage {
         return HTML.table(headers: ["Entity", "Objects", "With sub-entities", "Table", "Z_ENT"], rows: rows, className: "entities")
     }
 
-    private static func metadata(_ inspection: StoreInspection) -> String {
+    /// The store's path as the command line gave it (relative stays relative; `--find`'s as
+    /// found), with the absolute path it resolved to as the tooltip when that differs; the JSON
+    /// twin's `inspection.path` is the absolute one.
+    private static func metadata(_ inspection: StoreInspection, store: ServedStore) -> String {
         let meta = inspection.metadata
-        var pairs: [(String, String)] = [("Path", HTML.escape(inspection.path))]
+        let path =
+            store.path == inspection.path
+            ? HTML.escape(store.path) : "<span title=\"\(HTML.escape(inspection.path))\">\(HTML.escape(store.path))</span>"
+        var pairs: [(String, String)] = [("Path", path)]
         for file in inspection.files {
             pairs.append(("File (\(file.role))", HTML.escape("\(grouped(file.size)) bytes" + (file.walFrames.map { ", \($0) committed WAL frames" } ?? ""))))
         }

@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 import Foundation
@@ -258,8 +259,8 @@ public final class ObjectReader {
         // index: one scan in Z_PK (rowid) order needs no index lookups per row and no sort.
         let wholeTable = Set(table.entities.compactMap(mapping.entityNumber(of:))).isSubset(of: ents)
         var sql =
-            "SELECT " + selected.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-            + " FROM " + table.name.quotedDatabaseIdentifier
+            "SELECT " + selected.map(\.quotedSQLIdentifier).joined(separator: ", ")
+            + " FROM " + table.name.quotedSQLIdentifier
             + " WHERE " + (wholeTable ? "+Z_ENT" : "Z_ENT") + " IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
             + " ORDER BY Z_PK"
         var arguments = StatementArguments(ents)

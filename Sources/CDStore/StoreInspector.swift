@@ -158,7 +158,7 @@ public enum StoreInspector {
             for root in registry.roots {
                 let table = registry.tableName(for: root)
                 guard tables.contains(table) else { continue }
-                let quoted = table.quotedDatabaseIdentifier
+                let quoted = table.quotedSQLIdentifier
                 let subtree = registry.subtree(of: root)
                 if subtree.count > 1 {
                     // Hierarchy tables have a Z_ENT index, so this stays an index scan.
@@ -223,7 +223,7 @@ public enum StoreInspector {
     ) throws -> StoreInspection.Extras {
         func count(_ table: String) throws -> Int? {
             guard counts, tables.contains(table) else { return nil }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)")
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)")
         }
         var history: StoreInspection.History?
         if tables.contains("ATRANSACTION") || tables.contains("ACHANGE") {
@@ -272,7 +272,7 @@ public enum StoreInspector {
         guard counts else { return info }
         var references = 0, inline = 0, missing = 0
         for (_, table, column) in columns {
-            let t = table.quotedDatabaseIdentifier, c = column.quotedDatabaseIdentifier
+            let t = table.quotedSQLIdentifier, c = column.quotedSQLIdentifier
             inline += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(t) WHERE substr(\(c), 1, 1) = x'01'") ?? 0
             let cursor = try Data.fetchCursor(db, sql: "SELECT \(c) FROM \(t) WHERE substr(\(c), 1, 1) = x'02'")
             while let value = try cursor.next() {

@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 import GRDB
@@ -15,15 +16,15 @@ extension StoreSnapshot {
             guard let table = mapping.table(forEntity: entity),
                 let column = mapping.column(forProperty: attribute, ofEntity: entity)
             else { return nil }
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name.quotedDatabaseIdentifier))")
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name.quotedSQLIdentifier))")
                 .map { $0["name"] as String? }
             guard columns.contains(column.name) else { return nil }
             let numbers = mapping.entityNumbers(includingSubentitiesOf: entity).map(String.init).joined(separator: ", ")
             return try Int.fetchOne(
                 db,
                 sql: """
-                    SELECT COUNT(*) FROM \(table.name.quotedDatabaseIdentifier) \
-                    WHERE Z_ENT IN (\(numbers)) AND \(column.name.quotedDatabaseIdentifier) IS NULL
+                    SELECT COUNT(*) FROM \(table.name.quotedSQLIdentifier) \
+                    WHERE Z_ENT IN (\(numbers)) AND \(column.name.quotedSQLIdentifier) IS NULL
                     """)
         }
     }

@@ -17,6 +17,55 @@ enum BrowserHarness {
         let session: WebDriver.Session
         /// `http://127.0.0.1:PORT/`.
         let base: String
+        let checksums: StoreChecksums
+
+        /// Runs the test's own write to the stores (`sqlite3` as the app), after checking that
+        /// the server changed nothing so far; the stores are then expected as this write left
+        /// them, so the server is still proven not to write before and after it.
+        func write(sourceLocation: SourceLocation = #_sourceLocation, _ change: () throws -> Void) throws {
+            #expect(try checksums.current() == checksums.expected, "a store changed before the test wrote", sourceLocation: sourceLocation)
+            try change()
+            try checksums.expectCurrent()
+        }
+
+        /// Waits, a bounded time, until the page's event stream is connected (`<body
+        /// data-live="open">`, set by the script when the stream's answer arrives), then a
+        /// little more: the server subscribes the stream to its store's watcher right after
+        /// sending that answer's head.
+        func waitForLiveStream(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            var state = ""
+            for _ in 0..<300 {
+                state = try await session.execute("return document.body.dataset.live || ''").string ?? ""
+                if state == "open" { break }
+                await ServeLiveTests.pause(milliseconds: 100)
+            }
+            try #require(state == "open", "the page's event stream is \(state.isEmpty ? "not started" : state)", sourceLocation: sourceLocation)
+            await ServeLiveTests.pause(milliseconds: 500)
+        }
+
+        /// Waits, a bounded time (the server polls the store each second), until the live
+        /// notice is shown with exactly `text` before its Refresh button; false, with an issue
+        /// saying what it showed, when it does not.
+        @discardableResult
+        func waitForLiveNotice(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
+            var shown = ""
+            for _ in 0..<300 {
+                shown =
+                    try await session.execute(
+                        "const p = document.querySelector('p.notice.live:not([hidden])'); return p ? p.querySelector('span').textContent : ''"
+                    ).string ?? ""
+                if shown == text { return true }
+                await ServeLiveTests.pause(milliseconds: 100)
+            }
+            Issue.record("the live notice shows \"\(shown)\", not \"\(text)\"", sourceLocation: sourceLocation)
+            return false
+        }
+
+        /// The Z_PK texts of the rows the page marks as changed (`tr.changed`).
+        func markedRows() async throws -> [String] {
+            (try await session.execute("return [...document.querySelectorAll('table.objects tr.changed')].map(r => r.cells[0].textContent)").array ?? [])
+                .compactMap(\.string)
+        }
 
         /// Loads the server's `path` (`/stores/1`), then checks the page's requests.
         func open(_ path: String) async throws {
@@ -137,21 +186,47 @@ enum BrowserHarness {
         }
     }
 
+    /// The checksums of the folders of the served stores: those the test expects at the end
+    /// (taken before the server starts, and again after each of the test's own writes), and
+    /// those of now.
+    final class StoreChecksums: @unchecked Sendable {
+        private let folders: [URL]
+        private let lock = NSLock()
+        private var taken: [[String: String]] = []
+
+        init(_ copies: [URL]) throws {
+            folders = copies.map { $0.deletingLastPathComponent() }
+            taken = try current()
+        }
+
+        var expected: [[String: String]] { lock.withLock { taken } }
+
+        func current() throws -> [[String: String]] { try folders.map { try Checksums.of(directory: $0) } }
+
+        /// Takes the stores as they are now as the expected ones.
+        func expectCurrent() throws {
+            let now = try current()
+            lock.withLock { taken = now }
+        }
+    }
+
     /// Serves `copies` with the built executable, opens a browser on it and runs `body`; then
     /// checks the logs, stops the server with SIGINT (status 0, nothing on standard error) and
-    /// compares the stores' checksums with those taken before. `expectedStatuses` are 4xx
-    /// answers the test provokes on purpose.
+    /// compares the stores' checksums with those taken before, or after the test's last own
+    /// write (``Browser/write(sourceLocation:_:)``). `expectedStatuses` are 4xx answers the test
+    /// provokes on purpose. With `directory`, the server runs there and is given the stores'
+    /// paths relative to it, as a user in that folder would type them.
     static func withBrowser(
-        _ copies: [URL], expectedStatuses: Set<Int> = [], sourceLocation: SourceLocation = #_sourceLocation,
+        _ copies: [URL], in directory: URL? = nil, expectedStatuses: Set<Int> = [], sourceLocation: SourceLocation = #_sourceLocation,
         _ body: (Browser) async throws -> Void
     ) async throws {
-        let folders = copies.map { $0.deletingLastPathComponent() }
-        let before = try folders.map { try Checksums.of(directory: $0) }
-        let server = try ServeCommandTests.Server(copies.map(\.path) + ["--port", "0"])
+        let checksums = try StoreChecksums(copies)
+        let paths = directory.map { folder in copies.map { relativePath(of: $0, from: folder) } } ?? copies.map(\.path)
+        let server = try ServeCommandTests.Server(paths + ["--port", "0"], in: directory)
         do {
             try #require(server.url.hasPrefix("http://127.0.0.1:"), "the server printed no URL")
             try await WebDriver.withSession { session in
-                let browser = Browser(session: session, base: server.url)
+                let browser = Browser(session: session, base: server.url, checksums: checksums)
                 // Chromium opens its own start tab first (Debian's: a search engine's page and
                 // chrome:// resources); leave it and drop its log entries before the test.
                 try await session.navigate(to: "about:blank")
@@ -167,7 +242,15 @@ enum BrowserHarness {
         }
         let stopped = server.stop(SIGINT)
         #expect(stopped.status == 0 && stopped.stderr == "", "serve: \(stopped.status) \(stopped.stderr)", sourceLocation: sourceLocation)
-        #expect(try folders.map { try Checksums.of(directory: $0) } == before, "a store changed", sourceLocation: sourceLocation)
+        #expect(try checksums.current() == checksums.expected, "a store changed", sourceLocation: sourceLocation)
+    }
+
+    /// `file`'s path relative to `folder` (`../b/x.sqlite`), both absolute.
+    static func relativePath(of file: URL, from folder: URL) -> String {
+        let target = file.standardizedFileURL.pathComponents, base = folder.standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(target.count, base.count) && target[common] == base[common] { common += 1 }
+        return (Array(repeating: "..", count: base.count - common) + target[common...]).joined(separator: "/")
     }
 }
 

@@ -18,11 +18,11 @@ extension Tag {
 /// the stores are unchanged (``BrowserHarness``).
 @Suite(
     .temporaryDirectories, .tags(.browser), .serialized,
-    .enabled(if: WebDriver.isAvailable || WebDriver.isRequired, "needs chromium and chromedriver; CI=true requires them"))
+    .enabled(if: WebDriver.decision != .skip, "needs chromium and chromedriver; CI=true requires them"))
 struct ServeBrowserTests {
     init() throws {
         // Under CI=true a missing browser is a failure that says what to install.
-        try #require(WebDriver.isAvailable, "\(WebDriver.missingMessage)")
+        if case .fail(let message) = WebDriver.decision { throw WebDriver.Failure(description: message) }
     }
 
     @Test func followsLinksFromTheStoresPageToAToManyList() async throws {
@@ -359,13 +359,21 @@ struct ServeBrowserTests {
     }
 
     /// The README's screenshots: the store page, an entity page filtered and sorted, an object
-    /// page and the model page. Every run checks they are PNGs as wide as the window; with `CDSTORE_SCREENSHOTS`
-    /// set to a folder (`scripts/screenshots.sh` sets docs/images) they are written there.
+    /// page and the model page, with the server started in the copy's folder on the store's
+    /// file name, as a user would (the store page shows the path as given). Every run checks
+    /// they are PNGs as wide as the window; with `CDSTORE_SCREENSHOTS` set to a folder
+    /// (`scripts/screenshots.sh` sets docs/images) they are written there.
     @Test func screenshotsOfTheMainPages() async throws {
         let copies = try ServeHarness.copies([ServeHarness.sample])
         let folder = ProcessInfo.processInfo.environment["CDSTORE_SCREENSHOTS"].map { URL(fileURLWithPath: $0, isDirectory: true) }
         let filter = ServePagingTests.encode("maker BEGINSWITH 'M' OR model CONTAINS[c] 'o'")
-        try await BrowserHarness.withBrowser(copies) { browser in
+        try await BrowserHarness.withBrowser(copies, in: copies[0].deletingLastPathComponent()) { browser in
+            try await browser.open("/")
+            #expect(try await browser.table("table").column("Path").map(\.text) == ["SampleModel_V2.sqlite"])
+            try await browser.open("/stores/1")
+            let path = try await browser.session.execute(
+                "return [...document.querySelectorAll('dt')].find(t => t.textContent === 'Path').nextElementSibling.textContent")
+            #expect(path.string == "SampleModel_V2.sqlite")
             let pages = [
                 ("serve-store.png", "/stores/1"), ("serve-entity.png", "/stores/1/entities/Car?where=\(filter)&sort=maker"),
                 ("serve-object.png", "/stores/1/entities/Person/17"), ("serve-model.png", "/stores/1/model"),
@@ -378,6 +386,99 @@ struct ServeBrowserTests {
                 #expect(width == 1280, "\(file): \(width) pixels wide")
                 if let folder { try png.write(to: folder.appendingPathComponent(file)) }
             }
+        }
+    }
+
+    /// The issue's "see the live notice after a real sqlite3 writer inserts a row": the Car
+    /// page open in Chromium, `sqlite3` inserts a car as Core Data does; the notice says so,
+    /// its Refresh marks exactly that row; then an update and a delete, which the notice counts
+    /// (the delete also saves the car's owner, as Core Data does). The server is proven not to
+    /// write between the test's own writes (``BrowserHarness/Browser/write(sourceLocation:_:)``).
+    @Test func theLiveNoticeCountsWhatSQLite3WritesAndRefreshMarksTheRows() async throws {
+        let copies = try ServeHarness.copies([ServeHarness.sample])
+        let store = copies[0]
+        // Two cars of the Car entity itself (Z_ENT 1) with an owner: one to save, one to delete.
+        let cars = try SQLite.run(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 1 AND ZOWNER IS NOT NULL ORDER BY Z_PK LIMIT 2;")
+            .split(separator: "\n").compactMap { Int64($0) }
+        try #require(cars.count == 2)
+        let (saved, deleted) = (cars[0], cars[1])
+        try await BrowserHarness.withBrowser(copies) { browser in
+            // A stream of the test's own first: once it says `watching`, the server's one watcher
+            // of the store has its first snapshot, and every later write reaches every client.
+            let events = try EventClient(browser.base + "stores/1/events")
+            defer { events.stop() }
+            try await events.waitForWatching()
+            // All the cars on one page, the new one included.
+            try await browser.open("/stores/1/entities/Car?size=200")
+            #expect(try await browser.session.findAll("p.notice.live:not([hidden])").isEmpty)
+            try await browser.waitForLiveStream()
+            try browser.write { try SQLite.run(store, Writes.insert(plate: "LIVE-1", ent: 1)) }
+            let inserted = try SQLite.run(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1; SELECT Z_PK FROM ZCAR WHERE ZNUMBERPLATE = 'LIVE-1';")
+            let key = try #require(inserted.split(separator: "\n").first.map(String.init))
+            #expect(inserted == "\(key)\n\(key)\n")
+            try await browser.waitForLiveNotice("1 insert, 0 updates, 0 deletes in Car —")
+            #expect(try await browser.text("p.notice.live") == "1 insert, 0 updates, 0 deletes in Car — Refresh")
+            try await browser.follow(try await browser.session.find("p.notice.live button"))
+            #expect(try await browser.path() == "/stores/1/entities/Car?size=200&changed=\(key)")
+            #expect(try await browser.markedRows() == [key])
+            let table = try await browser.table()
+            let row = try #require(table.column("Z_PK").firstIndex { $0.text == key })
+            #expect(["maker", "model", "numberPlate"].map { table.column($0)[row].text } == ["Test", "Live", "LIVE-1"])
+            // The refreshed page follows the store anew: a save, then a delete.
+            try await browser.waitForLiveStream()
+            try browser.write { try SQLite.run(store, "BEGIN; UPDATE ZCAR SET ZMODEL = 'Saved live', Z_OPT = Z_OPT + 1 WHERE Z_PK = \(saved); COMMIT;") }
+            try await browser.waitForLiveNotice("0 inserts, 1 update, 0 deletes in Car —")
+            try browser.write {
+                try SQLite.run(
+                    store,
+                    "BEGIN; UPDATE ZPERSON SET Z_OPT = Z_OPT + 1 WHERE Z_PK = (SELECT ZOWNER FROM ZCAR WHERE Z_PK = \(deleted)); "
+                        + "DELETE FROM ZCAR WHERE Z_PK = \(deleted); COMMIT;")
+            }
+            try await browser.waitForLiveNotice("0 inserts, 1 update, 1 delete in Car; 0 inserts, 1 update, 0 deletes in Person —")
+            try await browser.follow(try await browser.session.find("p.notice.live button"))
+            #expect(try await browser.path() == "/stores/1/entities/Car?size=200&changed=\(saved)")
+            #expect(try await browser.markedRows() == [String(saved)])
+            let after = try await browser.table()
+            let keys = after.column("Z_PK").map(\.text)
+            #expect(!keys.contains(String(deleted)) && keys.contains(key))
+            #expect(keys.firstIndex(of: String(saved)).map { after.column("model")[$0].text } == "Saved live")
+        }
+    }
+
+    /// The browser's half of a hostile entity name (the server's is in ServeLiveTests): the
+    /// script reads `data-entities` back as exactly the names, so the live notice names the
+    /// hostile entity and its Refresh marks the row `sqlite3` inserted; no element or attribute
+    /// the names spell out exists, and no script ran.
+    @Test func theScriptReadsAHostileEntityNameBackWhole() async throws {
+        let store = try HostileStore.make(objects: 2)
+        let name = HostileStore.entity
+        try await BrowserHarness.withBrowser([store]) { browser in
+            let events = try EventClient(browser.base + "stores/1/events")
+            defer { events.stop() }
+            try await events.waitForWatching()
+            try await browser.open("/")
+            try await browser.follow(link: String(HostileStore.file.dropLast(".sqlite".count)))
+            let storePath = try await browser.path()
+            let script = """
+                return [JSON.parse(document.body.dataset.entities), document.body.getAttributeNames(), document.images.length,
+                    document.querySelectorAll('[data-x], [data-y], b').length, document.scripts.length]
+                """
+            let attributes: JSONValue = .array([.string("data-events"), .string("data-entities"), .string("data-live")])
+            try await browser.follow(link: name)
+            #expect(try await browser.text("h1") == name)
+            let alone = try await browser.session.execute(script)
+            #expect(alone == .array([.array([.string(name)]), attributes, .number("0"), .number("0"), .number("1")]), "\(alone)")
+            try await browser.open(storePath)
+            try await browser.follow(link: "Car")
+            let family = try await browser.session.execute(script)
+            #expect(family == .array([.array([.string("Car"), .string(name)]), attributes, .number("0"), .number("0"), .number("1")]), "\(family)")
+            try await browser.waitForLiveStream()
+            try browser.write { try SQLite.run(store, "BEGIN;\n" + HostileStore.insert(maker: "live") + "COMMIT;\n") }
+            try await browser.waitForLiveNotice("1 insert, 0 updates, 0 deletes in \(name) —")
+            try await browser.follow(try await browser.session.find("p.notice.live button"))
+            #expect(try await browser.path().hasSuffix("/entities/Car?changed=4"))
+            #expect(try await browser.markedRows() == ["4"])
+            #expect(try await browser.table().column("maker").map(\.text) == ["a car", "maker 1", "maker 2", "live"])
         }
     }
 

@@ -14,10 +14,12 @@ import Testing
         let errors = Pipe()
         private(set) var url = ""
 
-        init(_ arguments: [String]) throws {
+        /// Starts `cdstore serve arguments…` in `directory` (the test's own by default).
+        init(_ arguments: [String], in directory: URL? = nil) throws {
             let executable = try #require(CommandRunner.executable)
             process.executableURL = executable
             process.arguments = ["serve"] + arguments
+            if let directory { process.currentDirectoryURL = directory }
             process.standardOutput = output
             process.standardError = errors
             try process.run()
@@ -95,5 +97,27 @@ import Testing
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             #expect(result.stdout == "")
         }
+    }
+
+    /// `serve` shows each store's path as the command line gave it: relative stays relative on
+    /// the stores page, in its JSON and on the store page; the store page's JSON keeps the
+    /// absolute path the store resolved to in `inspection.path` (inspect's schema).
+    @Test func storesShowTheirPathAsGiven() throws {
+        let copy = try Corpus.copyStore(ServeHarness.sample)
+        let folder = copy.deletingLastPathComponent()
+        let given = "../" + folder.lastPathComponent + "/SampleModel_V2.sqlite"
+        let resolved = copy.resolvingSymlinksInPath().path
+        let server = try Server([given, "--port", "0"], in: folder)
+        let list = try Self.curl(server.url + ".json"), listPage = try Self.curl(server.url)
+        let store = try Self.curl(server.url + "stores/1.json"), storePage = try Self.curl(server.url + "stores/1")
+        let stopped = server.stop(SIGINT)
+        #expect(stopped.status == 0 && stopped.stderr == "", "\(stopped.stderr)")
+        #expect([list, listPage, store, storePage].map(\.status) == [200, 200, 200, 200])
+        #expect(try ServeHarness.problems(list.body, schema: "serve-stores.schema.json") == [])
+        #expect(try ServeHarness.problems(store.body, schema: "serve-store.schema.json") == [])
+        #expect(try JSONValue(parsing: list.body)["stores"]?.array?.first?["path"]?.string == given)
+        #expect(listPage.body.contains("<td>\(given)</td>"))
+        #expect(storePage.body.contains("<dt>Path</dt><dd><span title=\"\(resolved)\">\(given)</span></dd>"))
+        #expect(try JSONValue(parsing: store.body)["inspection"]?["path"]?.string == resolved)
     }
 }

@@ -204,10 +204,43 @@ import Testing
             }
         }
         #expect(pages[0].contains("<body data-events=\"/stores/SampleModel_V2/events\">"))
-        #expect(pages[1].contains("<body data-events=\"/stores/SampleModel_V2/events\" data-entities=\"Car LuxuryCar SportCar\">"))
-        #expect(pages[2].contains("<body data-events=\"/stores/SampleModel_V2/events\" data-entities=\"LuxuryCar SportCar\">"))
+        #expect(
+            pages[1].contains(
+                "<body data-events=\"/stores/SampleModel_V2/events\" data-entities=\"[&quot;Car&quot;,&quot;LuxuryCar&quot;,&quot;SportCar&quot;]\">"))
+        #expect(pages[2].contains("<body data-events=\"/stores/SampleModel_V2/events\" data-entities=\"[&quot;LuxuryCar&quot;,&quot;SportCar&quot;]\">"))
+        #expect(Self.watchedEntities(pages[1]) == ["Car", "LuxuryCar", "SportCar"])
         #expect(pages[3].contains("<body data-events=\"/stores/SampleModel_V2/events\">"))
         #expect(pages[4].contains("<body>"))
+    }
+
+    /// Entity names come from the store's model cache, which is untrusted: a name with quotes,
+    /// angle brackets, spaces and an entity reference stays inside its attribute, escaped, and
+    /// an HTML parser reads the attribute back as the JSON array of that very name (the
+    /// browser's half, the script reading it and marking the rows, is in ServeBrowserTests).
+    @Test func aHostileEntityNameStaysInsideTheAttributeTheScriptReads() async throws {
+        let store = try HostileStore.make(objects: 2)
+        let storeSegment = HostileStore.segment(String(HostileStore.file.dropLast(".sqlite".count)))
+        let pages = try await ServeHarness.withServer([store]) { client in
+            try await ["/stores/1", "/stores/1/entities/Car", "/stores/1/entities/" + HostileStore.segment(HostileStore.entity)].asyncMap { uri in
+                try await ServeHarness.get(client, uri)
+            }
+        }
+        #expect(pages.map(\.status) == [200, 200, 200])
+        let events = "/stores/\(storeSegment)/events"
+        for page in pages {
+            #expect(Self.bodyAttribute("data-events", in: page.body) == events)
+            #expect(!page.body.contains("<img") && !page.body.contains("<b>") && !page.body.contains(" data-x='1'") && !page.body.contains(" data-y='2'"))
+        }
+        #expect(Self.bodyAttribute("data-entities", in: pages[0].body) == nil)
+        #expect(Self.watchedEntities(pages[1].body) == ["Car", HostileStore.entity])
+        #expect(Self.watchedEntities(pages[2].body) == [HostileStore.entity])
+        // The tag holds these two attributes and nothing else.
+        for page in pages[1...] {
+            let tag = try #require(page.body.components(separatedBy: "<body").dropFirst().first?.prefix { $0 != ">" })
+            let raw = tag.components(separatedBy: "\"")
+            #expect(raw.count == 5 && raw[0] == " data-events=" && raw[2] == " data-entities=" && raw[4].isEmpty, "\(tag)")
+            #expect(raw.count == 5 && raw[1] == events && !raw[3].contains("<") && !raw[3].contains(">") && !raw[3].contains("'"), "\(tag)")
+        }
     }
 
     @Test func theEntityPageMarksExactlyTheChangedRows() async throws {
@@ -265,10 +298,31 @@ import Testing
     }
 
     /// The entity names of a page's `data-entities`: those whose events the script keeps the
-    /// keys of for the page's Refresh.
+    /// keys of for the page's Refresh. The attribute's value, its character references
+    /// decoded as an HTML parser does, is a JSON array of names.
     static func watchedEntities(_ html: String) -> [String] {
-        guard let start = html.range(of: " data-entities=\"") else { return [] }
-        return html[start.upperBound...].prefix { $0 != "\"" }.split(separator: " ").map(String.init)
+        guard let value = bodyAttribute("data-entities", in: html), let names = try? JSONValue(parsing: value) else { return [] }
+        return names.array?.compactMap(\.string) ?? []
+    }
+
+    /// The value of the `<body>` attribute `name` as an HTML parser reads it: up to the closing
+    /// quote, with the character references the pages write (`&amp; &lt; &gt; &quot; &#39;`)
+    /// decoded; nil when the body has no such attribute or a reference is of another kind.
+    static func bodyAttribute(_ name: String, in html: String) -> String? {
+        guard let body = html.range(of: "<body"), let tagEnd = html[body.upperBound...].firstIndex(of: ">"),
+            let start = html[body.upperBound..<tagEnd].range(of: " \(name)=\"")
+        else { return nil }
+        let raw = html[start.upperBound..<tagEnd].prefix { $0 != "\"" }
+        var value = ""
+        var rest = Substring(raw)
+        let references = ["&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": "\"", "&#39;": "'"]
+        while let ampersand = rest.firstIndex(of: "&") {
+            value += rest[..<ampersand]
+            guard let reference = references.first(where: { rest[ampersand...].hasPrefix($0.key) }) else { return nil }
+            value += reference.value
+            rest = rest[rest.index(ampersand, offsetBy: reference.key.count)...]
+        }
+        return value + rest
     }
 
     /// The Z_PKs of the rows an entity page marks as changed.

@@ -89,3 +89,67 @@ extension JSONValue {
         return nil
     }
 }
+
+/// A store whose model, and so its model cache and `Z_PRIMARYKEY`, names an entity with what
+/// breaks out of an HTML attribute or a list of names (quotes, angle brackets, spaces, an
+/// entity reference), in a file whose name does the same: made by `cdstore create` from a
+/// model file the test writes, then given objects by `sqlite3` as Core Data inserts them.
+///
+/// The hostile entity is a sub-entity of `Car`, so its objects live in the plain table ZCAR:
+/// the fetch layer writes a table's name bare into its SQL, as Core Data logs it, and does not
+/// read a table whose own name would need quoting.
+enum HostileStore {
+    static let entity = "Evil\" data-x='1'><img src=x onerror=alert(3)> Car &amp;"
+    static let file = "Evil\" data-y='2'><b>Store.sqlite"
+
+    /// The model: `Car` (`Z_ENT` 1), its hostile sub-entity (2) and a plain entity (3).
+    static var model: String {
+        let name = entity.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&apos;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        return """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="1">
+                <entity name="Car" representedClassName="Car" syncable="YES">
+                    <attribute name="maker" optional="YES" attributeType="String"/>
+                </entity>
+                <entity name="\(name)" representedClassName="HostileCar" parentEntity="Car" syncable="YES"/>
+                <entity name="Plain" representedClassName="Plain" syncable="YES">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                </entity>
+            </model>
+            """
+    }
+
+    /// Makes the store in a temporary folder of its own, with one car and `objects` objects of
+    /// the hostile entity (Z_PK 1 is the car, 2 to `objects` + 1 the others).
+    static func make(objects: Int) throws -> URL {
+        let folder = try TemporaryDirectory.make()
+        let modelFolder = folder.appendingPathComponent("Hostile.xcdatamodel", isDirectory: true)
+        try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: false)
+        try Data(model.utf8).write(to: modelFolder.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent(file)
+        let created = CommandRunner.runInProcess(["create", store.path, "--model", modelFolder.path])
+        try #require(created.status == 0, "\(created.stderr)")
+        try #require(try SQLite.run(store, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT;") == "1|Car|0\n2|\(entity)|1\n3|Plain|0\n")
+        try SQLite.run(
+            store, "BEGIN;\n" + insert(maker: "a car", ent: 1) + (0..<objects).map { insert(maker: "maker \($0 + 1)", ent: 2) }.joined() + "COMMIT;\n")
+        return store
+    }
+
+    /// An insert into ZCAR as Core Data makes it: the next key of the hierarchy's root in
+    /// `Z_PRIMARYKEY`, `Z_OPT` 1; `ent` 1 is a car, 2 the hostile entity.
+    static func insert(maker: String, ent: Int = 2) -> String {
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = 1;\n"
+            + "INSERT INTO ZCAR (Z_PK, Z_ENT, Z_OPT, ZMAKER) VALUES ((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1), \(ent), 1, '\(maker)');\n"
+    }
+
+    /// A URL path segment as the server writes one: every byte but ASCII letters, digits and
+    /// `-_~` percent-encoded.
+    static func segment(_ text: String) -> String {
+        text.utf8.map { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-_~".utf8.contains(byte)
+                ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }.joined()
+    }
+}

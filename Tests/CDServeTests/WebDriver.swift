@@ -10,30 +10,47 @@ import Testing
 /// stops the driver and removes the browser's profile on every way out.
 enum WebDriver {
     /// The driver, from `CHROMEDRIVER` or the usual places.
-    static let driverPath: String? = {
-        let candidates = [
-            ProcessInfo.processInfo.environment["CHROMEDRIVER"], "/usr/bin/chromedriver", "/usr/local/bin/chromedriver", "/opt/homebrew/bin/chromedriver",
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let driverPath: String? = firstExecutable([
+        ProcessInfo.processInfo.environment["CHROMEDRIVER"], "/usr/bin/chromedriver", "/usr/local/bin/chromedriver", "/opt/homebrew/bin/chromedriver",
+    ])
 
     /// The browser ChromeDriver starts: Debian's wrapper, or a Chrome it finds on its own (macOS).
-    static let browserPath: String? = {
-        let candidates = [
-            "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/Applications/Google Chrome.app", "/Applications/Chromium.app",
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }()
+    static let browserPath: String? = [
+        "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/Applications/Google Chrome.app", "/Applications/Chromium.app",
+    ].first { FileManager.default.fileExists(atPath: $0) }
+
+    static func firstExecutable(_ candidates: [String?]) -> String? {
+        candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
 
     static var isAvailable: Bool { driverPath != nil && browserPath != nil }
 
-    /// CI installs chromium and chromium-driver (`.ci/run`), so there their absence is a failure;
-    /// elsewhere the browser tests are skipped.
-    static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+    /// What becomes of the browser tests on this machine.
+    enum Decision: Equatable {
+        case run
+        /// Not run, and not a failure: a developer's machine without the browser.
+        case skip
+        /// Each test fails with this message.
+        case fail(String)
+    }
+
+    /// The browser tests run where the driver and the browser are found; where either is
+    /// missing they are skipped, except under `CI=true` (CI installs chromium and
+    /// chromium-driver in `.ci/run`), where they fail with ``missingMessage`` saying what is
+    /// missing: a green CI must not hide browser tests that never ran.
+    static func decision(driver: String?, browser: String?, environment: [String: String]) -> Decision {
+        if driver != nil && browser != nil { return .run }
+        guard environment["CI"] == "true" else { return .skip }
+        let missing = [driver == nil ? "chromedriver" : nil, browser == nil ? "chromium" : nil].compactMap { $0 }
+        return .fail("CI=true and \(missing.joined(separator: " and ")) not found: \(missingMessage)")
+    }
+
+    /// The decision for this machine and environment.
+    static let decision = decision(driver: driverPath, browser: browserPath, environment: ProcessInfo.processInfo.environment)
 
     /// Why the browser tests cannot run.
     static let missingMessage =
-        "the browser tests need chromium and chromedriver (Debian: apt-get install chromium chromium-driver; or set CHROMEDRIVER); CI=true makes their absence a failure"
+        "the browser tests need chromium and chromedriver (Debian: apt-get install chromium chromium-driver; or set CHROMEDRIVER to the driver)"
 
     /// A WebDriver error reply, or a driver that did not start.
     struct Failure: Error, CustomStringConvertible {

@@ -15,12 +15,19 @@ document.addEventListener("DOMContentLoaded", () => {
 // Live updates: while a store, entity or object page is open, the server pushes the store's
 // changes (Server-Sent Events from the URL in <body data-events>). The notice counts them per
 // entity and offers a Refresh; on an entity page the refresh passes the inserted and updated
-// Z_PKs of the entity and its sub-entities (<body data-entities>) as ?changed=…, and the server
-// marks those rows. Everything is written with textContent: entity names come from the store.
+// Z_PKs of the entity and its sub-entities (<body data-entities>, a JSON array of names) as
+// ?changed=…, and the server marks those rows. Everything is written with textContent: entity
+// names come from the store. <body data-live> tells the stream's state: "open" while the
+// server's events arrive, "connecting" while the browser reconnects, "closed" after the
+// server's error event.
 document.addEventListener("DOMContentLoaded", () => {
   const url = document.body.dataset.events;
   if (!url || !window.EventSource) return;
-  const entities = (document.body.dataset.entities || "").split(" ").filter((name) => name);
+  let entities = [];
+  try {
+    const names = JSON.parse(document.body.dataset.entities || "[]");
+    if (Array.isArray(names)) entities = names.filter((name) => typeof name === "string");
+  } catch (ignored) {}
   const maximumKeys = 1000;
   const totals = new Map();
   const changedKeys = new Set();
@@ -37,6 +44,10 @@ document.addEventListener("DOMContentLoaded", () => {
 
   const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
   const source = new EventSource(url);
+  document.body.dataset.live = "connecting";
+  source.addEventListener("open", () => {
+    document.body.dataset.live = "open";
+  });
   source.addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
     const total = totals.get(change.entity) || { inserted: 0, updated: 0, deleted: 0 };
@@ -57,8 +68,12 @@ document.addEventListener("DOMContentLoaded", () => {
   // The server's own "error" event has data and ends the stream; one without data is the
   // browser losing the connection, after which it reconnects by itself.
   source.addEventListener("error", (event) => {
-    if (!event.data) return;
+    if (!event.data) {
+      document.body.dataset.live = source.readyState === EventSource.CLOSED ? "closed" : "connecting";
+      return;
+    }
     source.close();
+    document.body.dataset.live = "closed";
     let message = "The store is no longer watched.";
     try {
       message = JSON.parse(event.data).error.message;
