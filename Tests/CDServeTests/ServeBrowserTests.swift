@@ -398,7 +398,7 @@ struct ServeBrowserTests {
         let copies = try ServeHarness.copies([ServeHarness.sample])
         let store = copies[0]
         // Two cars of the Car entity itself (Z_ENT 1) with an owner: one to save, one to delete.
-        let cars = try SQLite.run(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 1 AND ZOWNER IS NOT NULL ORDER BY Z_PK LIMIT 2;")
+        let cars = try SQLiteShell.run(store, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 1 AND ZOWNER IS NOT NULL ORDER BY Z_PK LIMIT 2;")
             .split(separator: "\n").compactMap { Int64($0) }
         try #require(cars.count == 2)
         let (saved, deleted) = (cars[0], cars[1])
@@ -412,8 +412,8 @@ struct ServeBrowserTests {
             try await browser.open("/stores/1/entities/Car?size=200")
             #expect(try await browser.session.findAll("p.notice.live:not([hidden])").isEmpty)
             try await browser.waitForLiveStream()
-            try browser.write { try SQLite.run(store, Writes.insert(plate: "LIVE-1", ent: 1)) }
-            let inserted = try SQLite.run(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1; SELECT Z_PK FROM ZCAR WHERE ZNUMBERPLATE = 'LIVE-1';")
+            try browser.write { try SQLiteShell.run(store, Writes.insert(plate: "LIVE-1", ent: 1)) }
+            let inserted = try SQLiteShell.run(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1; SELECT Z_PK FROM ZCAR WHERE ZNUMBERPLATE = 'LIVE-1';")
             let key = try #require(inserted.split(separator: "\n").first.map(String.init))
             #expect(inserted == "\(key)\n\(key)\n")
             try await browser.waitForLiveNotice("1 insert, 0 updates, 0 deletes in Car —")
@@ -426,10 +426,10 @@ struct ServeBrowserTests {
             #expect(["maker", "model", "numberPlate"].map { table.column($0)[row].text } == ["Test", "Live", "LIVE-1"])
             // The refreshed page follows the store anew: a save, then a delete.
             try await browser.waitForLiveStream()
-            try browser.write { try SQLite.run(store, "BEGIN; UPDATE ZCAR SET ZMODEL = 'Saved live', Z_OPT = Z_OPT + 1 WHERE Z_PK = \(saved); COMMIT;") }
+            try browser.write { try SQLiteShell.run(store, "BEGIN; UPDATE ZCAR SET ZMODEL = 'Saved live', Z_OPT = Z_OPT + 1 WHERE Z_PK = \(saved); COMMIT;") }
             try await browser.waitForLiveNotice("0 inserts, 1 update, 0 deletes in Car —")
             try browser.write {
-                try SQLite.run(
+                try SQLiteShell.run(
                     store,
                     "BEGIN; UPDATE ZPERSON SET Z_OPT = Z_OPT + 1 WHERE Z_PK = (SELECT ZOWNER FROM ZCAR WHERE Z_PK = \(deleted)); "
                         + "DELETE FROM ZCAR WHERE Z_PK = \(deleted); COMMIT;")
@@ -473,7 +473,7 @@ struct ServeBrowserTests {
             let family = try await browser.session.execute(script)
             #expect(family == .array([.array([.string("Car"), .string(name)]), attributes, .number("0"), .number("0"), .number("1")]), "\(family)")
             try await browser.waitForLiveStream()
-            try browser.write { try SQLite.run(store, "BEGIN;\n" + HostileStore.insert(maker: "live") + "COMMIT;\n") }
+            try browser.write { try SQLiteShell.run(store, "BEGIN;\n" + HostileStore.insert(maker: "live") + "COMMIT;\n") }
             try await browser.waitForLiveNotice("1 insert, 0 updates, 0 deletes in \(name) —")
             try await browser.follow(try await browser.session.find("p.notice.live button"))
             #expect(try await browser.path().hasSuffix("/entities/Car?changed=4"))

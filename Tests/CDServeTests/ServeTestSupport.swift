@@ -130,8 +130,8 @@ enum HostileStore {
         let store = folder.appendingPathComponent(file)
         let created = CommandRunner.runInProcess(["create", store.path, "--model", modelFolder.path])
         try #require(created.status == 0, "\(created.stderr)")
-        try #require(try SQLite.run(store, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT;") == "1|Car|0\n2|\(entity)|1\n3|Plain|0\n")
-        try SQLite.run(
+        try #require(try SQLiteShell.run(store, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT;") == "1|Car|0\n2|\(entity)|1\n3|Plain|0\n")
+        try SQLiteShell.run(
             store, "BEGIN;\n" + insert(maker: "a car", ent: 1) + (0..<objects).map { insert(maker: "maker \($0 + 1)", ent: 2) }.joined() + "COMMIT;\n")
         return store
     }
