@@ -286,8 +286,16 @@ package struct ByteBuffer: @unchecked Sendable {
     private static let upperHexDigits: StaticString = "0123456789ABCDEF"
     private static let lowerHexDigits: StaticString = "0123456789abcdef"
 
-    /// `x-coredata://<uuid>/<Entity>/p<pk>`, written without building the string.
-    package mutating func appendURI(_ id: ObjectID) {
+    /// `x-coredata://<uuid>/<Entity>/p<pk>`, escaped as `escaping` says; written without building
+    /// the string when the entity's name needs no escaping (every name a valid model has).
+    package mutating func appendURI(_ id: ObjectID, escaping: URIEscaping = .none) {
+        guard escaping == .none || !escaping.isNeeded(by: id.entity) else {
+            let parts = Self.uriParts(storeUUID: id.storeUUID, entity: id.entity, escaping: escaping)
+            append(parts.prefix)
+            append(id.pk)
+            append(parts.suffix)
+            return
+        }
         append("x-coredata://")
         append(id.storeUUID)
         append(UInt8(ascii: "/"))
@@ -296,8 +304,42 @@ package struct ByteBuffer: @unchecked Sendable {
         append(id.pk)
     }
 
-    /// `x-coredata://<uuid>/<Entity>/p`: an object ID's URI up to its `Z_PK`.
-    static func uriPrefix(storeUUID: String, entity: String) -> [UInt8] {
-        Array("x-coredata://\(storeUUID)/\(entity)/p".utf8)
+    /// An object ID's URI as `escaping` writes it: the bytes before its `Z_PK` (from
+    /// `x-coredata://<uuid>/<Entity>/p` on) and after it.
+    static func uriParts(storeUUID: String, entity: String, escaping: URIEscaping) -> (prefix: [UInt8], suffix: [UInt8]) {
+        let raw = "x-coredata://\(storeUUID)/\(entity)/p"
+        guard escaping.isNeeded(by: entity) else { return (Array(raw.utf8), []) }
+        switch escaping {
+        case .none:
+            return (Array(raw.utf8), [])
+        case .jsonString:
+            var escaped = ByteBuffer()
+            escaped.appendJSONString(raw)
+            return (Array(escaped.bytes.dropFirst().dropLast()), [])
+        case .csvField:
+            return ([UInt8(ascii: "\"")] + Array(raw.replacingOccurrences(of: "\"", with: "\"\"").utf8), [UInt8(ascii: "\"")])
+        }
+    }
+}
+
+/// How an output format writes an object ID's URI. The entity name inside it comes from the
+/// store's model cache, which is untrusted: a name with a quote, comma, backslash or control
+/// character would end a JSON string or a CSV field early. Core Data's own model editor does not
+/// allow such names, so the common path writes URIs as they are after one scan of the name.
+package enum URIEscaping: Sendable {
+    /// Written as is (the description, line, table and expanded formats show text).
+    case none
+    /// Inside a JSON string whose quotes the writer adds: JSON's escapes.
+    case jsonString
+    /// A whole CSV field: quoted, quotes doubled, when the name holds a comma, quote or line break.
+    case csvField
+
+    /// Whether `entity`'s name has a byte this escaping changes.
+    func isNeeded(by entity: String) -> Bool {
+        switch self {
+        case .none: return false
+        case .jsonString: return entity.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        case .csvField: return entity.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+        }
     }
 }

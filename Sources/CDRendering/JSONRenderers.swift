@@ -88,7 +88,7 @@ package struct JSONValues: Sendable {
         head.append("{\"_entity\":")
         head.appendJSONString(layout.entity)
         head.append(",\"_id\":\"")
-        head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
+        head.append(ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .jsonString).prefix)
         let keys = layout.names.map { name -> [UInt8] in
             var key = ByteBuffer()
             key.append(UInt8(ascii: ","))
@@ -96,7 +96,7 @@ package struct JSONValues: Sendable {
             key.append(UInt8(ascii: ":"))
             return key.bytes
         }
-        return JSONLayout(head: head.bytes, keys: keys, targets: TargetPrefixes(layout))
+        return JSONLayout(head: head.bytes, keys: keys, targets: TargetPrefixes(layout, escaping: .jsonString))
     }
 
     /// Left out: omitted binaries and to-many relationships that were not fetched.
@@ -118,7 +118,7 @@ package struct JSONValues: Sendable {
 
     private func appendURI(_ id: ObjectID, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: "\""))
-        buffer.appendURI(id)
+        buffer.appendURI(id, escaping: .jsonString)
         buffer.append(UInt8(ascii: "\""))
     }
 

@@ -27,23 +27,28 @@ struct LayoutCache<Prepared> {
 /// by property. Each property remembers its last destination entity: it changes only for
 /// destinations with sub-entities, and looking the name up is what the cache saves.
 final class TargetPrefixes {
-    private var cached: [(ent: Int, prefix: [UInt8])?]
+    private var cached: [(ent: Int, prefix: [UInt8], suffix: [UInt8])?]
+    private let escaping: URIEscaping
 
-    init(_ layout: ObjectLayout) {
+    init(_ layout: ObjectLayout, escaping: URIEscaping = .none) {
         cached = Array(repeating: nil, count: layout.names.count)
+        self.escaping = escaping
     }
 
     /// Writes the URI of destination `ent`/`pk` of `property`.
     func appendURI(_ row: borrowing ObjectRow, property: Int, ent: Int, pk: Int64, to buffer: inout ByteBuffer) {
         if let entry = cached[property], entry.ent == ent {
             buffer.append(entry.prefix)
+            buffer.append(pk)
+            buffer.append(entry.suffix)
         } else {
-            let prefix = ByteBuffer.uriPrefix(
+            let parts = ByteBuffer.uriParts(
                 storeUUID: row.layout.storeUUID,
-                entity: row.entityName(ofTarget: ent, property: property))
-            cached[property] = (ent, prefix)
-            buffer.append(prefix)
+                entity: row.entityName(ofTarget: ent, property: property), escaping: escaping)
+            cached[property] = (ent, parts.prefix, parts.suffix)
+            buffer.append(parts.prefix)
+            buffer.append(pk)
+            buffer.append(parts.suffix)
         }
-        buffer.append(pk)
     }
 }

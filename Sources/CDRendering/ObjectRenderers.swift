@@ -254,7 +254,7 @@ final class DescriptionLayout {
     init(_ layout: ObjectLayout) {
         classPrefix = Array("<\(layout.className): 0x".utf8)
         entityPrefix = Array("> (entity: \(layout.entity); id: 0x".utf8)
-        uriPrefix = Array(" <".utf8) + ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity)
+        uriPrefix = Array(" <".utf8) + ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .none).prefix
         order = layout.names.indices.sorted { layout.names[$0] < layout.names[$1] }
         keys = order.map { Array("    \(DescriptionRenderer.plistString(layout.names[$0])) = ".utf8) }
         faultNames = order.map { Array(" '\(layout.names[$0])'>\"".utf8) }

@@ -161,7 +161,7 @@ package struct CSVRenderer: ObjectRenderer {
     package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
         Self.appendField(object.id.entity, to: &buffer)
         buffer.append(UInt8(ascii: ","))
-        buffer.appendURI(object.id)
+        buffer.appendURI(object.id, escaping: .csvField)
         for name in properties {
             buffer.append(UInt8(ascii: ","))
             if let value = object.value(name) { append(value, to: &buffer) }
@@ -175,6 +175,7 @@ package struct CSVRenderer: ObjectRenderer {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(prepare(row.layout), for: row.layout)
         buffer.append(layout.head)
         buffer.append(row.pk)
+        buffer.append(layout.idSuffix)
         for column in layout.columns {
             buffer.append(UInt8(ascii: ","))
             guard let index = column else { continue }
@@ -197,20 +198,22 @@ package struct CSVRenderer: ObjectRenderer {
         var head = ByteBuffer()
         Self.appendField(layout.entity, to: &head)
         head.append(UInt8(ascii: ","))
-        head.append(ByteBuffer.uriPrefix(storeUUID: layout.storeUUID, entity: layout.entity))
+        let id = ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .csvField)
+        head.append(id.prefix)
         return CSVLayout(
-            head: head.bytes, columns: properties.map { layout.names.firstIndex(of: $0) },
-            targets: TargetPrefixes(layout))
+            head: head.bytes, idSuffix: id.suffix, columns: properties.map { layout.names.firstIndex(of: $0) },
+            targets: TargetPrefixes(layout, escaping: .csvField))
     }
 
-    /// Numbers, dates, UUIDs and object IDs never need quoting, so they are written directly.
+    /// Numbers, dates and UUIDs never need quoting, so they are written directly; object IDs are
+    /// quoted only when their entity's name needs it.
     private func append(_ value: ObjectValue, to buffer: inout ByteBuffer) {
         switch value {
         case .integer(let i): buffer.append(i)
         case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
         case .date(let t): buffer.appendCoreDataDate(t)
         case .uuid(let u): buffer.append(u.uuidString)
-        case .object(let target): buffer.appendURI(target)
+        case .object(let target): buffer.appendURI(target, escaping: .csvField)
         case .string(let s): Self.appendField(s, to: &buffer)
         default: Self.appendField(values.text(value), to: &buffer)
         }
@@ -267,12 +270,15 @@ package struct CSVRenderer: ObjectRenderer {
 final class CSVLayout {
     /// `<Entity>,x-coredata://<uuid>/<Entity>/p`
     let head: [UInt8]
+    /// What follows the `Z_PK` in `_id`: a closing quote when the entity's name needs quoting.
+    let idSuffix: [UInt8]
     /// For each column of the section's header, the layout's property shown there, if it has it.
     let columns: [Int?]
     let targets: TargetPrefixes
 
-    init(head: [UInt8], columns: [Int?], targets: TargetPrefixes) {
+    init(head: [UInt8], idSuffix: [UInt8], columns: [Int?], targets: TargetPrefixes) {
         self.head = head
+        self.idSuffix = idSuffix
         self.columns = columns
         self.targets = targets
     }
