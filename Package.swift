@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "CDStoreTests",
             dependencies: [
-                "CDStore", "CDModel", "CDMapping", "CDArchive", "CDTestSupport",
+                "CDBase", "CDStore", "CDModel", "CDMapping", "CDArchive", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
@@ -199,13 +199,13 @@ let package = Package(
         .testTarget(
             name: "CDDiagnosticsTests",
             dependencies: [
-                "CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                "CDBase", "CDDiagnostics", "CDPredicate", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "CDMaintenanceTests",
             dependencies: [
-                "CDMaintenance", "CDPredicate", "CDDiagnostics", "CDMapping", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                "CDBase", "CDMaintenance", "CDPredicate", "CDDiagnostics", "CDMapping", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
@@ -244,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "CDCommandsTests",
             dependencies: [
-                "CDCommands", "CDStoreTool", "CDArchive", "CDFetch", "CDMaintenance", "CDModel", "CDStore", "CDTestSupport",
+                "CDBase", "CDCommands", "CDStoreTool", "CDArchive", "CDFetch", "CDMaintenance", "CDModel", "CDStore", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 import CDPredicate
@@ -68,7 +69,7 @@ package struct FetchSQL: Sendable {
             conditions.append(try builder.keysetCondition(after: position, descriptors: request.sortDescriptors, scope: root))
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + SQLBuilder.conjunction(conditions, "AND")
-        let tableName = table.name
+        let tableName = table.name.renderedSQLIdentifier
 
         switch request.result {
         case .count:
@@ -82,7 +83,7 @@ package struct FetchSQL: Sendable {
             let order = request.keyset == nil ? sorted : SQLBuilder.keysetOrder(after: sorted, scope: root)
             let hierarchy = table.entities.count > 1
             let columns = objectColumns(of: request.entity, in: table, includesSubentities: request.includesSubentities)
-            let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0 }
+            let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0.renderedSQLIdentifier }
             let sql =
                 "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
                 + " FROM \(tableName) t0" + builder.joinClause + whereClause + order + Self.limitClause(request)

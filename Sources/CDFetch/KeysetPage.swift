@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 import CDStore
 import GRDB
@@ -93,7 +94,7 @@ extension FetchRunner {
         }
         let key = builder.bind(primaryKey.databaseValue)
         let sql =
-            "SELECT " + (selected.isEmpty ? "t0.Z_PK" : selected.joined(separator: ", ")) + " FROM \(table.name) t0"
+            "SELECT " + (selected.isEmpty ? "t0.Z_PK" : selected.joined(separator: ", ")) + " FROM \(table.name.renderedSQLIdentifier) t0"
             + builder.joinClause + " WHERE t0.Z_PK = " + key
         let arguments = builder.arguments
         let values = try reader.snapshot.read { db -> [DatabaseValue]? in

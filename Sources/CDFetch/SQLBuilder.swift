@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 import CDPredicate
@@ -107,14 +108,14 @@ final class SQLBuilder {
                 else {
                     throw .transientAttribute(entity: scope.entity, name: name)
                 }
-                return .attribute("\(scope.alias).\(column.name)", attribute)
+                return .attribute("\(scope.alias).\(column.name.renderedSQLIdentifier)", attribute)
             case .relationship(let relationship) where relationship.isToMany:
                 return .toMany(owner: scope, relationship, rest: Array(components[(index + 1)...]))
             case .relationship(let relationship):
                 guard let key = mapping.columns(forProperty: name, ofEntity: scope.entity).first(where: { $0.role == .toOneKey }) else {
                     throw .noForeignKey(entity: scope.entity, relationship: name)
                 }
-                if isLast { return .toOne("\(scope.alias).\(key.name)", destination: relationship.destinationEntity) }
+                if isLast { return .toOne("\(scope.alias).\(key.name.renderedSQLIdentifier)", destination: relationship.destinationEntity) }
                 scope = try join(toOne: relationship, key: key.name, from: scope, outer: outer)
             case .fetched:
                 throw .fetchedProperty(entity: scope.entity, name: name)
@@ -140,7 +141,7 @@ final class SQLBuilder {
         joins.append(
             Join(
                 table: try tableName(of: relationship.destinationEntity), alias: alias,
-                on: "\(scope.alias).\(key) = \(alias).Z_PK", isOuter: false))
+                on: "\(scope.alias).\(key.renderedSQLIdentifier) = \(alias).Z_PK", isOuter: false))
         toOneJoins[cacheKey] = joins.count - 1
         if outer { markOuter(joins.count - 1) }
         return Scope(alias: alias, entity: relationship.destinationEntity)
@@ -155,7 +156,7 @@ final class SQLBuilder {
 
     private func tableName(of entity: String) throws(FetchSQLError) -> String {
         guard let table = mapping.table(forEntity: entity) else { throw .noTable(entity: entity) }
-        return table.name
+        return table.name.renderedSQLIdentifier
     }
 
     /// A to-many relationship's members reached from their owner's scope.

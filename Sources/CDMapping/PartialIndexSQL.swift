@@ -1,3 +1,4 @@
+import CDBase
 import CDPredicate
 import Foundation
 
@@ -68,6 +69,6 @@ enum PartialIndexSQL {
         default:
             return nil
         }
-        return "\(SQLIdentifier.render(name)) \(sqlOperator) \(literal)"
+        return "\(name.renderedSQLIdentifier) \(sqlOperator) \(literal)"
     }
 }

@@ -1,24 +1,5 @@
+import CDBase
 import Foundation
-
-/// SQL identifiers as the mapping writes them.
-enum SQLIdentifier {
-    /// Letters, digits and underscores, not starting with a digit: every name Core Data derives
-    /// from a valid model. Such names are written bare, as Core Data does.
-    static func isPlain(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, !CharacterSet.decimalDigits.contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
-    }
-
-    /// Bare when plain (Core Data's style), otherwise double-quoted.
-    static func render(_ name: String) -> String {
-        isPlain(name) ? name : quoted(name)
-    }
-
-    /// Always double-quoted, for statements cdstore runs itself.
-    static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
 
 extension MappedTable {
     /// The CREATE TABLE statement in Core Data's text, as `sqlite_master.sql` keeps it (no
@@ -27,9 +8,9 @@ extension MappedTable {
     /// Entity, join and history tables put a space inside the parentheses; the bookkeeping
     /// tables of §3 do not.
     public var createStatement: String {
-        let name = SQLIdentifier.render(self.name)
+        let name = self.name.renderedSQLIdentifier
         let definitions = columns.map { column -> String in
-            var text = SQLIdentifier.render(column.name) + " " + column.type
+            var text = column.name.renderedSQLIdentifier + " " + column.type
             if primaryKey == [column.name] && kind != .manyToMany { text += " PRIMARY KEY" }
             if column.unique { text += " UNIQUE" }
             return text
@@ -37,13 +18,13 @@ extension MappedTable {
         switch kind {
         case .rtree:
             let bounds = columns.map { column in
-                SQLIdentifier.render(column.name) + " " + column.type + (column.role == .primaryKey ? " PRIMARY KEY" : "")
+                column.name.renderedSQLIdentifier + " " + column.type + (column.role == .primaryKey ? " PRIMARY KEY" : "")
             }
             return "CREATE VIRTUAL TABLE \(name) USING RTREE (\(bounds.joined(separator: ", ")))"
         case .bookkeeping:
             return "CREATE TABLE \(name) (\(definitions.joined(separator: ", ")))"
         case .manyToMany:
-            let key = "PRIMARY KEY (" + primaryKey.map(SQLIdentifier.render).joined(separator: ", ") + ")"
+            let key = "PRIMARY KEY (" + primaryKey.map(\.renderedSQLIdentifier).joined(separator: ", ") + ")"
             return "CREATE TABLE \(name) ( \((definitions + [key]).joined(separator: ", ")) )"
         case .entity, .history:
             return "CREATE TABLE \(name) ( \(definitions.joined(separator: ", ")) )"
@@ -57,12 +38,12 @@ extension MappedIndex {
     /// uniqueness constraints, then ` WHERE …` for a partial index.
     public var createStatement: String {
         let elements = columns.enumerated().map { offset, column -> String in
-            let name = SQLIdentifier.render(column)
+            let name = column.renderedSQLIdentifier
             guard let order, offset < order.count else { return name }
             return "\(name) COLLATE BINARY \(order[offset])"
         }
         var text =
-            "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLIdentifier.render(name)) ON \(SQLIdentifier.render(table)) ("
+            "CREATE \(unique ? "UNIQUE " : "")INDEX \(name.renderedSQLIdentifier) ON \(table.renderedSQLIdentifier) ("
             + elements.joined(separator: ", ") + ")"
         if let whereClause { text += " WHERE " + whereClause }
         return text

@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 
@@ -7,12 +8,14 @@ import CDModel
 ///
 /// The package's one writer of this SQL. It lives here, below CDFetch, because both readers of
 /// members need it: CDFetch's SQL builder joins and counts members with it (`rel.@count`, `ANY`,
-/// `SUBQUERY`, in Core Data's spelling: bare names, `t<n>` aliases), and ``ObjectReader`` fetches
+/// `SUBQUERY`, in Core Data's spelling: bare names, `t<n>` aliases; a name that is not plain is
+/// quoted, `renderedSQLIdentifier`), and ``ObjectReader`` fetches
 /// the members of included relationships (and counts them) with ``membersSQL(of:owner:mapping:counting:)``,
 /// for commands and modules that do not fetch through CDFetch (validate, watch).
 package struct ToManyPath: Sendable {
     /// One aliased table of the path; `on` joins it to the table before it (nil for the first).
     package struct Table: Sendable {
+        /// The table's name as SQL: bare, or quoted when it needs to be.
         package var name: String
         package var alias: String
         package var on: String?
@@ -42,14 +45,14 @@ package struct ToManyPath: Sendable {
             guard let table = mapping.table(forEntity: destination) else {
                 throw StoreError.destinationWithoutTable(entity: owner, relationship: relationship.name, destination: destination)
             }
-            return table.name
+            return table.name.renderedSQLIdentifier
         }
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: owner) {
             let link = alias()
-            tables = [Table(name: join.table, alias: link, on: nil)]
-            ownerKey = "\(link).\(join.sourceColumn)"
-            memberKey = "\(link).\(join.destinationColumn)"
-            orderColumn = join.orderColumn.map { "\(link).\($0)" }
+            tables = [Table(name: join.table.renderedSQLIdentifier, alias: link, on: nil)]
+            ownerKey = "\(link).\(join.sourceColumn.renderedSQLIdentifier)"
+            memberKey = "\(link).\(join.destinationColumn.renderedSQLIdentifier)"
+            orderColumn = join.orderColumn.map { "\(link).\($0.renderedSQLIdentifier)" }
             if needsMembers {
                 let table = try destinationTable()
                 let memberAlias = alias()
@@ -74,10 +77,10 @@ package struct ToManyPath: Sendable {
         let table = try destinationTable()
         let memberAlias = alias()
         tables = [Table(name: table, alias: memberAlias, on: nil)]
-        ownerKey = "\(memberAlias).\(key)"
+        ownerKey = "\(memberAlias).\(key.renderedSQLIdentifier)"
         members = memberAlias
         memberKey = "\(memberAlias).Z_PK"
-        orderColumn = order.map { "\(memberAlias).\($0)" }
+        orderColumn = order.map { "\(memberAlias).\($0.renderedSQLIdentifier)" }
     }
 
     /// `<owner>.Z_PK = <ownerKey>`: the path tied to the owner row aliased `owner`.

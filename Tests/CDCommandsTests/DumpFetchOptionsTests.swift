@@ -1,3 +1,4 @@
+import CDBase
 import CDFetch
 import CDModel
 import CDStore
@@ -130,8 +131,8 @@ import Testing
             let (expectedValues, actualValues) = try reader.snapshot.read { db in
                 let placeholders = ents.map { _ in "?" }.joined(separator: ", ")
                 var sql =
-                    "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) WHERE Z_ENT IN (\(placeholders))"
-                    + " ORDER BY \(column.quotedDatabaseIdentifier)" + (descending ? " DESC" : "")
+                    "SELECT \(column.quotedSQLIdentifier) FROM \(table.name.quotedSQLIdentifier) WHERE Z_ENT IN (\(placeholders))"
+                    + " ORDER BY \(column.quotedSQLIdentifier)" + (descending ? " DESC" : "")
                 var arguments = StatementArguments(ents)
                 if let window {
                     sql += " LIMIT ? OFFSET ?"
@@ -139,7 +140,7 @@ import Testing
                 }
                 let expected = try DatabaseValue.fetchAll(db, sql: sql, arguments: arguments)
                 let statement = try db.makeStatement(
-                    sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) WHERE Z_PK = ?")
+                    sql: "SELECT \(column.quotedSQLIdentifier) FROM \(table.name.quotedSQLIdentifier) WHERE Z_PK = ?")
                 let actual = try keys.map { key in try DatabaseValue.fetchOne(statement, arguments: [key]) ?? .null }
                 return (expected, actual)
             }

@@ -1,3 +1,4 @@
+import CDBase
 import CDTestSupport
 import Foundation
 import GRDB
@@ -111,7 +112,7 @@ import Testing
                 while let parent = superOf[root], parent != 0, nameOf[parent] != nil { root = parent }
                 let table = "Z" + nameOf[root]!.uppercased()
                 guard tables.contains(table) else { continue }
-                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?", arguments: [ent]) ?? 0
+                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier) WHERE Z_ENT = ?", arguments: [ent]) ?? 0
                 if rows > 0 { result[name] = rows }
             }
             return result

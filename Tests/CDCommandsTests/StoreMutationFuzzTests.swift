@@ -1,3 +1,4 @@
+import CDBase
 import CDArchive
 import CDTestSupport
 import Foundation
@@ -105,7 +106,7 @@ enum StoreMutator {
         var description = ""
         try database.write { db in
             for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
-                try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)")
+                try db.execute(sql: "DROP TRIGGER \(trigger.quotedSQLIdentifier)")
             }
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' ORDER BY name")
             // A store without the table a mutation needs (no model cache, say) is left as it is.
@@ -138,15 +139,15 @@ enum StoreMutator {
             let table = tables.randomElement(using: &random) ?? "Z_PRIMARYKEY"
             statement =
                 Bool.random(using: &random)
-                ? "DROP TABLE \(table.quotedDatabaseIdentifier)"
-                : "ALTER TABLE \(table.quotedDatabaseIdentifier) RENAME TO \("X" + table)"
+                ? "DROP TABLE \(table.quotedSQLIdentifier)"
+                : "ALTER TABLE \(table.quotedSQLIdentifier) RENAME TO \("X" + table)"
         default:
             let entityTables = tables.filter { !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains($0) }
             let table = entityTables.randomElement(using: &random) ?? "Z_PRIMARYKEY"
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.quotedDatabaseIdentifier))").compactMap { $0["name"] as String? }
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.quotedSQLIdentifier))").compactMap { $0["name"] as String? }
             let column = columns.randomElement(using: &random) ?? "Z_ENT"
             statement =
-                "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = \(value)"
+                "UPDATE \(table.quotedSQLIdentifier) SET \(column.quotedSQLIdentifier) = \(value)"
                 + " WHERE rowid IN \(try rows(db, table, count: 3, random: &random))"
         }
         return statement
@@ -155,9 +156,9 @@ enum StoreMutator {
     /// A subquery for `count` rows of `table` from an offset the seed picks (not SQLite's
     /// `random()`, which the seed does not govern).
     private static func rows(_ db: Database, _ table: String, count: Int, random: inout SplitMix64) throws -> String {
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)") ?? 0
         let offset = total > 0 ? Int.random(in: 0..<total, using: &random) : 0
-        return "(SELECT rowid FROM \(table.quotedDatabaseIdentifier) ORDER BY rowid LIMIT \(count) OFFSET \(offset))"
+        return "(SELECT rowid FROM \(table.quotedSQLIdentifier) ORDER BY rowid LIMIT \(count) OFFSET \(offset))"
     }
 
     /// Overwrites up to three bytes of a random page of the main file.

@@ -1,3 +1,4 @@
+import CDBase
 import CDTestSupport
 import Foundation
 import GRDB
@@ -12,7 +13,7 @@ import Testing
         let database = try DatabaseQueue(path: broken.path)
         try database.write { db in
             for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
-                try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)")
+                try db.execute(sql: "DROP TRIGGER \(trigger.quotedSQLIdentifier)")
             }
             try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL WHERE Z_PK = 3; UPDATE ZPAGE SET ZBOOK = 99999 WHERE Z_PK = 5")
         }

@@ -1,3 +1,4 @@
+import CDBase
 import CDDiagnostics
 import CDModel
 import CDPredicate
@@ -20,7 +21,7 @@ import Testing
             try database.write { db in
                 // Core Data's triggers call functions that exist only inside Core Data.
                 let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'")
-                for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)") }
+                for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.quotedSQLIdentifier)") }
                 try db.execute(sql: sql)
             }
             try database.close()

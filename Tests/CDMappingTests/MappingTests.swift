@@ -516,14 +516,6 @@ enum MappingCorpus {
         #expect(PartialIndexSQL.translate("a.b == 1 AND", column: column) == nil)
     }
 
-    @Test func identifiersAreQuotedOnlyWhenNeeded() {
-        #expect(SQLIdentifier.render("ZTITLE") == "ZTITLE")
-        #expect(SQLIdentifier.render("Z_DKAPP__ISELIGIBLE") == "Z_DKAPP__ISELIGIBLE")
-        #expect(SQLIdentifier.render("ZNAME WITH SPACE") == "\"ZNAME WITH SPACE\"")
-        #expect(SQLIdentifier.render("1Z") == "\"1Z\"")
-        #expect(SQLIdentifier.quoted("a\"b") == "\"a\"\"b\"")
-    }
-
     /// Without a store, entity numbers come from the observed order and a note says so.
     @Test func predictionWithoutStoreSaysNumbersAreComputed() throws {
         let mapped = try MappedStore.require("plaso-netusage/netusage.sqlite")

@@ -95,9 +95,8 @@ extension JSONValue {
 /// entity reference), in a file whose name does the same: made by `cdstore create` from a
 /// model file the test writes, then given objects by `sqlite3` as Core Data inserts them.
 ///
-/// The hostile entity is a sub-entity of `Car`, so its objects live in the plain table ZCAR:
-/// the fetch layer writes a table's name bare into its SQL, as Core Data logs it, and does not
-/// read a table whose own name would need quoting.
+/// The hostile entity is a sub-entity of `Car`, so its objects live in the plain table ZCAR (a
+/// root entity whose table needs quoting is ``OddNameStore``'s, in ServeOddNameTests).
 enum HostileStore {
     static let entity = "Evil\" data-x='1'><img src=x onerror=alert(3)> Car &amp;"
     static let file = "Evil\" data-y='2'><b>Store.sqlite"

@@ -1,3 +1,4 @@
+import CDBase
 import CDModel
 @testable import CDStore
 import CDTestSupport
@@ -34,7 +35,7 @@ import Testing
             let table = registry.tableName(for: registered)
             let expected = try reader.snapshot.read { db in
                 try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT IN (\(ents.map { _ in "?" }.joined(separator: ",")))",
+                    db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier) WHERE Z_ENT IN (\(ents.map { _ in "?" }.joined(separator: ",")))",
                     arguments: StatementArguments(ents))
             }
             var count = 0
@@ -140,21 +141,21 @@ import Testing
         _ reader: ObjectReader, _ db: Database, entity: String, relationship: RelationshipDescription, pk: Int64
     ) throws -> [ObjectID] {
         let mapping = reader.mapping
-        let destination = try #require(mapping.table(forEntity: relationship.destinationEntity)).name.quotedDatabaseIdentifier
+        let destination = try #require(mapping.table(forEntity: relationship.destinationEntity)).name.quotedSQLIdentifier
         let sql: String
         if let join = mapping.joinTable(forRelationship: relationship.name, ofEntity: entity) {
-            let order = join.orderColumn.map { "j.\($0.quotedDatabaseIdentifier), " } ?? ""
+            let order = join.orderColumn.map { "j.\($0.quotedSQLIdentifier), " } ?? ""
             sql =
-                "SELECT d.Z_PK, d.Z_ENT FROM \(join.table.quotedDatabaseIdentifier) j JOIN \(destination) d"
-                + " ON d.Z_PK = j.\(join.destinationColumn.quotedDatabaseIdentifier)"
-                + " WHERE j.\(join.sourceColumn.quotedDatabaseIdentifier) = ? ORDER BY \(order)d.Z_PK"
+                "SELECT d.Z_PK, d.Z_ENT FROM \(join.table.quotedSQLIdentifier) j JOIN \(destination) d"
+                + " ON d.Z_PK = j.\(join.destinationColumn.quotedSQLIdentifier)"
+                + " WHERE j.\(join.sourceColumn.quotedSQLIdentifier) = ? ORDER BY \(order)d.Z_PK"
         } else if let hidden = mapping.columns(forProperty: relationship.name, ofEntity: entity).first(where: { $0.role == .toManyKeyWithoutInverse }) {
-            sql = "SELECT Z_PK, Z_ENT FROM \(destination) WHERE \(hidden.name.quotedDatabaseIdentifier) = ? ORDER BY Z_PK"
+            sql = "SELECT Z_PK, Z_ENT FROM \(destination) WHERE \(hidden.name.quotedSQLIdentifier) = ? ORDER BY Z_PK"
         } else {
             let columns = mapping.columns(forProperty: try #require(relationship.inverseName), ofEntity: relationship.destinationEntity)
             let key = try #require(columns.first { $0.role == .toOneKey })
-            let order = columns.first { $0.role == .toOneOrder }.map { $0.name.quotedDatabaseIdentifier + ", " } ?? ""
-            sql = "SELECT Z_PK, Z_ENT FROM \(destination) WHERE \(key.name.quotedDatabaseIdentifier) = ? ORDER BY \(order)Z_PK"
+            let order = columns.first { $0.role == .toOneOrder }.map { $0.name.quotedSQLIdentifier + ", " } ?? ""
+            sql = "SELECT Z_PK, Z_ENT FROM \(destination) WHERE \(key.name.quotedSQLIdentifier) = ? ORDER BY \(order)Z_PK"
         }
         return try Row.fetchAll(db, sql: sql, arguments: [pk]).map { row in
             let ent: Int = row[1]

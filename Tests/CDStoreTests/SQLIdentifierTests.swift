@@ -30,4 +30,25 @@ import Testing
         }
         #expect("a\"b".quotedSQLIdentifier == "\"a\"\"b\"")
     }
+
+    /// Core Data's style: plain names bare, as in its logs and `sqlite_master`; any other name
+    /// quoted, and read back by SQLite as exactly that name.
+    @Test func renderedIdentifiersAreQuotedOnlyWhenNeeded() throws {
+        for plain in ["ZTITLE", "Z_DKAPP__ISELIGIBLE", "Z_2TAGS", "Z_FOK_OWNER", "t0", "_x"] {
+            #expect(plain.renderedSQLIdentifier == plain)
+        }
+        for needsQuotes in ["ZNAME WITH SPACE", "1Z", "ZÉ", "Z-A", "Z\"Q", ""] {
+            #expect(needsQuotes.renderedSQLIdentifier == needsQuotes.quotedSQLIdentifier)
+        }
+        var generator = SeededGenerator(seed: 27)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            for index in 0..<200 {
+                let name =
+                    "Z" + RandomText.string(using: &generator, asciiOnly: index % 2 == 0, maxPieces: 6).replacingOccurrences(of: "\0", with: "") + "\(index)"
+                try db.execute(sql: "CREATE TABLE \(name.renderedSQLIdentifier) (\(name.renderedSQLIdentifier) INTEGER)")
+                #expect(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [name]) == [name], "\(name.debugDescription)")
+            }
+        }
+    }
 }

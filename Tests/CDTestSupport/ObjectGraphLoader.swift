@@ -1,3 +1,4 @@
+import CDBase
 import CDMapping
 import CDModel
 import CDPredicate
@@ -117,7 +118,7 @@ package final class LoadedGraph: GraphSchema {
         }
         var readable: Set<String> = []
         for table in Set(mapping.entities.map(\.table)) where mapping.table(named: table) != nil {
-            let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
+            let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)") ?? 0
             if rows <= Self.maximumTableRows { readable.insert(table) }
         }
         let entities = model.entities.filter { entity in
@@ -156,9 +157,9 @@ package final class LoadedGraph: GraphSchema {
                 attributeTypes[entity.name]?[attribute.name] = attribute.type
             }
         }
-        let columns = (["Z_PK"] + attributes.map(\.1)).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let columns = (["Z_PK"] + attributes.map(\.1)).map(\.quotedSQLIdentifier).joined(separator: ", ")
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
+            db, sql: "SELECT \(columns) FROM \(table.quotedSQLIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK",
             arguments: [number])
         var loaded: [LoadedObject] = []
         var unfitting: Set<String> = []
@@ -191,7 +192,7 @@ package final class LoadedGraph: GraphSchema {
             }
             kinds[entity.name]?[relationship.name] = .toOne(destination: relationship.destinationEntity)
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT Z_PK, \(column.name.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ?",
+                db, sql: "SELECT Z_PK, \(column.name.quotedSQLIdentifier) FROM \(table.quotedSQLIdentifier) WHERE Z_ENT = ?",
                 arguments: [number])
             while let row = try rows.next() {
                 guard let source = objectsByTable[table]?[row[0]] else { continue }
@@ -228,14 +229,14 @@ package final class LoadedGraph: GraphSchema {
                 pairs = try Row.fetchAll(
                     db,
                     sql:
-                        "SELECT \(join.sourceColumn.quotedDatabaseIdentifier), \(join.destinationColumn.quotedDatabaseIdentifier) FROM \(join.table.quotedDatabaseIdentifier) ORDER BY 1, 2"
+                        "SELECT \(join.sourceColumn.quotedSQLIdentifier), \(join.destinationColumn.quotedSQLIdentifier) FROM \(join.table.quotedSQLIdentifier) ORDER BY 1, 2"
                 )
                 .compactMap { row in (row[0] as Int64?).flatMap { owner in (row[1] as Int64?).map { (owner, $0) } } }
             } else if let hidden = mappedColumn(relationship.name, of: entity.name, roles: [.toManyKeyWithoutInverse]) {
                 pairs = try Row.fetchAll(
                     db,
                     sql:
-                        "SELECT \(hidden.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(hidden.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2"
+                        "SELECT \(hidden.name.quotedSQLIdentifier), Z_PK FROM \(destinationTable.quotedSQLIdentifier) WHERE \(hidden.name.quotedSQLIdentifier) IS NOT NULL ORDER BY 1, 2"
                 )
                 .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else if let inverse = relationship.inverseName,
@@ -244,7 +245,7 @@ package final class LoadedGraph: GraphSchema {
                 pairs = try Row.fetchAll(
                     db,
                     sql:
-                        "SELECT \(key.name.quotedDatabaseIdentifier), Z_PK FROM \(destinationTable.quotedDatabaseIdentifier) WHERE \(key.name.quotedDatabaseIdentifier) IS NOT NULL ORDER BY 1, 2"
+                        "SELECT \(key.name.quotedSQLIdentifier), Z_PK FROM \(destinationTable.quotedSQLIdentifier) WHERE \(key.name.quotedSQLIdentifier) IS NOT NULL ORDER BY 1, 2"
                 )
                 .map { (row: Row) -> (Int64, Int64) in (row[0], row[1]) }
             } else {

@@ -100,16 +100,21 @@ package enum PredicateDifferential {
     package static func openStores(matching filter: String? = nil) -> [Store] {
         Corpus.stores.filter { filter.map($0.contains) ?? true }.compactMap { path in
             let start = Date()
-            guard let copy = try? Corpus.copyStore(path),
-                let reader = try? ObjectReader(snapshot: try StoreSnapshot(path: copy.path)),
-                let graph = try? LoadedGraph(reader: reader)
-            else { return nil }
-            let entities = PredicateGenerator(graph: graph, seed: 1).fetchableEntities
-            guard !entities.isEmpty else { return nil }
-            return Store(
-                path: path, runner: FetchRunner(reader: reader), graph: graph, entities: entities,
-                loadTime: Date().timeIntervalSince(start))
+            guard let copy = try? Corpus.copyStore(path) else { return nil }
+            return try? openStore(copy, named: path, since: start)
         }
+    }
+
+    /// The store at `url` (a copy the test made), opened for fetching and loaded; `name` labels
+    /// it in reports. Nil when it has no entity to fetch.
+    package static func openStore(_ url: URL, named name: String, since start: Date = Date()) throws -> Store? {
+        let reader = try ObjectReader(snapshot: try StoreSnapshot(path: url.path))
+        let graph = try LoadedGraph(reader: reader)
+        let entities = PredicateGenerator(graph: graph, seed: 1).fetchableEntities
+        guard !entities.isEmpty else { return nil }
+        return Store(
+            path: name, runner: FetchRunner(reader: reader), graph: graph, entities: entities,
+            loadTime: Date().timeIntervalSince(start))
     }
 
     /// Runs `cases` predicates spread evenly over `stores`, from `seed`.
