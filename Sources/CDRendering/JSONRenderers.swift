@@ -244,6 +244,27 @@ final class JSONLayout {
     }
 }
 
+/// Objects as JSON separated by commas, for a document that puts them in an array of its own
+/// (`serve`'s entity page): each exactly as ``JSONValues/object(_:)`` writes it, read in place
+/// from the row instead of through a ``StoredObject`` and a `String` per object.
+package struct JSONObjectList {
+    package var values: JSONValues
+    private var first = true
+    private var layouts = LayoutCache<JSONLayout>()
+
+    package init(values: JSONValues = JSONValues()) {
+        self.values = values
+    }
+
+    /// Writes the object in `row`, after a comma unless it is the first.
+    package mutating func append(_ row: borrowing ObjectRow, to buffer: inout ByteBuffer) throws {
+        let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
+        if !first { buffer.append(UInt8(ascii: ",")) }
+        first = false
+        try values.append(row, layout: layout, to: &buffer)
+    }
+}
+
 /// A JSON array of objects, one per line.
 package struct JSONRenderer: ObjectRenderer {
     package var values: JSONValues

@@ -16,8 +16,11 @@ enum EntityPage {
         let query = try EntityQuery(entity: entity, parameters: request.parameters)
         let showsSQL = try request.parameters.flag("sql")
         let marked = try changedKeys(request.parameters)
+        let json = request.format == .json
         struct Result {
             var page: EntityQuery.Page?
+            /// The page of the JSON twin, which reads no ``page``.
+            var jsonPage: EntityQuery.JSONPage?
             var coreDataSQL: String?
             var pageSQL: String?
             /// Without a filter, the entity's objects; with one, the objects it matches.
@@ -31,21 +34,30 @@ enum EntityPage {
             changed = pooled.showsNewVersion
             let runner = try pooled.session.runner()
             // An unknown entity is a 404 even when the filter is also wrong.
-            _ = try runner.statement(for: FetchRequest(entity: entity, result: .count))
+            _ = try pooled.statement(for: FetchRequest(entity: entity, result: .count))
             let total = try pool.inspection(of: pooled).entities.first { $0.name == entity }?.rowsIncludingSubentities
-            let toMany = Set(
-                runner.reader.model.allProperties(of: entity).compactMap { property -> String? in
-                    if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
-                    return nil
-                })
+            // The sortable columns and the live notice's entities are the HTML page's only.
+            let toMany =
+                json
+                ? []
+                : Set(
+                    runner.reader.model.allProperties(of: entity).compactMap { property -> String? in
+                        if case .relationship(let relationship) = property, relationship.isToMany { return relationship.name }
+                        return nil
+                    })
             let model = runner.reader.model
-            let family = model.entities.filter { candidate in model.lineage(of: candidate.name).contains { $0.name == entity } }.map(\.name)
-            if query.problem != nil { return Result(total: total.map(FilteredCount.counted), toMany: toMany, family: family) }
-            let page = try EntityQuery.readPage(runner, query: query, after: query.after?.position, size: query.size)
-            var result = Result(
-                page: page, coreDataSQL: try runner.statement(for: query.coreDataRequest).text,
-                pageSQL: try runner.statement(for: query.pageRequest(after: query.after?.position, size: query.size)).text,
-                total: total.map(FilteredCount.counted), toMany: toMany, family: family)
+            let family =
+                json ? [] : model.entities.filter { candidate in model.lineage(of: candidate.name).contains { $0.name == entity } }.map(\.name)
+            var result = Result(total: total.map(FilteredCount.counted), toMany: toMany, family: family)
+            if query.problem != nil { return result }
+            if json {
+                result.jsonPage = try EntityQuery.readJSONPage(runner, query: query, after: query.after?.position, size: query.size)
+                result.coreDataSQL = try pooled.statement(for: query.coreDataRequest).text
+            } else {
+                result.page = try EntityQuery.readPage(runner, query: query, after: query.after?.position, size: query.size)
+                result.coreDataSQL = try pooled.statement(for: query.coreDataRequest).text
+                result.pageSQL = try runner.statement(for: query.pageRequest(after: query.after?.position, size: query.size)).text
+            }
             // Last, so that a count past the time limit leaves the rows read.
             if let predicate = query.predicate {
                 result.total = try pool.filteredCount(of: query.countRequest, key: "\(entity)\n\(predicate)", on: pooled)
@@ -53,20 +65,30 @@ enum EntityPage {
             return result
         }
         if let problem = query.problem, request.format == .json { throw problem }
-        let next = result.page?.next.map { token in
+        let next = (result.page?.next ?? result.jsonPage?.next).map { token in
             Paths.entity(store, entity, format: request.format, query: query.linkParameters + [("after", token.encoded)])
         }
-        if request.format == .json, let page = result.page {
-            return ServeResponder.json(
-                JSONText.object([
+        if json, let page = result.jsonPage {
+            // The document around the objects, then the objects' bytes as they were read: the
+            // same bytes as one `JSONText.object` with `ValueHTML.objectJSON` per object.
+            let head =
+                "{"
+                + JSONText.members([
                     ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(entity)),
                     ("where", JSONText.optional(query.whereText)), ("sort", JSONText.array(query.sortTexts.map(JSONText.string))),
                     ("size", String(query.size)), ("count", JSONText.optional(result.total.flatMap(\.number))),
                     ("counted", result.total == .stopped ? "false" : "true"),
                     ("columns", JSONText.array(page.properties.map(JSONText.string))),
-                    ("objects", JSONText.array(page.objects.map(ValueHTML.objectJSON))),
-                    ("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL)),
-                ]))
+                ]) + "," + JSONText.string("objects") + ":["
+            let tail = "]," + JSONText.members([("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL))]) + "}\n"
+            var body = ByteBuffer()
+            page.withObjectBytes { objects in
+                body.reserveCapacity(head.utf8.count + objects.count + tail.utf8.count)
+                body.writeString(head)
+                body.writeBytes(objects)
+                body.writeString(tail)
+            }
+            return ServeResponder.json(bytes: body)
         }
         let live = HTML.Live(events: Paths.events(store), entities: result.family)
         var body = HTML.changeNotice(changed)

@@ -82,7 +82,12 @@ enum JSONText {
 
     /// An object from `(key, JSON)` pairs, in this order.
     static func object(_ members: [(String, String)]) -> String {
-        "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+        "{" + self.members(members) + "}"
+    }
+
+    /// The members of an object, without its braces: for a document written in parts.
+    static func members(_ members: [(String, String)]) -> String {
+        members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",")
     }
 
     static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }

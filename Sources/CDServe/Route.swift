@@ -63,7 +63,7 @@ enum Route: Equatable {
         }
         var segments: [String] = []
         for segment in raw {
-            guard let decoded = segment.removingPercentEncoding, !decoded.isEmpty, !decoded.contains(where: \.isNewline) else {
+            guard let decoded = Self.percentDecoded(segment), !decoded.isEmpty, !decoded.contains(where: \.isNewline) else {
                 throw .badRequest("the path segment \"\(segment)\" is not valid percent-encoded text")
             }
             segments.append(decoded)
@@ -92,6 +92,13 @@ enum Route: Equatable {
         case (.entity, _), (_, .html), (_, .json): return (route, format)
         default: throw .badRequest("only an entity's objects export as .\(format.rawValue); this page has .json")
         }
+    }
+
+    /// `text` percent-decoded; nil when it is not valid percent-encoded UTF-8. Text without `%`
+    /// is its own decoding, and skipping Foundation's `removingPercentEncoding` for it (every
+    /// segment of a usual path) saves a visible part of each request under scripts/bench-serve.sh.
+    static func percentDecoded<Text: StringProtocol>(_ text: Text) -> String? {
+        text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : String(text)
     }
 
     private static func primaryKey(_ segment: String) throws(ServeError) -> Int64 {
@@ -179,7 +186,8 @@ struct QueryParameters {
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ text: Substring) throws(ServeError) -> String {
-                guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+                let spaced = text.utf8.contains(UInt8(ascii: "+")) ? text.replacingOccurrences(of: "+", with: " ") : String(text)
+                guard let decoded = Route.percentDecoded(spaced) else {
                     throw .badRequest("the query parameter \"\(pair)\" is not valid percent-encoded text")
                 }
                 return decoded

@@ -106,6 +106,11 @@ package struct ServeResponder: HTTPResponder {
     static func html(_ page: String) -> Response { text(page, contentType: "text/html; charset=utf-8") }
 
     static func json(_ document: String) -> Response { text(document + "\n", contentType: "application/json; charset=utf-8") }
+
+    /// A JSON document already in a body's bytes, its final newline included.
+    static func json(bytes: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: bytes))
+    }
 }
 
 /// What a page gets: the catalog, the parsed route, the representation asked for and the query.

@@ -128,8 +128,10 @@ final class SessionPool: @unchecked Sendable {
         return pooled
     }
 
+    /// Puts `pooled` back as it is: whether its version is still the store's is checked when it is
+    /// next checked out (``checkOut()``), so checking here too would only stat the files twice
+    /// more per request.
     private func checkIn(_ pooled: PooledSession) {
-        guard StoreStamp(store.path) == pooled.stamp, !pooled.session.snapshot.isOutdated else { return }
         lock.withLock {
             if idle.count < maximumIdle { idle.append(pooled) }
         }
@@ -159,9 +161,28 @@ final class PooledSession {
     /// earlier request: the page says that it shows the new version.
     var showsNewVersion = false
 
+    /// Statements translated on this session, most recent last: a page's entity check and the
+    /// Core Data SQL it shows are the same for every page of one filter and sort, and translating
+    /// and compiling them again was a visible cost of the JSON entity page under
+    /// scripts/bench-serve.sh. A session's model and mapping never change, so neither do they.
+    private var statements: [(request: FetchRequest, statement: FetchStatement)] = []
+
+    /// Statements kept per session, at most.
+    static let maximumStatements = 32
+
     init(session: StoreSession, stamp: StoreStamp?) {
         self.session = session
         self.stamp = stamp
+    }
+
+    /// ``FetchRunner/statement(for:)`` on this session, translated once per request (a failed
+    /// translation is not kept, so it fails again with the same error).
+    func statement(for request: FetchRequest) throws -> FetchStatement {
+        if let known = statements.last(where: { $0.request == request }) { return known.statement }
+        let statement = try session.runner().statement(for: request)
+        if statements.count >= Self.maximumStatements { statements.removeFirst() }
+        statements.append((request, statement))
+        return statement
     }
 }
 

@@ -9,7 +9,15 @@ public struct StoreFiles: Sendable {
     /// The files of the store whose main file is at `path` (relative paths are resolved against
     /// the current directory); nothing is read yet.
     public init(path: String) {
-        main = Self.followingLinks(URL(fileURLWithPath: path).standardizedFileURL)
+        let main = Self.followingLinks(URL(fileURLWithPath: path).standardizedFileURL)
+        let folder = main.deletingLastPathComponent()
+        let support = folder.appendingPathComponent(".\(main.deletingPathExtension().lastPathComponent)_SUPPORT", isDirectory: true)
+        self.main = main
+        wal = folder.appendingPathComponent(main.lastPathComponent + "-wal")
+        shm = folder.appendingPathComponent(main.lastPathComponent + "-shm")
+        journal = folder.appendingPathComponent(main.lastPathComponent + "-journal")
+        supportFolder = support
+        externalDataFolder = support.appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
     }
 
     /// Follows `url` while it is a symbolic link (up to 32 hops, against loops); a relative
@@ -23,27 +31,20 @@ public struct StoreFiles: Sendable {
         return current
     }
 
+    // The other files' URLs are built once, here: every read checks the sidecars
+    // (`StoreFileState`), and building a URL from path components was the largest cost of that
+    // check under `cdstore serve` (perf on scripts/bench-serve.sh's JSON page).
+
     /// `<main>-wal`: the write-ahead log, which may hold changes not yet in the main file.
-    public var wal: URL { sidecar("-wal") }
+    public let wal: URL
     /// `<main>-shm`: the WAL's shared-memory index.
-    public var shm: URL { sidecar("-shm") }
+    public let shm: URL
     /// `<main>-journal`: the rollback journal of a store not in WAL mode.
-    public var journal: URL { sidecar("-journal") }
-
+    public let journal: URL
     /// `.<name without extension>_SUPPORT/` beside the store.
-    public var supportFolder: URL {
-        let base = main.deletingPathExtension().lastPathComponent
-        return main.deletingLastPathComponent().appendingPathComponent(".\(base)_SUPPORT", isDirectory: true)
-    }
-
+    public let supportFolder: URL
     /// Externally stored attribute values live here (§9).
-    public var externalDataFolder: URL {
-        supportFolder.appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
-    }
-
-    private func sidecar(_ suffix: String) -> URL {
-        main.deletingLastPathComponent().appendingPathComponent(main.lastPathComponent + suffix)
-    }
+    public let externalDataFolder: URL
 
     /// The main file and the sidecars that exist, each with its role.
     public var existingFiles: [(role: StoreFileRole, url: URL)] {

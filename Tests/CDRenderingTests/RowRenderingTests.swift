@@ -81,6 +81,26 @@ import Testing
         try Self.compare(reader, query: ObjectQuery()) { JSONRenderer() }
     }
 
+    /// `serve`'s JSON entity page: the in-place list is each object's ``JSONValues/object(_:)``,
+    /// joined with commas, over every entity of the store (one list across sections, so layouts
+    /// change under it), with to-many relationships left out and counted.
+    @Test(arguments: cachedStores)
+    func jsonObjectListMatchesObjects(_ store: String) throws {
+        let reader = try Self.reader(store)
+        for query in [ObjectQuery(), ObjectQuery(countsToMany: true)] {
+            for binary in BinaryMode.allCases {
+                var list = JSONObjectList(values: JSONValues(binary: binary))
+                var inPlace = ByteBuffer()
+                var objects: [String] = []
+                try reader.readRows(query, section: { _ in }) { row in
+                    try list.append(row, to: &inPlace)
+                    objects.append(JSONValues(binary: binary).object(try row.object()))
+                }
+                #expect(inPlace.text == objects.joined(separator: ","), "\(store), \(binary), counts to-many: \(query.countsToMany)")
+            }
+        }
+    }
+
     @Test(arguments: cachedStores)
     func csvInPlaceMatchesObjects(_ store: String) throws {
         let reader = try Self.reader(store)
