@@ -175,8 +175,9 @@ final class PooledSession {
         self.stamp = stamp
     }
 
-    /// ``FetchRunner/statement(for:)`` on this session, translated once per request (a failed
-    /// translation is not kept, so it fails again with the same error).
+    /// ``FetchRunner/statement(for:)`` on this session, translated the first time a request asks
+    /// for it and kept for the next (a failed translation is not kept, so it fails again with the
+    /// same error).
     func statement(for request: FetchRequest) throws -> FetchStatement {
         if let known = statements.last(where: { $0.request == request }) { return known.statement }
         let statement = try session.runner().statement(for: request)
