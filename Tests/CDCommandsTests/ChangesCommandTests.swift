@@ -133,6 +133,62 @@ import Testing
     static func storeUUID(_ queue: DatabaseQueue) throws -> String {
         try queue.read { db in try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA") } ?? ""
     }
+
+    /// With `--model`, `watch` reads a store that has no model cache (Apple's Recipes sample,
+    /// framework 241) with that model: sqlite3's insert, update and delete in one commit come
+    /// out as exactly those three changes, named by the model's entities. Without the model it
+    /// stops at once with the reason on one line.
+    @Test func watchReadsAStoreWithoutModelCacheWithTheGivenModel() throws {
+        guard let executable = CommandRunner.executable else { Issue.record("no cdstore executable"); return }
+        let copy = try Corpus.copyStore("apple-recipes/Recipes.sqlite")
+        let model = Corpus.url("apple-recipes/Recipes.xcdatamodel").path
+        let without = try CommandRunner.run(["watch", copy.path, "--interval", "0.1"])
+        #expect(without.status != 0 && without.stderr.contains("no model cache") && without.stderr.split(separator: "\n").count == 1, "\(without.stderr)")
+
+        let privateTemporary = try TemporaryDirectory.make()
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["watch", copy.path, "--model", model, "--interval", "0.2", "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": privateTemporary.path]) { _, new in new }
+        let output = LineCollector()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+        try process.run()
+        defer {
+            if process.isRunning { process.interrupt() }
+            process.waitUntilExit()
+            pipe.fileHandleForReading.readabilityHandler = nil
+        }
+        Thread.sleep(forTimeInterval: 2)
+        try SQLiteShell.run(
+            copy,
+            """
+            BEGIN;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 11 WHERE Z_ENT = 3;
+            INSERT INTO ZRECIPE (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (11, 3, 1, 'Watched');
+            UPDATE ZRECIPE SET ZNAME = 'Cake', Z_OPT = Z_OPT + 1 WHERE Z_PK = 1;
+            DELETE FROM ZINGREDIENT WHERE Z_PK = 2;
+            COMMIT;
+            """)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while output.lines.count < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 1)
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let uuid = try SQLiteShell.run(copy, "SELECT Z_UUID FROM Z_METADATA;").trimmingCharacters(in: .newlines)
+        let changes = Set(output.lines.map { "\($0.object["type"] as? String ?? "?") \($0.object["objectID"] as? String ?? "?")" })
+        #expect(
+            changes == [
+                "insert x-coredata://\(uuid)/Recipe/p11", "update x-coredata://\(uuid)/Recipe/p1", "delete x-coredata://\(uuid)/Ingredient/p2",
+            ])
+        #expect(output.lines.count == 3)
+        let updated = output.lines.first { $0.object["type"] as? String == "update" }?.object["changes"] as? [String: Any]
+        #expect((updated?["name"] as? [String: Any])?["new"] as? String == "Cake")
+        for line in output.lines { try JSONSchemaContractTests.expectConforms(line.text, to: "watch.schema.json") }
+    }
 }
 
 /// Lines of a child's standard output as they arrive, each with its arrival time.
