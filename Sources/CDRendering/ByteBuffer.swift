@@ -213,7 +213,7 @@ package struct ByteBuffer: @unchecked Sendable {
             }
             let byte = utf8[index]
             index += 1
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            if Self.needsJSONEscape(byte: byte) {
                 append(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
                 append(UInt8(ascii: "\\"))
                 switch byte {
@@ -255,6 +255,12 @@ package struct ByteBuffer: @unchecked Sendable {
         return belowSpace || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 
+    /// Whether `byte` is escaped in a JSON string: a control character, a quote or a backslash.
+    @inline(__always)
+    static func needsJSONEscape(byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C
+    }
+
     static let hexDigits = Array("0123456789abcdef".utf8)
 
     package mutating func appendHex(_ data: some Sequence<UInt8>) {
@@ -289,7 +295,7 @@ package struct ByteBuffer: @unchecked Sendable {
     /// `x-coredata://<uuid>/<Entity>/p<pk>`, escaped as `escaping` says; written without building
     /// the string when the entity's name needs no escaping (every name a valid model has).
     package mutating func appendURI(_ id: ObjectID, escaping: URIEscaping = .none) {
-        guard escaping == .none || !escaping.isNeeded(by: id.entity) else {
+        guard !escaping.isNeeded(by: id.entity) else {
             let parts = Self.uriParts(storeUUID: id.storeUUID, entity: id.entity, escaping: escaping)
             append(parts.prefix)
             append(id.pk)
@@ -308,16 +314,15 @@ package struct ByteBuffer: @unchecked Sendable {
     /// `x-coredata://<uuid>/<Entity>/p` on) and after it.
     static func uriParts(storeUUID: String, entity: String, escaping: URIEscaping) -> (prefix: [UInt8], suffix: [UInt8]) {
         let raw = "x-coredata://\(storeUUID)/\(entity)/p"
-        guard escaping.isNeeded(by: entity) else { return (Array(raw.utf8), []) }
         switch escaping {
-        case .none:
-            return (Array(raw.utf8), [])
-        case .jsonString:
+        case .jsonString where escaping.isNeeded(by: entity):
             var escaped = ByteBuffer()
             escaped.appendJSONString(raw)
             return (Array(escaped.bytes.dropFirst().dropLast()), [])
-        case .csvField:
+        case .csvField where escaping.isNeeded(by: entity):
             return ([UInt8(ascii: "\"")] + Array(raw.replacingOccurrences(of: "\"", with: "\"\"").utf8), [UInt8(ascii: "\"")])
+        default:
+            return (Array(raw.utf8), [])
         }
     }
 }
@@ -334,12 +339,15 @@ package enum URIEscaping: Sendable {
     /// A whole CSV field: quoted, quotes doubled, when the name holds a comma, quote or line break.
     case csvField
 
-    /// Whether `entity`'s name has a byte this escaping changes.
+    /// Whether `entity`'s name has a byte this escaping changes: the JSON writer's and the CSV
+    /// writer's own tests.
     func isNeeded(by entity: String) -> Bool {
         switch self {
         case .none: return false
-        case .jsonString: return entity.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        case .csvField: return entity.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+        case .jsonString: return entity.utf8.contains(where: ByteBuffer.needsJSONEscape(byte:))
+        case .csvField:
+            var name = entity
+            return name.withUTF8(CSVRenderer.needsQuotes)
         }
     }
 }

@@ -232,7 +232,7 @@ package struct CSVRenderer: ObjectRenderer {
 
     /// Whether `utf8` holds a comma, quote or line break. All four are below 0x2D, so words of
     /// eight bytes without such a byte (most text) are passed over in one test.
-    private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         if let base = utf8.baseAddress {
             while utf8.count - index >= 8 {
