@@ -28,73 +28,24 @@ import Testing
             .dropLast().map { $0.isEmpty ? nil : "x-coredata://\(uuid)/\(OddNameStore.car)/p\($0)" }
         let query = ObjectQuery()
 
-        try RowRenderingCorpusWideTests.compare(reader, query: query) { JSONRenderer() }
-        try RowRenderingCorpusWideTests.compare(reader, query: query) { NDJSONRenderer() }
-        try RowRenderingCorpusWideTests.compare(reader, query: query) { CSVRenderer() }
+        let jsonText = try RowRenderingCorpusWideTests.compare(reader, query: query) { JSONRenderer() }
+        let ndjsonText = try RowRenderingCorpusWideTests.compare(reader, query: query) { NDJSONRenderer() }
+        let csvText = try RowRenderingCorpusWideTests.compare(reader, query: query) { CSVRenderer() }
 
-        let json = try JSONSerialization.jsonObject(with: Data(Self.render(reader, query, JSONRenderer()).utf8)) as? [[String: Any]]
+        let json = try JSONSerialization.jsonObject(with: Data(jsonText.utf8)) as? [[String: Any]]
         #expect(json?.map { $0["_id"] as? String } == expectedIDs)
         #expect(json?.filter { $0["_entity"] as? String == OddNameStore.part }.map { $0["öwner"] as? String } == owners)
 
-        let lines = Self.render(reader, query, NDJSONRenderer()).split(separator: "\n")
+        let lines = ndjsonText.split(separator: "\n")
         let ndjson = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(ndjson.map { $0?["_id"] as? String } == expectedIDs)
 
         // Three sections, each a header and its rows; `_id` is the second field.
-        let records = Self.csvRecords(Self.render(reader, query, CSVRenderer()))
+        let records = CSV.records(csvText)
         let rows = records.filter { $0.count > 1 && $0[0] != "_entity" }
         #expect(rows.map { $0[1] } == expectedIDs)
         #expect(rows.filter { $0[0] == OddNameStore.part }.map { $0[3].isEmpty ? nil : $0[3] } == owners)
         let headers = records.filter { $0.first == "_entity" }
         #expect(headers.count == 3 && headers.allSatisfy { $0[1] == "_id" })
-    }
-
-    static func render(_ reader: ObjectReader, _ query: ObjectQuery, _ renderer: some ObjectRenderer) -> String {
-        var renderer = renderer
-        var output = ByteBuffer()
-        var open = false
-        try? reader.readRows(
-            query,
-            section: { section in
-                if open { output.append(renderer.endSection()) }
-                output.append(renderer.beginSection(entity: section.entity, properties: section.properties))
-                open = true
-            },
-            row: { row in try renderer.render(row, into: &output) })
-        if open { output.append(renderer.endSection()) }
-        output.append(renderer.finish())
-        return output.text
-    }
-
-    /// RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks.
-    static func csvRecords(_ text: String) -> [[String]] {
-        var records: [[String]] = [], record: [String] = [], field = "", quoted = false
-        var characters = Array(text).makeIterator()
-        var pending: Character? = nil
-        while let character = pending ?? characters.next() {
-            pending = nil
-            if quoted {
-                if character == "\"" {
-                    let next = characters.next()
-                    if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
-                } else {
-                    field.append(character)
-                }
-            } else if character == "\"" {
-                quoted = true
-            } else if character == "," {
-                record.append(field)
-                field = ""
-            } else if character == "\r\n" || character == "\n" {
-                record.append(field)
-                records.append(record)
-                record = []
-                field = ""
-            } else {
-                field.append(character)
-            }
-        }
-        if !field.isEmpty || !record.isEmpty { records.append(record + [field]) }
-        return records
     }
 }

@@ -25,8 +25,9 @@ import Testing
     }
 
     /// Each row rendered both ways by two renderers of the same kind, all entities, sections
-    /// opened and closed as the commands do.
-    static func compare(_ reader: ObjectReader, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws {
+    /// opened and closed as the commands do; returns the in-place output.
+    @discardableResult
+    static func compare(_ reader: ObjectReader, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws -> String {
         var inPlace = makeRenderer(), viaObject = makeRenderer()
         var fast = ByteBuffer(), slow = ByteBuffer()
         var open = false
@@ -52,7 +53,7 @@ import Testing
         fast.append(inPlace.finish())
         slow.append(viaObject.finish())
         let inPlaceBytes = fast.bytes, objectBytes = slow.bytes
-        guard inPlaceBytes != objectBytes else { return }
+        guard inPlaceBytes != objectBytes else { return fast.text }
         let offset = inPlaceBytes.indices.first { $0 >= objectBytes.count || inPlaceBytes[$0] != objectBytes[$0] } ?? inPlaceBytes.count
         func around(_ bytes: [UInt8]) -> String {
             String(decoding: bytes[max(offset - 80, 0)..<min(offset + 80, bytes.count)], as: UTF8.self).debugDescription
@@ -60,6 +61,7 @@ import Testing
         Issue.record(
             "\(type(of: inPlace)): in-place output differs from the objects' output at byte \(offset): \(around(inPlaceBytes)) instead of \(around(objectBytes))"
         )
+        return fast.text
     }
 
     /// The properties of every entity of the store, and its to-many relationships.
