@@ -24,7 +24,7 @@ final class BufferedOutput: ObjectPrinterOutput {
 
     /// Moves the bytes of `bytes` into the output, leaving it empty for reuse. A full write's
     /// worth goes out directly, without passing through the buffer.
-    func write(_ bytes: inout ByteBuffer) throws {
+    func write(_ bytes: inout OutputBuffer) throws {
         try bytes.withUnsafeBytes { bytes in
             if buffer.isEmpty && bytes.count >= limit {
                 try destination.write(bytes)

@@ -109,7 +109,7 @@ package final class ConsoleWriter {
 extension ConsoleWriter: ObjectPrinterOutput {
     package var chunkSize: Int { Self.chunk }
 
-    package func write(_ bytes: inout ByteBuffer) {
+    package func write(_ bytes: inout OutputBuffer) {
         bytes.withUnsafeBytes { pending.append(contentsOf: $0) }
         bytes.removeAll()
         if pending.count >= Self.chunk { flush() }

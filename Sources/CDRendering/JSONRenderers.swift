@@ -16,12 +16,12 @@ package struct JSONValues: Sendable {
     /// The object as one JSON object: `_entity`, `_id`, then each property. To-many
     /// relationships appear only when fetched (`--include`), as arrays of object-ID URIs.
     package func object(_ object: StoredObject) -> String {
-        var buffer = ByteBuffer()
+        var buffer = OutputBuffer()
         append(object, to: &buffer)
         return buffer.text
     }
 
-    package func append(_ object: StoredObject, to buffer: inout ByteBuffer) {
+    package func append(_ object: StoredObject, to buffer: inout OutputBuffer) {
         buffer.append("{\"_entity\":")
         buffer.appendJSONString(object.id.entity)
         buffer.append(",\"_id\":")
@@ -37,7 +37,7 @@ package struct JSONValues: Sendable {
 
     /// Writes the object in `row` exactly as ``append(_:to:)`` writes ``ObjectRow/object()``,
     /// with the common values read in place. `layout` is the row's, from ``prepare(_:)``.
-    func append(_ row: borrowing ObjectRow, layout: JSONLayout, to buffer: inout ByteBuffer) throws {
+    func append(_ row: borrowing ObjectRow, layout: JSONLayout, to buffer: inout OutputBuffer) throws {
         buffer.append(layout.head)
         buffer.append(row.pk)
         buffer.append(UInt8(ascii: "\""))
@@ -84,13 +84,13 @@ package struct JSONValues: Sendable {
     /// The bytes every object of `layout` shares: its start up to the `Z_PK` in `_id`, and
     /// `,"name":` for each property.
     static func prepare(_ layout: ObjectLayout) -> JSONLayout {
-        var head = ByteBuffer()
+        var head = OutputBuffer()
         head.append("{\"_entity\":")
         head.appendJSONString(layout.entity)
         head.append(",\"_id\":\"")
-        head.append(ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .jsonString).prefix)
+        head.append(OutputBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .jsonString).prefix)
         let keys = layout.names.map { name -> [UInt8] in
-            var key = ByteBuffer()
+            var key = OutputBuffer()
             key.append(UInt8(ascii: ","))
             key.appendJSONString(name)
             key.append(UInt8(ascii: ":"))
@@ -111,18 +111,18 @@ package struct JSONValues: Sendable {
     /// JSON text of one value; `nil` when the value is left out.
     package func json(_ value: ObjectValue) -> String? {
         guard !isOmitted(value) else { return nil }
-        var buffer = ByteBuffer()
+        var buffer = OutputBuffer()
         append(value, to: &buffer)
         return buffer.text
     }
 
-    private func appendURI(_ id: ObjectID, to buffer: inout ByteBuffer) {
+    private func appendURI(_ id: ObjectID, to buffer: inout OutputBuffer) {
         buffer.append(UInt8(ascii: "\""))
         buffer.appendURI(id, escaping: .jsonString)
         buffer.append(UInt8(ascii: "\""))
     }
 
-    private func append(_ value: ObjectValue, to buffer: inout ByteBuffer) {
+    private func append(_ value: ObjectValue, to buffer: inout OutputBuffer) {
         switch value {
         case .null: buffer.append("null")
         case .integer(let i): buffer.append(i)
@@ -155,7 +155,7 @@ package struct JSONValues: Sendable {
         }
     }
 
-    private func appendBinary(_ data: Data, to buffer: inout ByteBuffer) {
+    private func appendBinary(_ data: Data, to buffer: inout OutputBuffer) {
         switch binary {
         case .omit: buffer.append("null")
         case .hex:
@@ -176,7 +176,7 @@ package struct JSONValues: Sendable {
     }
 
     /// What ``number(_:)`` gives, written in place.
-    private static func appendNumber(_ d: Double, to buffer: inout ByteBuffer) {
+    private static func appendNumber(_ d: Double, to buffer: inout OutputBuffer) {
         if d.isFinite {
             buffer.appendNumber(d)
         } else {
@@ -184,7 +184,7 @@ package struct JSONValues: Sendable {
         }
     }
 
-    private static func appendDate(_ t: Double, to buffer: inout ByteBuffer) {
+    private static func appendDate(_ t: Double, to buffer: inout OutputBuffer) {
         buffer.append(UInt8(ascii: "\""))
         buffer.appendISODate(t)
         buffer.append(UInt8(ascii: "\""))
@@ -221,9 +221,9 @@ package struct JSONValues: Sendable {
     package static func string(_ text: String) -> String { string(text, htmlSafe: false) }
 
     /// A JSON string literal; `htmlSafe` also escapes what could end a `<script>` or a
-    /// JavaScript line (the `UnsafeBufferPointer` variant of `ByteBuffer.appendJSONString`).
+    /// JavaScript line (the `UnsafeBufferPointer` variant of `OutputBuffer.appendJSONString`).
     package static func string(_ text: String, htmlSafe: Bool) -> String {
-        var buffer = ByteBuffer(capacity: text.utf8.count + 2)
+        var buffer = OutputBuffer(capacity: text.utf8.count + 2)
         buffer.appendJSONString(text, htmlSafe: htmlSafe)
         return buffer.text
     }
@@ -257,7 +257,7 @@ package struct JSONObjectList {
     }
 
     /// Writes the object in `row`, after a comma unless it is the first.
-    package mutating func append(_ row: borrowing ObjectRow, to buffer: inout ByteBuffer) throws {
+    package mutating func append(_ row: borrowing ObjectRow, to buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         if !first { buffer.append(UInt8(ascii: ",")) }
         first = false
@@ -276,18 +276,18 @@ package struct JSONRenderer: ObjectRenderer {
     }
 
     package mutating func render(_ object: StoredObject) -> String {
-        var buffer = ByteBuffer()
+        var buffer = OutputBuffer()
         render(object, into: &buffer)
         return buffer.text
     }
 
-    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout OutputBuffer) {
         buffer.append(first ? "[\n" : ",\n")
         first = false
         values.append(object, to: &buffer)
     }
 
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         buffer.append(first ? "[\n" : ",\n")
         first = false
@@ -313,12 +313,12 @@ package struct NDJSONRenderer: ObjectRenderer {
 
     package mutating func render(_ object: StoredObject) -> String { values.object(object) + "\n" }
 
-    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout OutputBuffer) {
         values.append(object, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
         try values.append(row, layout: layout, to: &buffer)
         buffer.append(UInt8(ascii: "\n"))

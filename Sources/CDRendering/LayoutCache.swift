@@ -36,13 +36,13 @@ final class TargetPrefixes {
     }
 
     /// Writes the URI of destination `ent`/`pk` of `property`.
-    func appendURI(_ row: borrowing ObjectRow, property: Int, ent: Int, pk: Int64, to buffer: inout ByteBuffer) {
+    func appendURI(_ row: borrowing ObjectRow, property: Int, ent: Int, pk: Int64, to buffer: inout OutputBuffer) {
         if let entry = cached[property], entry.ent == ent {
             buffer.append(entry.prefix)
             buffer.append(pk)
             buffer.append(entry.suffix)
         } else {
-            let parts = ByteBuffer.uriParts(
+            let parts = OutputBuffer.uriParts(
                 storeUUID: row.layout.storeUUID,
                 entity: row.entityName(ofTarget: ent, property: property), escaping: escaping)
             cached[property] = (ent, parts.prefix, parts.suffix)

@@ -10,7 +10,7 @@ package struct LineRenderer: ObjectRenderer {
     package var values: PlainValues
     private var layouts = LayoutCache<LineLayout>()
     /// Where a value that must be quoted goes while it is rewritten.
-    private var scratch = ByteBuffer()
+    private var scratch = OutputBuffer()
 
     package init(template: String? = nil, values: PlainValues = PlainValues()) {
         self.template = template
@@ -32,7 +32,7 @@ package struct LineRenderer: ObjectRenderer {
 
     /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
     /// the common values read in place and the template's parts prepared once per layout.
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(LineLayout(row.layout, template: template), for: row.layout)
         if let pieces = layout.template {
             for piece in pieces {
@@ -78,7 +78,7 @@ package struct LineRenderer: ObjectRenderer {
 
     /// Rewrites the text written from `start` as ``quoted(_:)`` would: byte by byte when it is
     /// ASCII (where no character is more than one of these bytes), through `String` otherwise.
-    private mutating func quoteText(from start: Int, in buffer: inout ByteBuffer) {
+    private mutating func quoteText(from start: Int, in buffer: inout OutputBuffer) {
         let found = buffer.withUnsafeBytes(from: start) { TextBytes($0) }
         guard buffer.count == start || !found.isDisjoint(with: [.space, .apostrophe]) else { return }
         if found.contains(.nonASCII) {

@@ -8,7 +8,7 @@ package protocol ObjectPrinterOutput: AnyObject {
     var chunkSize: Int { get }
     func write(_ text: String) throws
     /// Takes the bytes of `bytes`, leaving it empty for reuse.
-    func write(_ bytes: inout ByteBuffer) throws
+    func write(_ bytes: inout OutputBuffer) throws
     func flush() throws
 }
 
@@ -25,7 +25,7 @@ package final class ObjectPrinter {
     private let templateKeys: [String]
     private let output: any ObjectPrinterOutput
     /// Room for a full output chunk plus one large row, so rows are written in place.
-    private var pending = ByteBuffer(capacity: 80 * 1024)
+    private var pending = OutputBuffer(capacity: 80 * 1024)
     private var open = false
     /// Whether ``emptyResultNote`` prints when nothing else was printed.
     private let notesEmptyResult: Bool

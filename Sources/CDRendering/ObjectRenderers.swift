@@ -20,11 +20,11 @@ package protocol ObjectRenderer {
     mutating func beginSection(entity: String, properties: [String]) -> String
     mutating func render(_ object: StoredObject) -> String
     /// Appends the object's text to `buffer`; renderers on hot paths write bytes directly.
-    mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer)
+    mutating func render(_ object: StoredObject, into buffer: inout OutputBuffer)
     /// Appends the text of the object in `row`, the same text as for ``ObjectRow/object()``.
     /// Renderers read the row's values in place instead of building the object: with millions
     /// of rows, the allocations of a ``StoredObject`` per row cost more than all the rest.
-    mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws
+    mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws
     /// Text that ends a section.
     mutating func endSection() -> String
     /// Text after the last section.
@@ -32,7 +32,7 @@ package protocol ObjectRenderer {
 }
 
 extension ObjectRenderer {
-    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout OutputBuffer) {
         buffer.append(render(object))
     }
 
@@ -94,7 +94,7 @@ package struct DescriptionRenderer: ObjectRenderer {
 
     /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
     /// the common values, and to-many faults, written in place.
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(DescriptionLayout(row.layout), for: row.layout)
         let pk = row.pk
         let address = Self.objectAddress(ent: row.layout.ent, pk: pk)
@@ -254,7 +254,7 @@ final class DescriptionLayout {
     init(_ layout: ObjectLayout) {
         classPrefix = Array("<\(layout.className): 0x".utf8)
         entityPrefix = Array("> (entity: \(layout.entity); id: 0x".utf8)
-        uriPrefix = Array(" <".utf8) + ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .none).prefix
+        uriPrefix = Array(" <".utf8) + OutputBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .none).prefix
         order = layout.names.indices.sorted { layout.names[$0] < layout.names[$1] }
         keys = order.map { Array("    \(DescriptionRenderer.plistString(layout.names[$0])) = ".utf8) }
         faultNames = order.map { Array(" '\(layout.names[$0])'>\"".utf8) }

@@ -8,7 +8,7 @@ extension PlainValues {
     /// and write its ``text(_:)``, after deciding whether to show it at all.
     func append(
         _ value: BorrowedValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
-        to buffer: inout ByteBuffer
+        to buffer: inout OutputBuffer
     ) {
         switch value {
         case .other: break
@@ -45,7 +45,7 @@ extension PlainValues {
     /// Writes ``text(_:)`` of `value`, property `index` of `row`.
     func append(
         _ value: PropertyValue, of row: borrowing ObjectRow, property index: Int, targets: TargetPrefixes,
-        to buffer: inout ByteBuffer
+        to buffer: inout OutputBuffer
     ) {
         switch value {
         case .inPlace(let borrowed): append(borrowed, of: row, property: index, targets: targets, to: &buffer)
@@ -94,7 +94,7 @@ struct TextBytes: OptionSet {
     var isOneBytePerCharacter: Bool { isDisjoint(with: [.nonASCII, .carriageReturn]) }
 }
 
-extension ByteBuffer {
+extension OutputBuffer {
     /// ``DescriptionRenderer/plistString(_:)`` of valid UTF-8 (a ``BorrowedValue/string(_:)``):
     /// bare when purely ASCII letters and digits, otherwise quoted, escaped by UTF-16 unit.
     mutating func appendPlistString(_ utf8: UnsafeBufferPointer<UInt8>) {

@@ -17,7 +17,7 @@ package struct TableRenderer: ObjectRenderer {
     private var widths: [Int]?
     /// The cells of the rows read in place that wait for the widths, back to back, as their
     /// values' text.
-    private var page = ByteBuffer()
+    private var page = OutputBuffer()
     /// For each cell of `page`: where it ends and how many characters it shows.
     private var pageCells: [(end: Int, width: Int)] = []
     private var layouts = LayoutCache<TableLayout>()
@@ -47,14 +47,14 @@ package struct TableRenderer: ObjectRenderer {
         if widths != nil { return line(row) }
         pending.append(row)
         guard pending.count >= batchSize else { return "" }
-        var out = ByteBuffer()
+        var out = OutputBuffer()
         flush(into: &out)
         return out.text
     }
 
     /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
     /// the common values read in place and the cells cut and padded in the output buffer.
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(TableLayout(row.layout, properties: properties), for: row.layout)
         for column in properties.indices {
             if widths != nil { buffer.append("│ ") }
@@ -79,7 +79,7 @@ package struct TableRenderer: ObjectRenderer {
     }
 
     package mutating func endSection() -> String {
-        var out = ByteBuffer()
+        var out = OutputBuffer()
         if widths == nil { flush(into: &out) }
         if let widths { out.append(border("└", "┴", "┘", widths)) }
         return out.text
@@ -87,7 +87,7 @@ package struct TableRenderer: ObjectRenderer {
 
     /// Ends the cell of `column` whose value's text was written to `buffer` from `start`: cut and
     /// padded to the column's width, or moved to the page while the widths are not known.
-    private mutating func endCell(_ column: Int, from start: Int, in buffer: inout ByteBuffer) {
+    private mutating func endCell(_ column: Int, from start: Int, in buffer: inout OutputBuffer) {
         guard let widths else {
             buffer.withUnsafeBytes(from: start) { text in
                 page.append(text)
@@ -101,7 +101,7 @@ package struct TableRenderer: ObjectRenderer {
     }
 
     /// Sets the widths from the header and the waiting rows, then writes the header and them.
-    private mutating func flush(into buffer: inout ByteBuffer) {
+    private mutating func flush(into buffer: inout OutputBuffer) {
         var natural = properties.indices.map { column in
             ([properties[column]] + pending.map { $0[column] }).map(\.count).max() ?? 1
         }
@@ -146,7 +146,7 @@ package struct TableRenderer: ObjectRenderer {
     /// Rewrites the value's text written from `start` as ``line(_:)`` shows its cell in a
     /// column of `width`: cut with `…` when longer, padded with spaces. Byte by byte when each
     /// character is one byte, through `String` otherwise.
-    private static func fitCell(from start: Int, width: Int, in buffer: inout ByteBuffer) {
+    private static func fitCell(from start: Int, width: Int, in buffer: inout OutputBuffer) {
         let found = buffer.withUnsafeBytes(from: start) { TextBytes($0) }
         guard found.isOneBytePerCharacter && !found.contains(.lineFeed) else {
             let text = buffer.withUnsafeBytes(from: start) { String(decoding: $0, as: UTF8.self) }

@@ -40,7 +40,7 @@ package struct ExpandedRenderer: ObjectRenderer {
     private var width = 0
     private var layouts = LayoutCache<ExpandedLayout>()
     /// Where a value with line breaks goes while they are escaped.
-    private var scratch = ByteBuffer()
+    private var scratch = OutputBuffer()
 
     package init(values: PlainValues = PlainValues()) {
         self.values = values
@@ -64,7 +64,7 @@ package struct ExpandedRenderer: ObjectRenderer {
 
     /// Writes the object in `row` exactly as ``render(_:)`` writes ``ObjectRow/object()``, with
     /// the common values read in place.
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(ExpandedLayout(row.layout, width: width), for: row.layout)
         count += 1
         buffer.append(literal: "-[ RECORD ")
@@ -93,7 +93,7 @@ package struct ExpandedRenderer: ObjectRenderer {
 
     /// Rewrites the text written from `start` as ``escaped(_:)`` would: byte by byte when each
     /// character is one byte, through `String` otherwise.
-    private mutating func escapeText(from start: Int, in buffer: inout ByteBuffer) {
+    private mutating func escapeText(from start: Int, in buffer: inout OutputBuffer) {
         let found = buffer.withUnsafeBytes(from: start) { TextBytes($0) }
         guard found.contains(.lineFeed) else { return }
         guard found.isOneBytePerCharacter else {
@@ -153,12 +153,12 @@ package struct CSVRenderer: ObjectRenderer {
     }
 
     package mutating func render(_ object: StoredObject) -> String {
-        var buffer = ByteBuffer()
+        var buffer = OutputBuffer()
         render(object, into: &buffer)
         return buffer.text
     }
 
-    package mutating func render(_ object: StoredObject, into buffer: inout ByteBuffer) {
+    package mutating func render(_ object: StoredObject, into buffer: inout OutputBuffer) {
         Self.appendField(object.id.entity, to: &buffer)
         buffer.append(UInt8(ascii: ","))
         buffer.appendURI(object.id, escaping: .csvField)
@@ -171,7 +171,7 @@ package struct CSVRenderer: ObjectRenderer {
 
     /// Writes the object in `row` exactly as the `StoredObject` version writes
     /// ``ObjectRow/object()``, with the common values read in place.
-    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout ByteBuffer) throws {
+    package mutating func render(_ row: borrowing ObjectRow, into buffer: inout OutputBuffer) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(prepare(row.layout), for: row.layout)
         buffer.append(layout.head)
         buffer.append(row.pk)
@@ -195,10 +195,10 @@ package struct CSVRenderer: ObjectRenderer {
     }
 
     private func prepare(_ layout: ObjectLayout) -> CSVLayout {
-        var head = ByteBuffer()
+        var head = OutputBuffer()
         Self.appendField(layout.entity, to: &head)
         head.append(UInt8(ascii: ","))
-        let id = ByteBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .csvField)
+        let id = OutputBuffer.uriParts(storeUUID: layout.storeUUID, entity: layout.entity, escaping: .csvField)
         head.append(id.prefix)
         return CSVLayout(
             head: head.bytes, idSuffix: id.suffix, columns: properties.map { layout.names.firstIndex(of: $0) },
@@ -207,7 +207,7 @@ package struct CSVRenderer: ObjectRenderer {
 
     /// Numbers, dates and UUIDs never need quoting, so they are written directly; object IDs are
     /// quoted only when their entity's name needs it.
-    private func append(_ value: ObjectValue, to buffer: inout ByteBuffer) {
+    private func append(_ value: ObjectValue, to buffer: inout OutputBuffer) {
         switch value {
         case .integer(let i): buffer.append(i)
         case .boolean(let b): buffer.append(UInt8(ascii: b ? "1" : "0"))
@@ -220,12 +220,12 @@ package struct CSVRenderer: ObjectRenderer {
     }
 
     static func field(_ text: String) -> String {
-        var buffer = ByteBuffer()
+        var buffer = OutputBuffer()
         appendField(text, to: &buffer)
         return buffer.text
     }
 
-    static func appendField(_ text: String, to buffer: inout ByteBuffer) {
+    static func appendField(_ text: String, to buffer: inout OutputBuffer) {
         var text = text
         text.withUTF8 { appendField($0, to: &buffer) }
     }
@@ -251,7 +251,7 @@ package struct CSVRenderer: ObjectRenderer {
     }
 
     /// Quotes only fields holding a comma, quote or line break, checked on the UTF-8 bytes.
-    static func appendField(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+    static func appendField(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout OutputBuffer) {
         guard needsQuotes(utf8) else {
             buffer.append(utf8)
             return

@@ -159,7 +159,7 @@ struct EntityQuery: Sendable {
     /// scripts/bench-serve.sh.
     static func readJSONPage(_ runner: FetchRunner, query: EntityQuery, after position: KeysetPosition?, size: Int) throws -> JSONPage {
         let request = query.pageRequest(after: position, size: size)
-        var page = JSONPage(properties: [], objects: ByteBuffer(capacity: 16_384), next: nil)
+        var page = JSONPage(properties: [], objects: OutputBuffer(capacity: 16_384), next: nil)
         var list = JSONObjectList()
         var read = 0
         var lastKey: Int64?
@@ -181,7 +181,7 @@ struct EntityQuery: Sendable {
     struct JSONPage {
         var properties: [String]
         /// The objects' JSON, comma-separated, without the brackets.
-        var objects: ByteBuffer
+        var objects: OutputBuffer
         var next: PageToken?
 
         /// The bytes of ``objects``.

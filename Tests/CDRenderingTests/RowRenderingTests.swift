@@ -29,7 +29,7 @@ import Testing
     @discardableResult
     static func compare(_ reader: ObjectReader, query: ObjectQuery, makeRenderer: () -> any ObjectRenderer) throws -> String {
         var inPlace = makeRenderer(), viaObject = makeRenderer()
-        var fast = ByteBuffer(), slow = ByteBuffer()
+        var fast = OutputBuffer(), slow = OutputBuffer()
         var open = false
         try reader.readRows(
             query,
@@ -92,7 +92,7 @@ import Testing
         for query in [ObjectQuery(), ObjectQuery(countsToMany: true)] {
             for binary in BinaryMode.allCases {
                 var list = JSONObjectList(values: JSONValues(binary: binary))
-                var inPlace = ByteBuffer()
+                var inPlace = OutputBuffer()
                 var objects: [String] = []
                 try reader.readRows(query, section: { _ in }) { row in
                     try list.append(row, to: &inPlace)
@@ -220,7 +220,7 @@ import Testing
     @Test func escapesInPlace() throws {
         let reader = try Self.store()
         var description = DescriptionRenderer(), line = LineRenderer(), expanded = ExpandedRenderer()
-        var descriptions = ByteBuffer(), lines = ByteBuffer(), blocks = ByteBuffer()
+        var descriptions = OutputBuffer(), lines = OutputBuffer(), blocks = OutputBuffer()
         try reader.readRows(
             ObjectQuery(entity: "Post", limit: 13),
             section: { section in
@@ -231,7 +231,7 @@ import Testing
                 try line.render(row, into: &lines)
                 try expanded.render(row, into: &blocks)
             })
-        func holds(_ buffer: ByteBuffer, _ text: String) -> Bool {
+        func holds(_ buffer: OutputBuffer, _ text: String) -> Bool {
             let bytes = buffer.bytes, wanted = Array(text.utf8)
             return bytes.indices.contains { bytes[$0...].starts(with: wanted) }
         }
@@ -249,7 +249,7 @@ import Testing
 }
 
 /// The byte-level writers behind the in-place path, against the standard library's text.
-@Suite struct ByteBufferTests {
+@Suite struct OutputBufferTests {
     @Test func integersMatchStringConversion() {
         var values: [Int64] = [
             0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, -1, -9, -10, -100,
@@ -263,7 +263,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         values += (0..<1000).map { _ in Int64.random(in: Int64.min...Int64.max, using: &generator) }
         for value in values {
-            var buffer = ByteBuffer(capacity: 1)
+            var buffer = OutputBuffer(capacity: 1)
             buffer.append(value)
             #expect(buffer.text == String(value))
         }
@@ -272,7 +272,7 @@ import Testing
     @Test func uuidsMatchFoundation() {
         for _ in 0..<100 {
             let uuid = UUID()
-            var buffer = ByteBuffer()
+            var buffer = OutputBuffer()
             withUnsafeBytes(of: uuid.uuid) { buffer.appendUUID($0) }
             #expect(buffer.text == uuid.uuidString)
         }
@@ -280,7 +280,7 @@ import Testing
 
     /// Growing past the first capacity, and copies that keep their own bytes.
     @Test func growsAndCopiesOnWrite() {
-        var buffer = ByteBuffer(capacity: 1)
+        var buffer = OutputBuffer(capacity: 1)
         for index in 0..<1000 { buffer.append(Int64(index)) }
         let copy = buffer
         buffer.append(literal: "end")
@@ -310,7 +310,7 @@ import Testing
             return out + [0x22]
         }
         func escaped(_ bytes: [UInt8]) -> [UInt8] {
-            var buffer = ByteBuffer()
+            var buffer = OutputBuffer()
             bytes.withUnsafeBufferPointer { buffer.appendJSONString($0) }
             return buffer.bytes
         }
@@ -333,15 +333,15 @@ import Testing
         for special in [",", "\"", "\n", "\r"] {
             for position in 0..<20 {
                 let text = String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position)
-                var buffer = ByteBuffer()
+                var buffer = OutputBuffer()
                 CSVRenderer.appendField(text, to: &buffer)
                 #expect(buffer.text == "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
             }
         }
-        var plain = ByteBuffer()
+        var plain = OutputBuffer()
         CSVRenderer.appendField("plain text, only at the end", to: &plain)
         #expect(plain.text == "\"plain text, only at the end\"")
-        var unquoted = ByteBuffer()
+        var unquoted = OutputBuffer()
         CSVRenderer.appendField("Ünïcode text without separators - 0123456789", to: &unquoted)
         #expect(unquoted.text == "Ünïcode text without separators - 0123456789")
     }

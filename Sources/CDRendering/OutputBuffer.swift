@@ -8,7 +8,7 @@ import CDStore
 /// pieces per object, and `Array`'s generic append path cost more than formatting them. Numbers
 /// and dates are written straight into reserved room (``append(upTo:_:)``). Copies share the
 /// memory until one of them writes, like an array's.
-package struct ByteBuffer: @unchecked Sendable {
+package struct OutputBuffer: @unchecked Sendable {
     /// Fixed-size heap memory. Immutable apart from the bytes themselves, which only a buffer
     /// holding the sole reference writes; the count lives in the buffer, so that copies may
     /// share a storage.
@@ -316,7 +316,7 @@ package struct ByteBuffer: @unchecked Sendable {
         let raw = "x-coredata://\(storeUUID)/\(entity)/p"
         switch escaping {
         case .jsonString where escaping.isNeeded(by: entity):
-            var escaped = ByteBuffer()
+            var escaped = OutputBuffer()
             escaped.appendJSONString(raw)
             return (Array(escaped.bytes.dropFirst().dropLast()), [])
         case .csvField where escaping.isNeeded(by: entity):
@@ -344,7 +344,7 @@ package enum URIEscaping: Sendable {
     func isNeeded(by entity: String) -> Bool {
         switch self {
         case .none: return false
-        case .jsonString: return entity.utf8.contains(where: ByteBuffer.needsJSONEscape(byte:))
+        case .jsonString: return entity.utf8.contains(where: OutputBuffer.needsJSONEscape(byte:))
         case .csvField:
             var name = entity
             return name.withUTF8(CSVRenderer.needsQuotes)
