@@ -167,7 +167,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/CDTestSupport"),
-        .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance"]),
+        .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance", "CDPredicate"]),
         .testTarget(name: "CDBaseTests", dependencies: ["CDBase", "CDTestSupport"]),
         .testTarget(name: "CDPredicateTests", dependencies: ["CDPredicate", "CDTestSupport"]),
         .testTarget(name: "CDArchiveTests", dependencies: ["CDArchive", "CDTestSupport"]),
@@ -237,7 +237,8 @@ let package = Package(
         .testTarget(
             name: "CDServeTests",
             dependencies: [
-                "CDServe", "CDStoreTool", "CDSession", "CDFetch", "CDPredicate", "CDStore", "CDModel", "CDMaintenance", "CDRendering", "CDTestSupport",
+                "CDServe", "CDDiff", "CDStoreTool", "CDSession", "CDFetch", "CDPredicate", "CDStore", "CDModel", "CDMaintenance",
+                "CDRendering", "CDTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),

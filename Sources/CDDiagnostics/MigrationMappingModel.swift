@@ -1,6 +1,7 @@
 import CDArchive
 import CDBase
 import CDModel
+import CDStore
 import Foundation
 #if canImport(FoundationXML)
     import FoundationXML
@@ -71,7 +72,7 @@ package enum MigrationMappingModelReader {
 
         package var message: String {
             switch self {
-            case .noSuchFile(let path): return "\(path): no such file"
+            case .noSuchFile(let path): return StoreError.fileNotFound(path: path).message
             case .notCompiledMappingModel(let path, let reason): return "\(path): not a compiled mapping model (\(reason))"
             case .noEntityMappings(let path): return "\(path): no entity mappings with version hashes"
             case .notMappingDocument(let path, let reason): return "\(path): not a mapping model document (\(reason ?? "unreadable XML"))"

@@ -1,4 +1,5 @@
 import CDBase
+import CDStore
 
 /// Why two stores cannot be compared. Every case exits with status 2, as diff(1) does for trouble.
 package enum DiffError: UserFacingError, Equatable {
@@ -16,7 +17,7 @@ package enum DiffError: UserFacingError, Equatable {
     package var message: String {
         switch self {
         case .unknownEntity(let name, let known):
-            return "unknown entity \"\(name)\"; entities: \(known.joined(separator: ", "))"
+            return StoreError.unknownEntity(name: name, known: known).message
         case .malformedKey(let text):
             return "--key \(text): expected Entity=attribute[,attribute]"
         case .unknownKeyAttribute(let entity, let attribute, let store):

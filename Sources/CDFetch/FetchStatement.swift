@@ -152,7 +152,7 @@ package enum FetchSQLError: UserFacingError, Equatable, Sendable {
         case .unsupportedSortSelector(let key, let selector):
             return "sorting by \(key) with \(selector): an SQLite fetch sorts only with " + SortComparison.allCases.map(\.rawValue).joined(separator: ", ")
         case .noRelationshipStorage(let entity, let relationship):
-            return "\(entity).\(relationship): the store has no column or join table for this relationship"
+            return StoreError.relationshipNotStored(entity: entity, relationship: relationship).message
         case .needsKeyPath(let purpose, let keyPath): return "\(purpose) needs a key path, not \"\(keyPath)\""
         case .toManyValueKey(let purpose, let entity, let relationship):
             return "\(purpose): \(entity).\(relationship) is a to-many relationship; use an attribute or a to-one key path"

@@ -45,8 +45,8 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
             return
                 "no page at \(path); pages: /, /stores/{store}, /stores/{store}/entities/{Entity}, /stores/{store}/entities/{Entity}/{Z_PK}, /stores/{store}/model, /stores/{store}/validate, /stores/{store}/compat, /stores/{store}/history, /explain, /diff/{a}/{b}"
         case .unknownStore(let name): return "no served store is named or numbered \"\(name)\""
-        case .unknownEntity(let name, let known): return "unknown entity \"\(name)\"; entities: \(known.joined(separator: ", "))"
-        case .unknownObject(let entity, let primaryKey): return "\(entity) has no object with Z_PK \(primaryKey)"
+        case .unknownEntity(let name, let known): return StoreError.unknownEntity(name: name, known: known).message
+        case .unknownObject(let entity, let primaryKey): return FetchSQLError.noObject(entity: entity, primaryKey: primaryKey).message
         case .unknownRelationship(let entity, let name): return "\(entity) has no to-many relationship \"\(name)\""
         case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message), .tooLong(let message), .noModel(let message):
             return message

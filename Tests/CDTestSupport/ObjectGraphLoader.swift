@@ -6,9 +6,6 @@ import CDStore
 import Foundation
 import GRDB
 
-private typealias Predicate = CDPredicate.Predicate
-private typealias Expression = CDPredicate.Expression
-
 /// One object of a store, loaded whole into memory for ``ObjectGraphEvaluator``.
 package final class LoadedObject: GraphObject {
     package let entityName: String

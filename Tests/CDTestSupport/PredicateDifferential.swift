@@ -5,9 +5,6 @@ import CDPredicate
 import CDStore
 import Foundation
 
-private typealias Predicate = CDPredicate.Predicate
-private typealias Expression = CDPredicate.Expression
-
 /// The differential check of issue 23: generated predicates run through the real fetch path
 /// (``FetchRunner``, what `cdstore query` calls) and through ``ObjectGraphEvaluator``'s
 /// `coreDataSQL` mode over a ``LoadedGraph`` of the same store, compared as sets of object IDs.

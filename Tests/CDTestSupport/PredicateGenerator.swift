@@ -2,9 +2,6 @@ import CDModel
 import CDPredicate
 import Foundation
 
-private typealias Predicate = CDPredicate.Predicate
-private typealias Expression = CDPredicate.Expression
-
 /// Seeded random fetch predicates for one store, built from its model and drawn from its real
 /// values (plus nil and values near them): every attribute type, every operator and `[c]`,
 /// `[d]`, `[cd]` (non-ASCII text too), ANY/ALL/NONE and implicit ANY, to-one key paths (through

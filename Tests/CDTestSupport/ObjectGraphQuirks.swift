@@ -1,3 +1,5 @@
+import CDPredicate
+
 extension ObjectGraphEvaluator {
     /// The quirks of the contract whose shape `predicate` contains: where its `coreDataSQL` and
     /// `nsPredicate` answers may differ. A predicate without any has the same answer both ways.
@@ -8,7 +10,7 @@ extension ObjectGraphEvaluator {
     /// - `toManyJoinUnderNot`: a to-many comparison under NOT, or NONE.
     /// - `nullMemberUnderOr`: a to-many comparison that is an OUTER join (under OR or NOT, or NONE).
     /// - `emptyAggregate`: `@avg`, `@min` or `@max`.
-    package func quirks(in predicate: Predicate) -> Set<PredicateQuirk> {
+    package func quirks(in predicate: CDPredicate.Predicate) -> Set<PredicateQuirk> {
         var found = Set<PredicateQuirk>()
         collectQuirks(predicate, negated: false, outer: false, variables: [:], into: &found)
         return found

@@ -1,4 +1,5 @@
 import CDPredicate
+import CDTestSupport
 import Foundation
 import Testing
 

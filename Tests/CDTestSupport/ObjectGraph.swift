@@ -1,4 +1,11 @@
+import CDPredicate
 import Foundation
+
+/// The predicate tree of CDPredicate, not Foundation's `#Predicate` and `Expression` types of the
+/// same names: the oracle moved here from CDPredicate, where the names needed no qualification.
+typealias Predicate = CDPredicate.Predicate
+/// See ``Predicate``.
+typealias Expression = CDPredicate.Expression
 
 /// An attribute's stored value as ``ObjectGraphEvaluator`` compares it.
 package enum GraphValue: Sendable, Equatable {
