@@ -91,60 +91,60 @@ package final class TraceAnalyzer {
         case retry(tables: [String])
     }
 
-    @exclusivity(unchecked) package private(set) var shapes: [ShapeStatistics] = []
+    @exclusivity(unchecked) package internal(set) var shapes: [ShapeStatistics] = []
     /// What finishing a statement asks of each shape, beside ``shapes``.
-    @exclusivity(unchecked) private var traits: [ShapeTraits] = []
-    private var shapeByText: [String: Int] = [:]
-    private var shapeBySQL: [String: Int] = [:]
+    @exclusivity(unchecked) var traits: [ShapeTraits] = []
+    var shapeByText: [String: Int] = [:]
+    var shapeBySQL: [String: Int] = [:]
     /// Shapes by the number a ``StatementInterner`` gave the statement's text; -1 for not yet.
-    @exclusivity(unchecked) private var shapeByTextNumber: [Int32] = []
+    @exclusivity(unchecked) var shapeByTextNumber: [Int32] = []
     /// The texts of those numbers (the interner's strings, shared), for
     /// ``ParsedRecord/repeatedStatement(number:)``.
-    @exclusivity(unchecked) private var textsByNumber: [String] = []
+    @exclusivity(unchecked) var textsByNumber: [String] = []
     /// Numbers for the tables and WHERE clauses of shapes, so they compare as integers.
-    private var clauseNumbers: [String: Int] = [:]
+    var clauseNumbers: [String: Int] = [:]
     /// The texts of those numbers.
-    private var clauseTexts: [String] = []
-    package private(set) var storms: [String: Storm] = [:]
-    @exclusivity(unchecked) package private(set) var records = 0
-    @exclusivity(unchecked) package private(set) var statements = 0
+    var clauseTexts: [String] = []
+    package internal(set) var storms: [String: Storm] = [:]
+    @exclusivity(unchecked) package internal(set) var records = 0
+    @exclusivity(unchecked) package internal(set) var statements = 0
     /// The store path of the log's last `Connecting to` line.
-    package private(set) var connectedStore: String?
+    package internal(set) var connectedStore: String?
     /// Committed transactions that wrote entity rows.
-    package private(set) var transactions = 0
-    package private(set) var rolledBack = 0
-    package private(set) var retries = 0
-    package private(set) var saveSeconds = 0.0
-    package private(set) var saveStatements = 0
-    package private(set) var writesByTable: [String: Writes] = [:]
+    package internal(set) var transactions = 0
+    package internal(set) var rolledBack = 0
+    package internal(set) var retries = 0
+    package internal(set) var saveSeconds = 0.0
+    package internal(set) var saveStatements = 0
+    package internal(set) var writesByTable: [String: Writes] = [:]
     /// The largest committed transactions, by writes (at most ``largestKept``).
-    package private(set) var largestTransactions: [Transaction] = []
+    package internal(set) var largestTransactions: [Transaction] = []
     package static let largestKept = 5
     /// Called for each finding as it is made.
     package var onEvent: ((Event) -> Void)?
     /// Called when the log names its store.
     package var onConnect: ((String) -> Void)?
 
-    @exclusivity(unchecked) private var open: [TracedStatement] = []
-    @exclusivity(unchecked) private var last: TracedStatement?
+    @exclusivity(unchecked) var open: [TracedStatement] = []
+    @exclusivity(unchecked) var last: TracedStatement?
     /// The shape of the statement finished last when it was a count request (a count result).
-    @exclusivity(unchecked) private var lastFinishedCount: Int?
+    @exclusivity(unchecked) var lastFinishedCount: Int?
     /// The fault run going on: one entry per storm key, in the order the keys came.
-    @exclusivity(unchecked) private var run: [(storm: Storm, count: Int, seconds: Double)] = []
+    @exclusivity(unchecked) var run: [(storm: Storm, count: Int, seconds: Double)] = []
     /// Where each key of ``run`` is, looked up only when the key differs from the last one's.
-    @exclusivity(unchecked) private var runIndex: [String: Int] = [:]
+    @exclusivity(unchecked) var runIndex: [String: Int] = [:]
     /// The entry of ``run`` the last fault statement counted in.
-    @exclusivity(unchecked) private var lastRunEntry = 0
+    @exclusivity(unchecked) var lastRunEntry = 0
     /// The storm key of the last relationship fault, made again only when the relationship changes.
-    @exclusivity(unchecked) private var lastRelationshipKey: (entity: String?, name: String, key: String)?
-    @exclusivity(unchecked) private var transaction: Transaction?
-    private var pendingRetryTables: Set<String>?
+    @exclusivity(unchecked) var lastRelationshipKey: (entity: String?, name: String, key: String)?
+    @exclusivity(unchecked) var transaction: Transaction?
+    var pendingRetryTables: Set<String>?
     /// The last keys-only fetch, its rows and its table's number (``clauseNumbers``).
-    @exclusivity(unchecked) private var keysFetch: (shape: Int, rows: Int, table: Int)?
-    @exclusivity(unchecked) private var batches = 0
-    @exclusivity(unchecked) private var batchLimit = 0
-    @exclusivity(unchecked) private var planShape: Int?
-    private var transactionNumber = 0
+    @exclusivity(unchecked) var keysFetch: (shape: Int, rows: Int, table: Int)?
+    @exclusivity(unchecked) var batches = 0
+    @exclusivity(unchecked) var batchLimit = 0
+    @exclusivity(unchecked) var planShape: Int?
+    var transactionNumber = 0
 
     package init() {}
 
@@ -228,7 +228,7 @@ package final class TraceAnalyzer {
         transaction = nil
     }
 
-    private func startStatement(_ sql: String, textNumber: Int?) {
+    func startStatement(_ sql: String, textNumber: Int?) {
         // A statement with no fetch time yet is complete (a PRAGMA, BEGIN, an INSERT); one whose
         // connection time is logged is a running fetch and the new one is nested in it.
         while let top = open.indices.last, open[top].connectionTime == nil {
@@ -242,7 +242,7 @@ package final class TraceAnalyzer {
         open.append(statement)
     }
 
-    private func details(_ message: String) {
+    func details(_ message: String) {
         if message.hasPrefix("SQLite: EXPLAIN QUERY PLAN ") {
             let sql = String(message.dropFirst("SQLite: EXPLAIN QUERY PLAN ".count))
             let number = shapeNumber(for: sql)
@@ -259,7 +259,7 @@ package final class TraceAnalyzer {
         }
     }
 
-    private func annotation(_ annotation: Annotation) {
+    func annotation(_ annotation: Annotation) {
         switch annotation {
         case .connectionFetchTime(let time):
             if !open.isEmpty { open[open.count - 1].connectionTime = time }
@@ -303,7 +303,7 @@ package final class TraceAnalyzer {
     }
 
     /// Closes the innermost open statement with `change`; the one closed before is finished.
-    private func close(_ change: (inout TracedStatement) -> Void) {
+    func close(_ change: (inout TracedStatement) -> Void) {
         guard !open.isEmpty else {
             // A second total for a statement already closed: the outer fetch of a prefetch
             // whose statement was finished (the log lost its `sql:` line).
@@ -316,7 +316,7 @@ package final class TraceAnalyzer {
     }
 
     /// Applies an annotation to the statement it follows: the last one closed, else the open one.
-    private func amend(_ change: (inout TracedStatement) -> Void) {
+    func amend(_ change: (inout TracedStatement) -> Void) {
         if !changeLast(change), !open.isEmpty {
             change(&open[open.count - 1])
         }
@@ -326,313 +326,9 @@ package final class TraceAnalyzer {
     /// statement moved out and back would be copied twice (it is 200 bytes), for most
     /// annotations of a log. Returns whether there was one.
     @discardableResult
-    private func changeLast(_ change: (inout TracedStatement) -> Void) -> Bool {
+    func changeLast(_ change: (inout TracedStatement) -> Void) -> Bool {
         guard last != nil else { return false }
         change(&last!)
         return true
-    }
-
-    // MARK: shapes
-
-    /// What finishing a statement asks of its shape, worked out once per shape: reading these
-    /// costs a load, where a copy of the ``StatementShape`` retains and releases its strings.
-    private struct ShapeTraits {
-        var kind: StatementShape.Kind
-        var limit: Int?
-        var returnsObjects: Bool
-        var selectsKeysOnly: Bool
-        var filtersOnOneKey: Bool
-        var tableCount: Int
-        /// The numbers of the main table's and the WHERE clause's texts (``clauseNumbers``), -1
-        /// for none: equal numbers, equal texts.
-        var mainTable: Int
-        var whereClause: Int
-        /// The WHERE clause checks the version (`Z_OPT = ?`: optimistic locking).
-        var checksVersion: Bool
-    }
-
-    private func traits(of shape: StatementShape) -> ShapeTraits {
-        ShapeTraits(
-            kind: shape.kind, limit: shape.limit, returnsObjects: shape.returnsObjects, selectsKeysOnly: shape.selectsKeysOnly,
-            filtersOnOneKey: shape.filtersOnOneKey, tableCount: shape.tables.count, mainTable: clauseNumber(shape.mainTable),
-            whereClause: clauseNumber(shape.whereClause), checksVersion: shape.whereClause?.contains("Z_OPT = ?") == true)
-    }
-
-    private func clauseNumber(_ text: String?) -> Int {
-        guard let text else { return -1 }
-        if let number = clauseNumbers[text] { return number }
-        clauseNumbers[text] = clauseTexts.count
-        clauseTexts.append(text)
-        return clauseTexts.count - 1
-    }
-
-    private func appendShape(_ shape: StatementShape, example: String) {
-        traits.append(traits(of: shape))
-        shapes.append(ShapeStatistics(shape: shape, example: example))
-    }
-
-    /// Keeps the text of an interner's number (numbers come in order, each once).
-    private func rememberText(_ sql: String, number: Int) {
-        if number == textsByNumber.count {
-            textsByNumber.append(sql)
-        } else if number < textsByNumber.count {
-            textsByNumber[number] = sql
-        } else {
-            textsByNumber.append(contentsOf: repeatElement("", count: number - textsByNumber.count))
-            textsByNumber.append(sql)
-        }
-    }
-
-    /// The shape of a statement whose text a ``StatementInterner`` numbered: by number once known.
-    private func shapeNumber(for sql: String, textNumber: Int?) -> Int {
-        guard let textNumber else { return shapeNumber(for: sql) }
-        if textNumber < shapeByTextNumber.count, shapeByTextNumber[textNumber] >= 0 { return Int(shapeByTextNumber[textNumber]) }
-        let number = shapeNumber(for: sql)
-        if textNumber >= shapeByTextNumber.count {
-            shapeByTextNumber.append(contentsOf: repeatElement(-1, count: textNumber + 1 - shapeByTextNumber.count))
-        }
-        shapeByTextNumber[textNumber] = Int32(number)
-        return number
-    }
-
-    private func shapeNumber(for sql: String) -> Int {
-        if let known = shapeBySQL[sql] { return known }
-        let shape = StatementShape(sql: sql)
-        let number: Int
-        if let existing = shapeByText[shape.text] {
-            number = existing
-        } else if shapes.count < Self.maximumShapes {
-            number = shapes.count
-            appendShape(shape, example: String(sql.prefix(100_000)))
-            shapeByText[shape.text] = number
-        } else {
-            let other = "(other shapes)"
-            if let existing = shapeByText[other] {
-                number = existing
-            } else {
-                number = shapes.count
-                appendShape(StatementShape(sql: other), example: "")
-                shapeByText[other] = number
-            }
-        }
-        if shapeBySQL.count < 4 * Self.maximumShapes { shapeBySQL[sql] = number }
-        return number
-    }
-
-    // MARK: finishing a statement
-
-    /// Counts a statement in its shape and the trackers. The statement is lent, not copied
-    /// (it is 200 bytes), and its shape's number is passed beside it.
-    private func finishStatement(_ statement: TracedStatement) {
-        let number = shapeNumber(for: statement.sql, textNumber: statement.textNumber)
-        let rows = statement.rows ?? 0
-        let shape = traits[number]
-        let large =
-            shape.kind == .fetch && shape.limit == nil && statement.prefetchKey == nil && rows >= Self.largeFetchRows
-            && !shape.selectsKeysOnly
-        var afterSameCount = false
-        if shape.kind == .fetch, shape.returnsObjects, let counted = lastFinishedCount.map({ traits[$0] }) {
-            afterSameCount = counted.mainTable == shape.mainTable && counted.whereClause == shape.whereClause
-        }
-        // Updated in place: a copy of the statistics would retain and release all their fields.
-        func update(_ stats: inout ShapeStatistics) {
-            let seconds = statement.seconds
-            stats.count += 1
-            stats.seconds += seconds
-            stats.maxSeconds = max(stats.maxSeconds, seconds)
-            stats.rows += rows
-            stats.maxRows = max(stats.maxRows, rows)
-            if stats.entity == nil, let entity = statement.entity, !entity.isEmpty { stats.entity = entity }
-            if stats.predicate == nil, let predicate = statement.predicate { stats.predicate = predicate }
-            if stats.entity == nil, case .object(let entity) = statement.fault { stats.entity = entity }
-            if large { stats.largeFetches += 1 }
-            if afterSameCount { stats.afterSameCount += 1 }
-        }
-        update(&shapes[number])
-        if large, shapes[number].largeFetches == 1 { onEvent?(.largeFetch(shape: number, rows: rows)) }
-        trackFaults(statement, number: number)
-        trackBatches(statement, number: number)
-        trackTransaction(statement, number: number)
-        lastFinishedCount = statement.countResult != nil ? number : nil
-    }
-
-    // MARK: fault runs
-
-    /// A fault statement's storm key and the entity it names, or nil for any other statement.
-    private func faultKey(_ statement: TracedStatement, number: Int) -> (key: String, entity: String?)? {
-        switch statement.fault {
-        case .relationship(let entity, let name, _):
-            return (relationshipKey(entity, name), entity)
-        case .object(let entity):
-            return (shapes[number].shape.text, entity)
-        case nil:
-            let shape = traits[number]
-            if shape.kind == .singleObject || (shape.kind == .fetch && shape.limit == nil && shape.filtersOnOneKey) {
-                return (shapes[number].shape.text, nil)
-            }
-            return nil
-        }
-    }
-
-    /// `Entity.relationship`, the key of a relationship's storm.
-    private func relationshipKey(_ entity: String?, _ name: String) -> String {
-        if let known = lastRelationshipKey, known.entity == entity, known.name == name { return known.key }
-        let key = "\(entity ?? "?").\(name)"
-        lastRelationshipKey = (entity, name, key)
-        return key
-    }
-
-    /// The storm a run of fault statements starts, from the first of them.
-    private func storm(_ statement: TracedStatement, number: Int, key: String) -> Storm {
-        switch statement.fault {
-        case .relationship(let entity, let name, _):
-            return Storm(
-                key: key, shape: number, entity: entity, relationship: name, objectFaults: false, keyFetchCandidate: false)
-        case .object(let entity):
-            return Storm(key: key, shape: number, entity: entity, relationship: nil, objectFaults: true, keyFetchCandidate: false)
-        case nil:
-            let objectFaults = traits[number].kind == .singleObject
-            return Storm(
-                key: key, shape: number, entity: nil, relationship: nil, objectFaults: objectFaults,
-                keyFetchCandidate: !objectFaults)
-        }
-    }
-
-    private func trackFaults(_ statement: TracedStatement, number: Int) {
-        guard let (key, entity) = faultKey(statement, number: number) else {
-            let kind = traits[number].kind
-            if kind != .bookkeeping && kind != .other { endFaultRun() }
-            return
-        }
-        // A storm repeats one key, most often the very string of the last statement (the cached
-        // relationship key, the shape's text), which compares without reading its bytes.
-        let index: Int
-        if lastRunEntry < run.count, run[lastRunEntry].storm.key == key {
-            index = lastRunEntry
-        } else if let known = runIndex[key] {
-            index = known
-        } else {
-            runIndex[key] = run.count
-            lastRunEntry = run.count
-            run.append((storm(statement, number: number, key: key), 1, statement.seconds))
-            return
-        }
-        lastRunEntry = index
-        // Updated in place: no copy of the storm's strings.
-        run[index].count += 1
-        run[index].seconds += statement.seconds
-        if run[index].storm.entity == nil { run[index].storm.entity = entity }
-    }
-
-    private func endFaultRun() {
-        guard !run.isEmpty else { return }
-        for entry in run where entry.count >= Self.stormThreshold {
-            let key = entry.storm.key
-            var storm = storms[key] ?? entry.storm
-            storm.runs += 1
-            storm.statements += entry.count
-            storm.seconds += entry.seconds
-            storm.longestRun = max(storm.longestRun, entry.count)
-            if storm.entity == nil { storm.entity = entry.storm.entity }
-            storms[key] = storm
-            onEvent?(.storm(storm, runLength: entry.count))
-        }
-        run.removeAll(keepingCapacity: true)
-        runIndex.removeAll(keepingCapacity: true)
-        lastRunEntry = 0
-    }
-
-    // MARK: batches
-
-    private func trackBatches(_ statement: TracedStatement, number: Int) {
-        let shape = traits[number]
-        if shape.kind == .intarray, statement.prefetchKey == nil, let keys = keysFetch, shape.mainTable == keys.table, let limit = shape.limit {
-            batches += 1
-            batchLimit = limit
-            return
-        }
-        if shape.kind == .bookkeeping { return }
-        endBatches()
-        if shape.kind == .fetch, shape.selectsKeysOnly, shape.limit == nil, shape.tableCount == 1, statement.fault == nil, shape.mainTable >= 0 {
-            keysFetch = (number, statement.rows ?? 0, shape.mainTable)
-        }
-    }
-
-    private func endBatches() {
-        guard let keys = keysFetch else { return }
-        if batches == 0 {
-            if keys.rows > 0 { shapes[keys.shape].keysOnlyWithoutBatches += 1 }
-        } else if batches >= 2, batches * batchLimit >= keys.rows {
-            shapes[keys.shape].allBatchesLoaded += 1
-            shapes[keys.shape].batchesInLargestRun = max(shapes[keys.shape].batchesInLargestRun, batches)
-        }
-        keysFetch = nil
-        batches = 0
-    }
-
-    // MARK: transactions
-
-    private func trackTransaction(_ statement: TracedStatement, number: Int) {
-        let shape = traits[number]
-        switch shape.kind {
-        case .begin:
-            if let transaction { endTransaction(transaction, committed: true) }
-            transactionNumber += 1
-            transaction = Transaction(number: transactionNumber)
-        case .commit, .rollback:
-            if let transaction { endTransaction(transaction, committed: shape.kind == .commit) }
-            transaction = nil
-        default:
-            // Taken out while it changes, so its dictionary of writes is not copied.
-            guard var current = transaction.take() else { return }
-            current.statements += 1
-            current.seconds += statement.seconds
-            let table = shape.mainTable >= 0 ? clauseTexts[shape.mainTable] : "?"
-            switch shape.kind {
-            case .insert: current.writes[table, default: Writes()].inserts += 1
-            case .update: current.writes[table, default: Writes()].updates += 1
-            case .delete: current.writes[table, default: Writes()].deletes += 1
-            case .fetch, .count, .singleObject, .intarray: current.selects += 1
-            default: break
-            }
-            if (shape.kind == .update || shape.kind == .delete), shape.checksVersion { current.guarded = true }
-            transaction = current
-        }
-    }
-
-    private func endTransaction(_ finished: Transaction, committed: Bool) {
-        guard finished.totalWrites > 0 else { return }
-        let tables = Set(finished.writes.keys)
-        if !committed {
-            rolledBack += 1
-            if finished.guarded { pendingRetryTables = tables }
-            return
-        }
-        if let pending = pendingRetryTables {
-            if !pending.isDisjoint(with: tables) {
-                retries += 1
-                onEvent?(.retry(tables: pending.sorted()))
-            }
-            pendingRetryTables = nil
-        }
-        transactions += 1
-        saveSeconds += finished.seconds
-        saveStatements += finished.statements
-        for (table, writes) in finished.writes {
-            writesByTable[table, default: Writes()].inserts += writes.inserts
-            writesByTable[table, default: Writes()].updates += writes.updates
-            writesByTable[table, default: Writes()].deletes += writes.deletes
-        }
-        largestTransactions.append(finished)
-        largestTransactions.sort { ($0.totalWrites, -$0.number) > ($1.totalWrites, -$1.number) }
-        if largestTransactions.count > Self.largestKept { largestTransactions.removeLast() }
-    }
-}
-
-extension TraceAnalyzer.ShapeStatistics {
-    /// Whether the statement filters rows of `t0` on something other than its key.
-    package var whereClauseFilters: Bool {
-        guard let condition = shape.whereClause else { return false }
-        return condition.contains("t0.") && condition != "t0.Z_PK = ?"
     }
 }

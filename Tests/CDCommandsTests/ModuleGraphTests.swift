@@ -47,4 +47,30 @@ import Testing
         let described = package.filter { !["CZlib", "CEditLine", "CReadOnlyVFS"].contains($0.key) }
         #expect(documented == described)
     }
+
+    /// Files that say what they hold: no source file grows past 600 lines, where a second type or
+    /// concern starts to hide in it (split it into `Type+Aspect.swift` files instead).
+    @Test func noSourceFileIsOver600Lines() throws {
+        let root = Corpus.repositoryRoot
+        let paths = FileManager.default.enumerator(atPath: root.appendingPathComponent("Sources").path)?.allObjects as? [String] ?? []
+        let swiftFiles = paths.filter { $0.hasSuffix(".swift") }
+        #expect(swiftFiles.count > 100)
+        for path in swiftFiles {
+            let text = try String(contentsOf: root.appendingPathComponent("Sources").appendingPathComponent(path), encoding: .utf8)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            #expect(lines <= 600, "Sources/\(path) has \(lines) lines")
+        }
+    }
+
+    /// The test oracle (`ObjectGraphEvaluator`) lives in test support, which no product uses.
+    @Test func theOracleIsInNoProduct() throws {
+        let manifest = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let products = manifest.matches(of: try Regex(#"\.(library|executable)\(name: "[^"]+", targets: \[([^\]]*)\]"#))
+        #expect(products.count == 2)
+        for product in products {
+            #expect(!String(product.output[0].substring ?? "").contains("CDTestSupport"))
+        }
+        let sources = FileManager.default.enumerator(atPath: Corpus.repositoryRoot.appendingPathComponent("Sources").path)?.allObjects as? [String] ?? []
+        #expect(!sources.contains { $0.hasSuffix("ObjectGraphEvaluator.swift") || $0.hasSuffix("ObjectGraphQuirks.swift") })
+    }
 }
