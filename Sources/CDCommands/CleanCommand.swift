@@ -36,8 +36,7 @@ struct CleanCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Go ahead even when another process has the store open.")
     var force = false
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
@@ -54,6 +53,6 @@ struct CleanCommand: ParsableCommand, ChoosesColor {
             vacuum: vacuum, historyBefore: historyBefore.flatMap { CoreDataDate(iso8601: $0)?.date },
             repairPrimaryKeys: repairPrimaryKeys, dryRun: dryRun, backup: !noBackup, force: force)
         let report = try StoreCleaner.run(path: store, options: options, trace: sqlDebug.trace)
-        try Output.report(report, json: json, text: MaintenanceText.render(report))
+        try Output.report(report, json: format.json, text: MaintenanceText.render(report))
     }
 }

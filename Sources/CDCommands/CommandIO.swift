@@ -113,17 +113,17 @@ package final class CommandOutput: @unchecked Sendable {
     }
 
     /// Everything written so far, for a memory stream; empty for a file descriptor.
-    package var data: Data { locked { collected } }
+    package var data: Data { lock.withLock { collected } }
 
     /// ``data`` as UTF-8 text.
     package var text: String { String(decoding: data, as: UTF8.self) }
 
     /// True once a write failed because the reader has gone.
-    package var isClosed: Bool { locked { closed } }
+    package var isClosed: Bool { lock.withLock { closed } }
 
     /// Writes `bytes` whole, or throws ``Closed`` when the stream is (or becomes) closed.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try locked {
+        try lock.withLock {
             guard !closed else { throw Closed() }
             switch destination {
             case .memory:
@@ -148,13 +148,6 @@ package final class CommandOutput: @unchecked Sendable {
     func write(_ text: String) throws {
         var text = text
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
-    }
-
-    // `NSLock.withLock` needs macOS 14.
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }
 

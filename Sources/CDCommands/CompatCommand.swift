@@ -33,8 +33,7 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
         help: "Store options the app passes: infer (automatic migration and inferred mapping, the default), migrate (automatic migration only) or none.")
     var options: MigrationOptions = .infer
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
@@ -44,7 +43,7 @@ struct CompatCommand: ParsableCommand, ChoosesColor {
         let report = try Compatibility.analyse(
             storePath: store, modelPath: model, versionName: versionName,
             options: options, trace: sqlDebug.trace)
-        try Output.report(report, json: json, text: CompatibilityText.render(report))
+        try Output.report(report, json: format.json, text: CompatibilityText.render(report))
         if !report.opens { throw ExitCode(1) }
     }
 }

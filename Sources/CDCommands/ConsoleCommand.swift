@@ -17,8 +17,7 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(
         name: .customLong("init"), help: ArgumentHelp("Run the dot-commands of this file first, instead of ~/.cdstorerc.", valueName: "file"),
@@ -36,7 +35,7 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
     func run() throws {
         let status = try Console.run(
             ConsoleOptions(
-                storePath: store, modelPath: model, initFile: initFile,
+                storePath: store, modelPath: modelOptions.model, initFile: initFile,
                 commands: commands, bail: bail,
                 colorsOutput: CommandIO.current.colorsOutput,
                 colorsErrors: CommandIO.current.colorsErrors))

@@ -42,8 +42,7 @@ struct CreateCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "With --import, import and validate but do not write the store.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Print the result as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
@@ -61,11 +60,11 @@ struct CreateCommand: ParsableCommand, ChoosesColor {
         let blueprint = StoreBlueprint.fresh(model: chosen.model, frameworkVersion: frameworkVersion)
         guard let importFile else {
             let created = try StoreCreator.create(blueprint, at: store)
-            try Output.report(created, json: json, text: MaintenanceText.created(created))
+            try Output.report(created, json: format.json, text: MaintenanceText.created(created))
             return
         }
         let outcome = try StoreCreator.create(blueprint, at: store, importing: try ImportInput(contentsOf: importFile), dryRun: dryRun)
-        if json {
+        if format.json {
             Output.print(try Output.json(outcome))
         } else if outcome.validation.hasProblems {
             Output.report(MaintenanceText.imported(outcome) + "\n\n" + ValidationText.render(outcome.validation))

@@ -28,8 +28,7 @@ struct DiffCommand: ParsableCommand, ChoosesColor {
         completion: ShellCompletion.entityName)
     var entities: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the stores with, for stores without a model cache.", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("Match ENTITY's objects by these attributes instead of Z_PK; repeatable.", valueName: "Entity=attr[,attr]"))
     var key: [String] = []
@@ -68,7 +67,7 @@ struct DiffCommand: ParsableCommand, ChoosesColor {
             }
             options.keys[parts[0]] = attributes
         }
-        let report = try StoreDiffer.compare(storeA, storeB, modelPath: model, options: options, trace: sqlDebug.trace)
+        let report = try StoreDiffer.compare(storeA, storeB, modelPath: modelOptions.model, options: options, trace: sqlDebug.trace)
         switch format {
         case .text: Output.report(DiffText.render(report, limit: limit))
         case .json: Output.write(try DiffJSON.document(report))

@@ -23,8 +23,7 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
 
     @OptionGroup var requestOptions: FetchRequestOptions
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @OptionGroup var output: ObjectOutputOptions
 
@@ -40,7 +39,7 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let session = try StoreSession(storePath: store, modelPath: model, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace)
         let reader = try session.reader()
         try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
         let printer = output.makePrinter()

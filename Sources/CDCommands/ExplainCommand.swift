@@ -19,8 +19,7 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("The error dump itself, instead of standard input.", valueName: "text"))
     var text: String?
 
-    @Flag(name: .long, help: "Print the explanation as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @Option(
         name: .long, help: ArgumentHelp("A store to check the dump against: the offending rows, its UUID and hashes.", valueName: "store"), completion: .file())
@@ -57,7 +56,7 @@ struct ExplainCommand: ParsableCommand, ChoosesColor {
             }
             explanation = result
         }
-        try Output.report(explanation, json: json, text: ExplanationText.render(explanation))
+        try Output.report(explanation, json: format.json, text: ExplanationText.render(explanation))
     }
 
     /// Standard input to its end, after a hint on the error stream when a person types it.

@@ -25,8 +25,7 @@ struct FindCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: "Order: modified (newest first), size (largest first) or path.")
     var sort: FindSort = .modified
 
-    @Flag(name: .long, help: "Print the stores as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
@@ -35,7 +34,7 @@ struct FindCommand: ParsableCommand, ChoosesColor {
         let progress = ProgressLine()
         let report = StoreFinder.find(roots: roots, app: app, sort: sort, progress: progress.isEnabled ? progress.show : nil)
         progress.clear()
-        try Output.report(report, json: json, text: FindText.render(report))
+        try Output.report(report, json: format.json, text: FindText.render(report))
     }
 }
 

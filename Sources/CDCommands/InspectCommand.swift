@@ -9,8 +9,7 @@ struct InspectCommand: ParsableCommand, ChoosesColor {
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @Flag(name: .customLong("no-counts"), help: "Do not count rows (no table is read).")
     var noCounts = false
@@ -21,6 +20,6 @@ struct InspectCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let inspection = try StoreInspector.inspect(path: store, counts: !noCounts, trace: sqlDebug.trace)
-        try Output.report(inspection, json: json, text: InspectionText.render(inspection))
+        try Output.report(inspection, json: format.json, text: InspectionText.render(inspection))
     }
 }

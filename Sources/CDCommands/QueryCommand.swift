@@ -31,7 +31,7 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let request = try fetch.fetchRequest()
-        let session = try StoreSession(storePath: store, modelPath: fetch.model, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: fetch.modelOptions.model, trace: sqlDebug.trace)
         guard request.result != .objects else {
             let runner = try session.runner()
             try runner.reader.checkIncludes(Set(output.include), entities: [request.entity])
@@ -78,8 +78,7 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Print sum, avg, min, max or count of an attribute.", valueName: "function:attribute"))
     var aggregate: String?
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     /// Whether any option that describes a fetch was given (`sql --raw` takes none of them).
     var describesAFetch: Bool {

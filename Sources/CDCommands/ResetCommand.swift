@@ -40,8 +40,7 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
     @Option(name: .long, help: ArgumentHelp("With --recreate, the NSPersistenceFrameworkVersion to write (default: the old store's).", valueName: "number"))
     var frameworkVersion: Int?
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
@@ -63,6 +62,6 @@ struct ResetCommand: ParsableCommand, ChoosesColor {
         } else {
             report = try StoreReset.run(path: store, options: options)
         }
-        try Output.report(report, json: json, text: MaintenanceText.render(report))
+        try Output.report(report, json: format.json, text: MaintenanceText.render(report))
     }
 }

@@ -24,10 +24,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .long, help: "Serve every store found under the paths (default: where simulators and apps keep their data).")
     var find = false
 
-    @Option(
-        name: .long, help: ArgumentHelp("The model to read the stores with (pages and live updates), for stores without a model cache.", valueName: "path"),
-        completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("The port to listen on; 0 picks a free one (default 8001).", valueName: "port"))
     var port: Int = 8001
@@ -82,7 +79,7 @@ struct ServeCommand: ParsableCommand {
     /// and app.
     private func servedStores() throws -> [ServedStore] {
         guard find else {
-            return stores.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element, modelPath: model) }
+            return stores.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element, modelPath: modelOptions.model) }
         }
         let report = StoreFinder.find(roots: stores.isEmpty ? StoreFinder.defaultRoots() : stores, app: nil, sort: .path, progress: nil)
         let found = report.stores.filter { $0.problem == nil }
@@ -91,7 +88,7 @@ struct ServeCommand: ParsableCommand {
         }
         return found.enumerated().map { index, store in
             let group = [store.location.device, store.location.bundleID].compactMap { $0 }.joined(separator: " — ")
-            return ServedStore(number: index + 1, path: store.path, modelPath: model, group: group.isEmpty ? "Other stores" : group)
+            return ServedStore(number: index + 1, path: store.path, modelPath: modelOptions.model, group: group.isEmpty ? "Other stores" : group)
         }
     }
 

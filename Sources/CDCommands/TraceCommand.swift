@@ -38,8 +38,7 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Keep reading a growing log and print each finding as it appears; the report follows at the end.")
     var follow = false
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @Option(name: .long, help: ArgumentHelp("How many statement shapes to list; 0 lists none.", valueName: "n"))
     var top: Int = 10
@@ -121,7 +120,7 @@ struct TraceCommand: ParsableCommand, ChoosesColor {
         let report = TraceReport.build(
             from: analyzer, lines: lines, names: names, namesKind: namesKind, namesFrom: namesFrom,
             snapshot: session?.snapshot, top: top)
-        try Output.report(report, json: json, text: TraceText.render(report))
+        try Output.report(report, json: format.json, text: TraceText.render(report))
     }
 
     /// The names the store's own model cache gives its tables and columns; nil without a cache.

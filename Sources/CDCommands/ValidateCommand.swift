@@ -19,19 +19,17 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model to validate with (default: the model cached in the store).", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
-    @Flag(name: .long, help: "Print the report as JSON (a stable contract for scripts).")
-    var json = false
+    @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let report = try StoreSession(storePath: store, modelPath: model, trace: sqlDebug.trace).validation()
-        try Output.report(report, json: json, text: ValidationText.render(report))
+        let report = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace).validation()
+        try Output.report(report, json: format.json, text: ValidationText.render(report))
         if report.hasProblems { throw ExitCode(1) }
     }
 }

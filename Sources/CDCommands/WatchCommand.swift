@@ -25,8 +25,7 @@ struct WatchCommand: ParsableCommand, ChoosesColor {
     @Argument(help: ArgumentHelp("Entities to watch, with their sub-entities (default: all).", valueName: "entity"), completion: ShellCompletion.entityName)
     var entities: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The model to read the store with, for stores without a model cache.", valueName: "path"), completion: .file())
-    var model: String?
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("Seconds between polls (default 1).", valueName: "seconds"))
     var interval: Double = 1
@@ -42,7 +41,7 @@ struct WatchCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let stop = StopSignal()
-        let watcher = try StoreWatcher(path: store, entities: entities, modelPath: model)
+        let watcher = try StoreWatcher(path: store, entities: entities, modelPath: modelOptions.model)
         let method = watcher.usesHistory ? "persistent history" : "comparing snapshots"
         Output.message("Watching \(store) (\(method)), every \(ValueText.number(interval)) s; Ctrl-C stops.")
         var lastProblem: String?

@@ -158,6 +158,17 @@ import Testing
         }
     }
 
+    /// The macOS and Swift versions the README promises are Package.swift's: `platforms` and the
+    /// tools version, stated there once.
+    @Test func readmeStatesPackageSwiftsPlatforms() throws {
+        let manifest = Self.read("Package.swift")
+        let macOS = try #require(manifest.firstMatch(of: /\.macOS\(\.v(\d+)\)/)?.1)
+        let tools = try #require(manifest.firstMatch(of: /swift-tools-version:(\d+\.\d+)/)?.1)
+        let readme = Self.read("README.md")
+        #expect(readme.contains("builds with Swift \(tools) or later, on Linux and on macOS \(macOS) or later"))
+        #expect(readme.firstMatch(of: /macOS 1\d or later/)?.0 == "macOS \(macOS) or later")
+    }
+
     @Test(arguments: ["man/cdstore.1", "man/cdstore-troubleshooting.7"])
     func manPageRendersCleanly(_ page: String) throws {
         let groff = ["/usr/bin/groff", "/usr/local/bin/groff", "/opt/homebrew/bin/groff"]
