@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes a ``PropertyListValue`` as a binary property list (`bplist00`), the format of
-/// `Z_METADATA.Z_PLIST` and of keyed archives (reference/store-format.md §5, §6).
+/// `Z_METADATA.Z_PLIST` and of keyed archives (docs/format/store-format.md §5, §6).
 ///
 /// Layout, mirroring ``BinaryPropertyListReader``: the 8-byte header, every object once, an
 /// offset table and a 32-byte trailer. Offsets and object references use the fewest bytes that

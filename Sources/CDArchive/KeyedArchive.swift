@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Core Data's classes do not exist on Linux, so model caches, `.mom` files and transformable
 /// values are read by resolving `UID`s into `$objects` and dispatching on each object's
-/// `$classname` (reference/model-format.md §3.3).
+/// `$classname` (docs/format/model-format.md §3.3).
 public final class KeyedArchive: Sendable {
     /// The archive's `$objects` array; index 0 is the `"$null"` placeholder.
     public let objects: [PropertyListValue]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Builds an `NSKeyedArchiver` archive without `NSKeyedArchiver` (reference/model-format.md
+/// Builds an `NSKeyedArchiver` archive without `NSKeyedArchiver` (docs/format/model-format.md
 /// §3.3): a `bplist00` dictionary with `$archiver`, `$version` 100000, `$top` {root: UID} and
 /// `$objects`, whose first entry is `"$null"`.
 ///

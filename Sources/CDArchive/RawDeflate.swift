@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 
 /// Raw DEFLATE (RFC 1951) compression through the system zlib: the format of
-/// `Z_MODELCACHE.Z_CONTENT`, which has no zlib header or checksum (reference/store-format.md §6).
+/// `Z_MODELCACHE.Z_CONTENT`, which has no zlib header or checksum (docs/format/store-format.md §6).
 ///
 /// `deflateInit2` with `windowBits = -15` selects the raw format; the level is zlib's default,
 /// as the exact bytes Core Data produces are not needed, only a stream any raw inflater reads.

@@ -4,7 +4,7 @@ import Foundation
 /// Raw DEFLATE (RFC 1951) decompression through the system zlib.
 ///
 /// `Z_MODELCACHE.Z_CONTENT` has no zlib header, so `inflateInit2` is called with
-/// `windowBits = -15` (reference/store-format.md §6).
+/// `windowBits = -15` (docs/format/store-format.md §6).
 package enum RawInflate {
     /// Inflates `data`; throws when the stream is corrupt, truncated, or would exceed `limit` bytes.
     package static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {

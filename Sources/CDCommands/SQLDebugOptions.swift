@@ -3,7 +3,7 @@ import CDStore
 
 /// `--sql-debug N`, also accepted as typed in an Xcode scheme (`-com.apple.CoreData.SQLDebug N`)
 /// and from the `CDSTORE_SQL_DEBUG` environment variable: Core Data's SQL debug log, levels 1–4,
-/// on standard error (reference/sqldebug.md §1, §3).
+/// on standard error (docs/format/sqldebug.md §1, §3).
 struct SQLDebugOptions: ParsableArguments {
     @Option(
         name: .customLong("sql-debug"),

@@ -4,7 +4,7 @@ import CDStore
 import Foundation
 
 /// The store options an app passes to `addPersistentStore`, which decide the error it gets
-/// (reference/model-format.md §6.1, §6.3).
+/// (docs/format/model-format.md §6.1, §6.3).
 package enum MigrationOptions: String, Sendable, Codable, CaseIterable {
     /// `NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`,
     /// as CDQ, MagicalRecord and RHManagedObject set them.
@@ -66,7 +66,7 @@ package struct CompatibilityReport: Sendable, Encodable, Equatable {
 
 }
 
-/// Compares a store with every version of a model (reference/model-format.md §6.3).
+/// Compares a store with every version of a model (docs/format/model-format.md §6.3).
 package enum Compatibility {
     /// Analyses the store at `storePath` against the model at `modelPath`. `versionName` is the
     /// version the app opens the store with (default: the current one). Reads the store read-only.

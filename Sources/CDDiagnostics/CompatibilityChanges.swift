@@ -4,7 +4,7 @@ import CDStore
 import Foundation
 
 /// One difference between the model that wrote a store and the model the app opens it with,
-/// and whether lightweight migration can infer it (reference/model-format.md §6.1–6.2).
+/// and whether lightweight migration can infer it (docs/format/model-format.md §6.1–6.2).
 package struct CompatibilityChange: Sendable, Encodable, Equatable {
     /// What changed. The raw values are the JSON contract.
     package enum Kind: String, Sendable, Codable, CaseIterable {

@@ -16,7 +16,7 @@ package struct CatalogueEntry: Sendable, Codable, Equatable {
     package let name: String
     package let meaning: String
     /// Core Data's English `localizedDescription`, with `%{PROPERTY}@` for the property name;
-    /// `nil` when none is known (reference/errors.md §1). Used to recognise a key in a dump
+    /// `nil` when none is known (docs/format/errors.md §1). Used to recognise a key in a dump
     /// that lost its userInfo.
     package let message: String?
     package let causes: [String]
@@ -26,7 +26,7 @@ package struct CatalogueEntry: Sendable, Codable, Equatable {
     package let section: TroubleshootingSection
 }
 
-/// Every error code of reference/errors.md (§1 Core Data's header and the codes outside it, §4
+/// Every error code of docs/format/errors.md (§1 Core Data's header and the codes outside it, §4
 /// SQLite result codes) plus the Foundation file errors Core Data passes through.
 ///
 /// The catalogue is data: `explain CODE` prints an entry, and `explain -` picks entries for the
@@ -48,7 +48,7 @@ package enum ErrorCatalogue {
     }
 
     /// For an SQLite extended result code that is not listed itself (`266`, `1034`): the entry of
-    /// its primary code, the low byte (reference/errors.md §4).
+    /// its primary code, the low byte (docs/format/errors.md §4).
     package static func sqlitePrimary(of code: Int) -> CatalogueEntry? {
         guard code > 255, code < 65_536, let primary = entry(code: code & 0xFF), primary.domain == .sqlite else { return nil }
         return primary

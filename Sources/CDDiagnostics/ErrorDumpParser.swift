@@ -7,7 +7,7 @@ package struct DumpReading: Sendable {
     /// Index into ``errors`` of the error to explain: the first Core Data (`NSCocoaErrorDomain`)
     /// error, else the first SQLite one, else the first.
     package var primaryIndex: Int
-    /// The paste contains a cut (`[…]`, as reference/errors.md marks them) or ends inside an
+    /// The paste contains a cut (`[…]`, as docs/format/errors.md marks them) or ends inside an
     /// unclosed userInfo dictionary.
     package var truncated: Bool
 
@@ -17,7 +17,7 @@ package struct DumpReading: Sendable {
 
 /// Reads pasted NSError descriptions and Core Data console logs into ``ErrorFinding``s.
 ///
-/// The dumps come in several shapes (reference/errors.md §5): `Error Domain=… Code=N "…"
+/// The dumps come in several shapes (docs/format/errors.md §5): `Error Domain=… Code=N "…"
 /// UserInfo={key=value, …}` (new style), `UserInfo=0x… {…}` (old style), `returned error
 /// Domain(N) with userInfo dictionary {key = value; …}` (plist style), bare `CoreData: error:
 /// (522) I/O error for database at …` lines, and fragments without any code. Errors nest
@@ -575,7 +575,7 @@ package enum ErrorDumpParser {
 
 /// Message texts that identify a Core Data error when a dump carries no code: Core Data's
 /// English messages (without a property placeholder), the older `reason` wordings, and the
-/// German 134100 message of reference/errors.md §5.3.
+/// German 134100 message of docs/format/errors.md §5.3.
 enum KnownMessages {
     static let extra: [(String, Int)] = [
         ("The model used to open the store is incompatible with the one used to create the store", 134100),

@@ -70,7 +70,7 @@ package struct ObjectReference: Sendable, Codable {
     }
 }
 
-/// The store metadata printed inside a 134100/134130 (`metadata = {…}`), reference/errors.md §5.1.
+/// The store metadata printed inside a 134100/134130 (`metadata = {…}`), docs/format/errors.md §5.1.
 package struct DumpMetadata: Sendable, Codable {
     @NullEncoded package var frameworkVersion: Int?
     @NullEncoded package var storeType: String?

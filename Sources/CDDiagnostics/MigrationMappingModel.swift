@@ -10,7 +10,7 @@ import Foundation
 /// What a mapping model says about the two model versions it connects.
 ///
 /// A compiled `.cdm` records, per entity mapping, the version hashes of its source and destination
-/// entities (reference/model-format.md §3.4). An Xcode `.xcmappingmodel` document is a Core Data
+/// entities (docs/format/model-format.md §3.4). An Xcode `.xcmappingmodel` document is a Core Data
 /// XML store whose one `XDDEVMAPPINGMODEL` object holds the paths of both `.xcdatamodel`s; it
 /// also archives both models (`sourcemodeldata`, `destinationmodeldata`), but as Xcode's
 /// design-time `XDPMModel` class, which cdstore does not decode, so there the path names the version.

@@ -3,7 +3,7 @@ import CDBase
 import CDStore
 import Foundation
 
-/// The metadata of a store that `diff` compares (reference/store-format.md §5): the store's
+/// The metadata of a store that `diff` compares (docs/format/store-format.md §5): the store's
 /// identity, the framework and model versions, the entity hashes, and whether the store keeps
 /// persistent history and a model cache.
 struct MetadataFacts {

@@ -2,7 +2,7 @@ import CDMapping
 import CDStore
 
 /// The tables, columns, indexes and triggers added, removed or changed from store A to store B,
-/// each named by the model of the store that has it (reference/store-format.md §7), and marked
+/// each named by the model of the store that has it (docs/format/store-format.md §7), and marked
 /// when that model does not explain it (``StoreMapping/compare(with:)``'s extra objects: a
 /// migration's leftovers, the app's own tables).
 enum SchemaChanges {

@@ -6,7 +6,7 @@ import CDStore
 import Foundation
 import GRDB
 
-/// Translates ``FetchRequest``s into SQL the way Core Data does (reference/sqldebug.md §5), with
+/// Translates ``FetchRequest``s into SQL the way Core Data does (docs/format/sqldebug.md §5), with
 /// table and column names taken only from the ``StoreMapping`` and every value bound.
 ///
 /// The shapes, and where they come from:

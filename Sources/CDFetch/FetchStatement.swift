@@ -5,7 +5,7 @@ import CDStore
 import GRDB
 
 /// A fetch request translated into one SQL statement, written the way Core Data writes it
-/// (reference/sqldebug.md §5), with every value bound.
+/// (docs/format/sqldebug.md §5), with every value bound.
 package struct FetchStatement: Sendable, Equatable {
     /// What the statement's rows are.
     package enum Kind: Sendable, Equatable {

@@ -4,7 +4,7 @@ import CDStore
 /// What a given Core Data build writes into a new store, by `NSPersistenceFrameworkVersion`.
 ///
 /// The thresholds are the first versions seen with each feature in real stores
-/// (reference/store-format.md §3, §5, §5.2); where the exact first version is uncertain, the
+/// (docs/format/store-format.md §3, §5, §5.2); where the exact first version is uncertain, the
 /// lowest version observed with the feature is used.
 package struct FrameworkFeatures: Sendable, Equatable {
     /// The version written when the user names none: the newest build seen in real stores.

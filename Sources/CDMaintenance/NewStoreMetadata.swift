@@ -2,7 +2,7 @@ import CDArchive
 import CDModel
 import Foundation
 
-/// The `Z_PLIST` dictionary Core Data writes for a new store (reference/store-format.md §5).
+/// The `Z_PLIST` dictionary Core Data writes for a new store (docs/format/store-format.md §5).
 ///
 /// Every value is computed from the model: the entity version hashes, and the digest and the
 /// checksum derived from them (§5.1), never copied from another store.

@@ -54,7 +54,7 @@ package struct PreparedStore: Sendable {
     }
 }
 
-/// Writes empty stores exactly as Core Data does (reference/store-format.md §3–§7):
+/// Writes empty stores exactly as Core Data does (docs/format/store-format.md §3–§7):
 /// incremental auto-vacuum and WAL, the model's tables and indexes in Core Data's order, one
 /// `Z_PRIMARYKEY` row per entity with `Z_MAX` 0, `Z_METADATA` with a new UUID and the metadata
 /// computed from the model, and the raw-DEFLATE model cache.

@@ -3,7 +3,7 @@ import CDBase
 import Foundation
 
 /// Reads an archived `NSManagedObjectModel`: a `.mom` file, or a store's `Z_MODELCACHE` after
-/// inflating (reference/store-format.md §6, model-format.md §3.2).
+/// inflating (docs/format/store-format.md §6, model-format.md §3.2).
 public enum ArchivedModelReader {
     /// Decodes the model archived in `data` (a binary-plist keyed archive).
     public static func model(fromArchive data: Data) throws -> ManagedObjectModel {

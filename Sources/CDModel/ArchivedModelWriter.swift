@@ -5,7 +5,7 @@ import Foundation
 
 /// Writes a model as an archived `NSManagedObjectModel`: the uncompressed keyed archive that a
 /// `.mom` holds and that, raw-DEFLATE-compressed, is a store's `Z_MODELCACHE.Z_CONTENT`
-/// (reference/store-format.md §6, model-format.md §3). ``ArchivedModelReader`` reads it back.
+/// (docs/format/store-format.md §6, model-format.md §3). ``ArchivedModelReader`` reads it back.
 ///
 /// Classes, keys, `_P` and `NSFlagsKey` bits are those of store-format.md §6, laid out as in
 /// real model caches: `NSEntities` is an `NSKnownKeysDictionary1`, every property points at

@@ -6,7 +6,7 @@ import Foundation
 /// into format text printed the way `-[NSPredicate predicateFormat]` prints them.
 ///
 /// The text matters beyond display: a derived attribute's version hash is the SHA-256 of its
-/// expression text (reference/model-format.md §5.5), e.g. `count:(pages)`. Constants are typed
+/// expression text (docs/format/model-format.md §5.5), e.g. `count:(pages)`. Constants are typed
 /// as `NSNumber` prints them (a Boolean as `1`, a whole real as an integer); what the tree
 /// cannot hold (an unknown class or operator) becomes opaque text such as `<NSFooExpression>`.
 package enum ArchivedPredicateFormatter {

@@ -3,7 +3,7 @@ import CDBase
 import Foundation
 
 /// Reads Xcode 3 ("legacy") model bundles: a `.xcdatamodel` directory holding a binary
-/// `elements` file instead of the `contents` XML (reference/model-format.md §1).
+/// `elements` file instead of the `contents` XML (docs/format/model-format.md §1).
 ///
 /// `elements` is an `NSKeyedArchiver` archive (§3.3) of Xcode's private editing classes, not of
 /// Core Data's: the root is an `XDPMModel`, its `_xd_rootPackage` (`XDModelPackage`) lists the

@@ -231,7 +231,7 @@ public enum PropertyDescription: Sendable, Codable, Equatable {
 }
 
 /// `NSAttributeType`: the integer code Core Data compiles each XML type spelling to
-/// (reference/model-format.md §2.3). Unknown codes are kept as they are.
+/// (docs/format/model-format.md §2.3). Unknown codes are kept as they are.
 public struct AttributeType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The `NSAttributeType` code.
     public let rawValue: Int

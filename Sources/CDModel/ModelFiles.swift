@@ -3,7 +3,7 @@ import CDBase
 import Foundation
 
 /// Loads every version a model file or bundle holds: `.xcdatamodeld`, `.xcdatamodel`, a bare
-/// `contents` file, `.momd` and `.mom` (reference/model-format.md §1, §3), and ruby-xcdm
+/// `contents` file, `.momd` and `.mom` (docs/format/model-format.md §1, §3), and ruby-xcdm
 /// schemas: one `.rb` file or a folder of them (§7).
 public enum ModelFiles {
     /// The kinds of path this reader understands, by name and layout.

@@ -15,7 +15,7 @@ public struct LintFinding: Sendable, Codable, Equatable {
 }
 
 /// The checks `momc` makes at build time and the CloudKit model rules behind error 134060
-/// (reference/rendering-and-cli.md §3.4, errors.md §3).
+/// (docs/format/rendering-and-cli.md §3.4, errors.md §3).
 public enum ModelLint {
     /// Transformers that archive with NSKeyedUnarchiver insecurely (momc's "Misconfigured Property").
     static let insecureTransformers: Set<String> = ["NSKeyedUnarchiveFromData", "NSUnarchiveFromData"]

@@ -2,7 +2,7 @@ import CDBase
 import Foundation
 
 /// Writes a model as the `contents` XML of an `.xcdatamodel`, so a compiled `.mom`, a store's
-/// cache or a ruby-xcdm schema becomes something Xcode opens (reference/model-format.md §2).
+/// cache or a ruby-xcdm schema becomes something Xcode opens (docs/format/model-format.md §2).
 ///
 /// Every hashed setting is written explicitly (counts included), so reading the XML back gives
 /// identical version hashes. Validation predicates archived in compiled models have no XML form

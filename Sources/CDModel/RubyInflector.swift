@@ -1,7 +1,7 @@
 import Foundation
 
 /// The ActiveSupport inflections ruby-xcdm uses to infer the far end of a relationship
-/// (reference/model-format.md §7): `classify` for the destination entity, `underscore` and
+/// (docs/format/model-format.md §7): `classify` for the destination entity, `underscore` and
 /// `pluralize` for the inverse name.
 ///
 /// This is a small rule set, not ActiveSupport's full table: regular English plurals (`-s`,

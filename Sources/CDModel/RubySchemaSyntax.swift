@@ -2,7 +2,7 @@ import CDPredicate
 import Foundation
 
 // The small part of Ruby that ruby-xcdm schema files use, read as data: method calls with
-// literal arguments and `do … end` / `{ … }` blocks (reference/model-format.md §7).
+// literal arguments and `do … end` / `{ … }` blocks (docs/format/model-format.md §7).
 //
 // Nothing is evaluated. There are no variables, constants, operators, string interpolation,
 // heredocs or `%w` literals; meeting one is a parse error, never a guess.

@@ -1,7 +1,7 @@
 import CDBase
 import Foundation
 
-/// Reads ruby-xcdm schema files (`schemas/*.rb`, reference/model-format.md §7) as data,
+/// Reads ruby-xcdm schema files (`schemas/*.rb`, docs/format/model-format.md §7) as data,
 /// without running Ruby.
 ///
 /// Each schema becomes the element tree of the `contents` XML that ruby-xcdm would write for

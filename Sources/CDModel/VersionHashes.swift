@@ -3,7 +3,7 @@ import Foundation
 
 /// Core Data's entity version hashes, model checksum and digest, computed from a model.
 ///
-/// The byte layouts are those of reference/model-format.md §5 (confirmed against 3,108 real
+/// The byte layouts are those of docs/format/model-format.md §5 (confirmed against 3,108 real
 /// hashes): plain concatenations of UTF-8 strings and little-endian integers fed to SHA-256,
 /// with the digest over names and hashes fed to SHA-512.
 public enum VersionHashes {

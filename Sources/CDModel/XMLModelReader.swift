@@ -4,7 +4,7 @@ import Foundation
     import FoundationXML
 #endif
 
-/// Reads the `contents` XML of an `.xcdatamodel` (reference/model-format.md §2) into the one
+/// Reads the `contents` XML of an `.xcdatamodel` (docs/format/model-format.md §2) into the one
 /// model type. Element order is not relied on.
 public enum XMLModelReader {
     /// Decodes the `contents` XML in `data`; throws ``Failure`` on XML that is not well-formed

@@ -41,7 +41,7 @@ extension ObjectRenderer {
     package mutating func finish() -> String { "" }
 }
 
-/// Core Data's own `-[NSManagedObject description]` (reference/rendering-and-cli.md §1).
+/// Core Data's own `-[NSManagedObject description]` (docs/format/rendering-and-cli.md §1).
 ///
 /// The pointer-like numbers Core Data prints are memory addresses; cdstore derives them from
 /// the entity number and `Z_PK` so the output is reproducible:

@@ -13,7 +13,7 @@ import ServiceLifecycle
 ///
 /// The stream ends when the client disconnects (Hummingbird cancels the writer when the
 /// connection's inbound side closes) and on the server's graceful shutdown (Ctrl-C, SIGTERM),
-/// which would otherwise wait for it forever (reference/web-ui-and-logs.md §2). The page's script
+/// which would otherwise wait for it forever (docs/format/web-ui-and-logs.md §2). The page's script
 /// connects to the server itself, which the Content-Security-Policy's `default-src 'self'` allows
 /// (it stands for the `connect-src` the policy does not name).
 enum EventStream {

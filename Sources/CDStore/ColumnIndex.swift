@@ -1,7 +1,7 @@
 import CDMapping
 
 /// The columns of a mapping by declaring entity and property, with the entity lineage walked
-/// as ``StoreMapping/columns(forProperty:ofEntity:)`` walks it, but without scanning every
+/// as `StoreMapping/columns(forProperty:ofEntity:)` walks it, but without scanning every
 /// table for each property: planning a read or a comparison over a store with thousands of
 /// properties (Photos) would otherwise take longer than the read. ``ObjectReader`` builds one
 /// for its mapping.

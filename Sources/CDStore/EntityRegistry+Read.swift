@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 extension EntityRegistry {
-    /// Reads `Z_PRIMARYKEY`; values it cannot use are reported in ``problems`` rather than thrown,
+    /// Reads `Z_PRIMARYKEY`; values it cannot use are reported in `problems` rather than thrown,
     /// so a damaged table still yields the entities it can.
     public static func read(_ db: Database) throws -> EntityRegistry {
         let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")

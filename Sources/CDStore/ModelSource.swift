@@ -2,7 +2,7 @@ import CDMapping
 import CDModel
 import Foundation
 
-/// Loads every model version a path offers: a model file or bundle (``ModelFiles``), or a
+/// Loads every model version a path offers: a model file or bundle (`ModelFiles`), or a
 /// store, whose cached model is its one version (named `cache`).
 public enum ModelSource {
     /// `trace` logs the SQL run when `path` is a store.

@@ -8,7 +8,7 @@ import GRDBSQLite
 /// What to read: one entity (with its sub-entities, as a Core Data fetch does) or every entity,
 /// how many, and which to-many relationships to fetch. Objects come in `Z_PK` order; a sorted or
 /// filtered read is a fetch, written in Core Data's SQL by CDFetch, which hands its statement
-/// over in `statement` (the package's one sort descriptor type is CDModel's ``SortDescriptor``).
+/// over in `statement` (the package's one sort descriptor type is CDModel's `SortDescriptor`).
 public struct ObjectQuery: Sendable {
     /// `nil` reads every entity, each object once under its concrete entity.
     public var entity: String?
@@ -76,7 +76,7 @@ public struct ObjectSection: Sendable {
 /// Reads objects from a store, decoding each column with the model and the exact mapping.
 ///
 /// Rows stream from SQLite one at a time; only the current object is in memory. Column and table
-/// names come from ``StoreMapping``; every value (entity numbers, keys, limits) is bound.
+/// names come from `StoreMapping`; every value (entity numbers, keys, limits) is bound.
 public final class ObjectReader {
     /// The read-only snapshot of the store being read.
     public let snapshot: StoreSnapshot

@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 
 /// Core Data's SQL debug log (`-com.apple.CoreData.SQLDebug N`) for the request cdstore runs, in
-/// Core Data's line format (reference/sqldebug.md §2, §3). It holds only what Core Data itself
+/// Core Data's line format (docs/format/sqldebug.md §2, §3). It holds only what Core Data itself
 /// would print, so that it reads like the app's own log:
 ///
-/// * level 1: the lines Core Data prints when it opens a store (``connecting(to:walMode:)``),
+/// * level 1: the lines Core Data prints when it opens a store (`connecting(to:walMode:)`),
 ///   `CoreData: sql: <statement>` for each fetch, `CoreData: annotation: sql connection fetch
 ///   time: …s`, `total fetch execution time: …s for N rows.`, `total count request execution
 ///   time: …s for count of N.`;
@@ -17,7 +17,7 @@ import GRDB
 /// The statements cdstore runs on its own behalf (signature check, metadata, entity registry,
 /// schema, model cache) are none of Core Data's: a connection hook logs them under a `cdstore:`
 /// prefix, at level 4 only, so no reader of the log takes them for Core Data's. Fetches log
-/// themselves through ``fetch(sql:arguments:entity:in:rows:)`` so they can report binds and rows,
+/// themselves through `fetch(sql:arguments:entity:in:rows:)` so they can report binds and rows,
 /// and the hook keeps quiet while they run.
 public final class SQLTrace: @unchecked Sendable {
     /// 1 to 4; 0 logs nothing. The console changes it between statements (`.trace`), so a
@@ -46,7 +46,7 @@ public final class SQLTrace: @unchecked Sendable {
 
     /// The lines Core Data prints at level 1 when it opens the store at `path`: the `Connecting to`
     /// annotation and the statements of its connection set-up, as recorded from a real log
-    /// (reference/sqldebug.md §4 and §8 block 5). `pragma journal_mode=wal` is printed for a
+    /// (docs/format/sqldebug.md §4 and §8 block 5). `pragma journal_mode=wal` is printed for a
     /// store in WAL mode only, the one mode the recorded log shows. cdstore reads the same
     /// tables its own way; these lines stand for Core Data's opening so that a trace compares
     /// line for line with the app's log.
@@ -56,7 +56,7 @@ public final class SQLTrace: @unchecked Sendable {
         for statement in Self.connectionStatements(walMode: walMode) { sql(statement) }
     }
 
-    /// Core Data's connection statements in the order of reference/sqldebug.md §8 block 5.
+    /// Core Data's connection statements in the order of docs/format/sqldebug.md §8 block 5.
     static func connectionStatements(walMode: Bool) -> [String] {
         let probe = { (table: String) in "SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = '\(table)'" }
         return [probe("Z_METADATA"), "pragma recursive_triggers=1"]

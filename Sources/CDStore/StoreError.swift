@@ -81,7 +81,7 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     // MARK: Names and layout
 
     /// `name` is not an entity of the store; `known` are the ones a command can name
-    /// (``StoreMapping/nameableEntities(model:)``). Build it with ``unknownEntity(_:mapping:model:)``.
+    /// (`StoreMapping/nameableEntities(model:)`). Build it with ``unknownEntity(_:mapping:model:)``.
     case unknownEntity(name: String, known: [String])
     /// `--include name` is not a to-many relationship of `scope` (an entity, or "any entity");
     /// `toMany` are the ones there are.
@@ -163,7 +163,7 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     }
 
     /// The error for a name that is not an entity of the store, listing the entities every
-    /// command accepts (``StoreMapping/nameableEntities(model:)``): the one place the list is made.
+    /// command accepts (`StoreMapping/nameableEntities(model:)`): the one place the list is made.
     public static func unknownEntity(_ name: String, mapping: StoreMapping, model: ManagedObjectModel) -> StoreError {
         .unknownEntity(name: name, known: mapping.nameableEntities(model: model))
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The files that make up one store on disk (reference/store-format.md §2).
+/// The files that make up one store on disk (docs/format/store-format.md §2).
 public struct StoreFiles: Sendable {
     /// The main database file, as the user named it (made absolute); when that name is a
     /// symbolic link, its target, beside which the sidecars are looked for.

@@ -3,7 +3,7 @@ import CDModel
 import Foundation
 import GRDB
 
-/// The decoded `Z_METADATA` row (reference/store-format.md §5).
+/// The decoded `Z_METADATA` row (docs/format/store-format.md §5).
 public struct StoreMetadata: Sendable {
     /// `Z_UUID`: the store UUID and the host of every object-ID URI.
     public var storeUUID: String?

@@ -9,7 +9,7 @@ extension StoreSnapshot {
     /// own `Z_ENT` numbers. Nil when the table or column is not in the store.
     ///
     /// Making an attribute non-optional without a default migrates, but every such row then
-    /// fails validation (reference/model-format.md §6.3 step 3).
+    /// fails validation (docs/format/model-format.md §6.3 step 3).
     public func countNulls(model: ManagedObjectModel, entity: String, attribute: String) throws -> Int? {
         try read { db -> Int? in
             let mapping = StoreMapping.predict(model: model, registry: try EntityRegistry.read(db))

@@ -10,14 +10,14 @@ import GRDBSQLite
 /// (`CReadOnlyVFS`): the main file and `-wal` are opened `O_RDONLY`, SQLite's WAL index is
 /// rebuilt in memory from the `-wal` instead of being read from or written to the `-shm`, and no
 /// lock is taken, so nothing is copied however big the store is. `immutable=1` would be wrong: it
-/// ignores the WAL, where all of a store's content may live (reference/store-format.md §10).
+/// ignores the WAL, where all of a store's content may live (docs/format/store-format.md §10).
 ///
 /// Because no lock is taken, an app may write while cdstore reads: every ``read(_:)`` compares the
-/// files with their state at opening (``StoreFileState``) and fails with "changed while reading"
+/// files with their state at opening (`StoreFileState`) and fails with "changed while reading"
 /// rather than return a mix of two versions.
 ///
 /// A store with a `-journal` beside it is read from a private copy instead (in
-/// `$TMPDIR/cdstore-<pid>-<UUID>/`, removed on every way out, see ``PrivateCopyRegistry``): a hot
+/// `$TMPDIR/cdstore-<pid>-<UUID>/`, removed on every way out, see `PrivateCopyRegistry`): a hot
 /// rollback journal must be played back before the data is consistent, which is a write. The
 /// copy is also the fallback where SQLite does not accept the VFS.
 public final class StoreSnapshot: @unchecked Sendable {
@@ -77,7 +77,7 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// Fails when an app has changed the store since this view was taken, in a way that makes
-    /// what was read a mix of two versions (``StoreFileState``). ``read(_:)`` calls it after
+    /// what was read a mix of two versions (`StoreFileState`). ``read(_:)`` calls it after
     /// every read; long reads may call it as they go.
     public func checkUnchanged() throws {
         if isOutdated { throw Self.changedWhileReading(files) }
@@ -96,7 +96,7 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// Runs `body` with the read-only connection, turning SQLite failures into ``StoreError``.
-    /// An error already meant for the user (a ``UserFacingError`` thrown by `body`) passes unchanged.
+    /// An error already meant for the user (a `UserFacingError` thrown by `body`) passes unchanged.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             let value = try database.read(body)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One Core Data log message found in a captured line: `CoreData: <category>: <message>`
-/// (reference/sqldebug.md §2), whatever wrapper the capture added.
+/// (docs/format/sqldebug.md §2), whatever wrapper the capture added.
 package struct LogRecord: Equatable, Sendable {
     /// The categories of sqldebug.md §2.
     package enum Category: String, Sendable, CaseIterable {
@@ -18,7 +18,7 @@ package struct LogRecord: Equatable, Sendable {
 }
 
 /// Finds the Core Data message in one captured line, for every wrapper users capture
-/// (reference/web-ui-and-logs.md §4):
+/// (docs/format/web-ui-and-logs.md §4):
 ///
 /// * plain `CoreData: sql: …`, as Core Data writes it to standard error and cdstore's own
 ///   `--sql-debug` writes it, and any text before it: NSLog's `2014-07-30 11:45:15.647

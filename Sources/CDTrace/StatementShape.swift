@@ -3,7 +3,7 @@ import Foundation
 /// A logged SQL statement with its bound values taken out: the key statements are grouped by.
 ///
 /// Core Data binds every value (`?`), but logs differ in spacing (`WHERE  t0.ZAGE`, `COUNT(
-/// t1.Z_PK)`, trailing spaces; reference/sqldebug.md §2), some captures collapse it, and a few
+/// t1.Z_PK)`, trailing spaces; docs/format/sqldebug.md §2), some captures collapse it, and a few
 /// statements carry literals (`IN (1, 2, 3)`, values typed into a pasted statement). The shape
 /// is the statement's tokens joined by single spaces, with no space after `(` or before `)` and
 /// `,`, every literal that is compared or listed replaced by `?`, an `IN` list of any length

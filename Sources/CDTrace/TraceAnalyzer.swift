@@ -4,7 +4,7 @@ import Foundation
 /// of distinct statement shapes (at most ``maximumShapes``), everything the report needs:
 /// statistics per shape, fault runs, batches, transactions.
 ///
-/// Statements and annotations are paired as Core Data writes them (reference/sqldebug.md §5, §8):
+/// Statements and annotations are paired as Core Data writes them (docs/format/sqldebug.md §5, §8):
 /// an annotation belongs to the last statement; a fetch whose `sql connection fetch time` has
 /// been logged but not its `total fetch execution time` is still running, so a statement logged
 /// then is nested in it (a prefetch, §8 block 10), and the next total closes the inner one first.

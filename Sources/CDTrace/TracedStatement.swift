@@ -43,7 +43,7 @@ package struct TracedStatement: Sendable {
     var closed: Bool { totalTime != nil || countResult != nil }
 }
 
-/// Reads Core Data's annotations (reference/sqldebug.md §2), each into what it says.
+/// Reads Core Data's annotations (docs/format/sqldebug.md §2), each into what it says.
 package enum Annotation: Equatable, Sendable {
     case connectionFetchTime(Double)
     case totalFetch(seconds: Double, rows: Int)

@@ -126,7 +126,7 @@ import Testing
     }
 }
 
-/// The SQL debug log at each level, in Core Data's line format (reference/sqldebug.md §2, §3).
+/// The SQL debug log at each level, in Core Data's line format (docs/format/sqldebug.md §2, §3).
 @Suite(.temporaryDirectories) struct SQLDebugTraceTests {
     static func trace(_ arguments: [String], environment: [String: String] = [:]) throws -> [String] {
         try traceWithPath(arguments, environment: environment).lines
@@ -142,7 +142,7 @@ import Testing
 
     static let fetch = ["Book where price > %@ limit 2", "--arg", "10", "--format", "ndjson"]
 
-    /// What Core Data prints when it opens a store, as reference/sqldebug.md §8 block 5 records
+    /// What Core Data prints when it opens a store, as docs/format/sqldebug.md §8 block 5 records
     /// it (the Books store is in WAL mode, so `pragma journal_mode=wal` is among them).
     static func connectionLines(path: String) -> [String] {
         [

@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// The catalogue covers every code of reference/errors.md, and every section it names exists in
+/// The catalogue covers every code of ../shared/reference/errors.md (docs/format/errors.md), and every section it names exists in
 /// the troubleshooting page.
 @Suite struct CatalogueTests {
     struct ListedCode: Sendable, CustomStringConvertible {
@@ -34,7 +34,7 @@ import Testing
     }()
 
     @Test func referenceWasRead() throws {
-        try #require(Self.errorsMarkdown != nil, "reference/errors.md is needed beside the corpus")
+        try #require(Self.errorsMarkdown != nil, "../shared/reference/errors.md is needed beside the corpus")
         #expect(Self.listed.count >= 55)
         #expect(Self.listed.contains { $0.code == 6922 && $0.name == "SQLITE_IOERR_VNODE" })
     }

@@ -5,7 +5,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// The migration rules of reference/model-format.md §6.1–6.3, each checked on corpus models: a
+/// The migration rules of docs/format/model-format.md §6.1–6.3, each checked on corpus models: a
 /// store is stood in for by the hashes of one version (and its row counts), the app's model by
 /// another version, edited where the corpus has no such change.
 @Suite(.temporaryDirectories) struct CompatibilityRuleTests {

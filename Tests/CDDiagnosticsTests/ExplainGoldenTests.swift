@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// Every real error dump of reference/errors.md §5 (saved verbatim as
+/// Every real error dump of docs/format/errors.md §5 (saved verbatim as
 /// `Tests/Fixtures/explain/errors-md-<section>-<n>.dump`) is explained correctly, and its text and
 /// JSON explanations match the golden files next to it. Regenerate them with
 /// `CDSTORE_UPDATE_GOLDEN=1 swift test` after an intended change, and review the diff.

@@ -8,7 +8,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// Every excerpt of reference/sqldebug.md §8 whose fetch is stated: a store with the excerpt's
+/// Every excerpt of ../shared/reference/sqldebug.md §8 whose fetch is stated: a store with the excerpt's
 /// schema plus the stated fetch must give the logged SQL, token by token (whitespace ignored),
 /// and the SQL must run on that store. The SQL is read from the reference file itself.
 @Suite(.temporaryDirectories) struct SQLDebugConformanceTests {

@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// ruby-xcdm schemas read as data (reference/model-format.md §7).
+/// ruby-xcdm schemas read as data (docs/format/model-format.md §7).
 @Suite(.temporaryDirectories) struct RubyXcdmTests {
     static let fixture = Corpus.url("xcdm-ruby-xcdm-fixture/001_baseline.rb")
     static let cdqSchema = Corpus.url("xcdm-cdq/001_baseline.rb")

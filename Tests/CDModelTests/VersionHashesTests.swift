@@ -4,7 +4,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// The test vectors of reference/model-format.md §5.8, built by hand.
+/// The test vectors of docs/format/model-format.md §5.8, built by hand.
 @Suite struct VersionHashTestVectors {
     @Test func xcodeEventTemplate() {
         let timeStamp = AttributeDescription(common: PropertyCommon(name: "timeStamp", isOptional: true), type: .date)

@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// Predicates from reference/sqldebug.md (Core Data logs) and the issue's seed examples.
+/// Predicates from docs/format/sqldebug.md (Core Data logs) and the issue's seed examples.
 let realPredicates: [ParseCase] = [
     ParseCase("age > %@", ["18"], cmp(key("age"), .greater, int(18))),
     ParseCase("wordCategory.firstLetter == \"s\"", cmp(key("wordCategory.firstLetter"), .equal, str("s"))),

@@ -58,7 +58,7 @@ package protocol GraphSchema {
     func propertyKind(_ name: String, ofEntity entity: String) -> GraphPropertyKind?
 }
 
-/// Which semantics ``ObjectGraphEvaluator`` follows (`../notes/predicate-semantics.md`, the
+/// Which semantics ``ObjectGraphEvaluator`` follows (`docs/format/predicate-semantics.md`, the
 /// contract between the SQL generator and this evaluator).
 package enum EvaluationMode: String, Sendable, CaseIterable {
     /// NSPredicate's in-memory `evaluate(with:)`: two-valued; ANY, ALL and NONE over the members.

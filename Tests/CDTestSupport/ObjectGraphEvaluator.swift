@@ -5,7 +5,7 @@ import Foundation
 /// to-many relationships: the independent answer the fetch engine's SQL is tested against.
 ///
 /// It knows two semantics (``EvaluationMode``). `coreDataSQL` is the contract's model of Core
-/// Data's SQL (`../notes/predicate-semantics.md`, S1–S9): every to-many comparison outside an
+/// Data's SQL (`docs/format/predicate-semantics.md`, S1–S9): every to-many comparison outside an
 /// aggregate is one join dimension, INNER when only ANDs lead to it from the root and its
 /// quantifier is ANY (or implicit), OUTER otherwise (an OUTER dimension with no members has one
 /// NULL member); the object is returned when some row of the cross product makes the

@@ -5,7 +5,7 @@ import Testing
 
 /// `ObjectGraphEvaluator`, the oracle of the differential fetch tests, on small object graphs
 /// built here: each expectation is worked out by hand from the contract
-/// (`../notes/predicate-semantics.md`) or from NSPredicate's documented behaviour.
+/// (`docs/format/predicate-semantics.md`) or from NSPredicate's documented behaviour.
 @Suite struct ObjectGraphEvaluatorTests {
     /// An object of the test graph.
     final class Node: GraphObject {

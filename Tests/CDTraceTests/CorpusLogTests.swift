@@ -83,7 +83,7 @@ import Testing
 
     /// Every entity's table names the entity's root (the model, walked independently of the
     /// mapping); every to-many with a to-one inverse and every many-to-many, fetched the way
-    /// Core Data fires its fault (reference/sqldebug.md §5), is named as that relationship.
+    /// Core Data fires its fault (docs/format/sqldebug.md §5), is named as that relationship.
     @Test(arguments: [cars, accounts, "cdplus-samplemodel2/SampleModel2_V1.sqlite", "plaso-notestore-ios/NoteStore.sqlite"])
     func namesOnCorpusStores(_ path: String) throws {
         let store = try Corpus.copyStore(path)

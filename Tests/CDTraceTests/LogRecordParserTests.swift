@@ -3,8 +3,8 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// Every capture form of reference/web-ui-and-logs.md §4 and the pasted forms of
-/// reference/sqldebug.md §2 give the same record; other lines give none.
+/// Every capture form of docs/format/web-ui-and-logs.md §4 and the pasted forms of
+/// docs/format/sqldebug.md §2 give the same record; other lines give none.
 @Suite struct LogRecordParserTests {
     /// The statement of sqldebug.md §8 block 3 (WordList, NSLog era).
     static let statement = "SELECT COUNT(DISTINCT t0.Z_PK) FROM ZWORD t0 JOIN ZWORDCATEGORY t1 ON t0.ZWORDCATEGORY = t1.Z_PK WHERE  t1.ZFIRSTLETTER = ?"

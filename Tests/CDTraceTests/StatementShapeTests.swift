@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// Shapes: the spacing of real logs (reference/sqldebug.md §2) does not matter, values do not,
+/// Shapes: the spacing of real logs (docs/format/sqldebug.md §2) does not matter, values do not,
 /// the way the request was made does.
 @Suite struct StatementShapeTests {
     @Test func spacingAndBindsDoNotMatter() {

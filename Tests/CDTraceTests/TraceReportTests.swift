@@ -3,7 +3,7 @@ import CDTestSupport
 import Foundation
 import Testing
 
-/// `cdstore trace` on logs made of the real excerpts of reference/sqldebug.md §8 (each fixture's
+/// `cdstore trace` on logs made of the real excerpts of docs/format/sqldebug.md §8 (each fixture's
 /// first line cites its blocks), one log per finding kind, against exact golden reports.
 @Suite(.temporaryDirectories) struct TraceReportTests {
     static let folder = Golden.fixtures.appendingPathComponent("trace", isDirectory: true)
