@@ -90,7 +90,7 @@ import Testing
     }
 
     /// Nintendoish's `DataStore.mom` was compiled from an older revision of the model that still had
-    /// `Game.sha1` (reference/model-format.md §5.10 point 1): the XML differs from the `.mom` by
+    /// `Game.sha1` (docs/format/model-format.md §5.10 point 1): the XML differs from the `.mom` by
     /// that one attribute, and restoring it reproduces VersionInfo.plist's hash.
     @Test func nintendoishGameDiffersByOneRemovedAttribute() throws {
         let momd = "nintendoish-gamelibrary-model/GameLibrary.momd"
