@@ -4,16 +4,22 @@ import Foundation
 /// The columns of entity tables: attributes, to-one keys and their companions, hidden to-many keys.
 extension MappingBuilder {
     /// `base`, or `base1`, `base2`, … when the table already has that name (§7.2).
+    /// Column names compare without case, as SQLite compares them.
     mutating func uniqueName(_ base: String, in table: String) -> String {
-        var taken = takenNames[table] ?? []
+        Self.firstFreeName(base, taken: &takenNames[table, default: []]) { $0.uppercased() }
+    }
+
+    /// `base`, or `base1`, `base2`, …: the first whose `normalized` form `taken` lacks, which is
+    /// then added to it: how clashing column names (docs/format/store-format.md §7.2), join
+    /// table names and join-column stems are numbered.
+    static func firstFreeName(_ base: String, taken: inout Set<String>, normalized: (String) -> String = { $0 }) -> String {
         var candidate = base
         var suffix = 1
-        while taken.contains(candidate.uppercased()) {
+        while taken.contains(normalized(candidate)) {
             candidate = base + String(suffix)
             suffix += 1
         }
-        taken.insert(candidate.uppercased())
-        takenNames[table] = taken
+        taken.insert(normalized(candidate))
         return candidate
     }
 

@@ -83,15 +83,7 @@ extension MappingBuilder {
                 guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
                 let destination = relationship.destinationEntity
                 let base = CoreDataNaming.stem(relationship.name)
-                var taken = takenPerDestination[destination] ?? []
-                var stem = base
-                var suffix = 1
-                while taken.contains(stem) {
-                    stem = base + String(suffix)
-                    suffix += 1
-                }
-                taken.insert(stem)
-                takenPerDestination[destination] = taken
+                let stem = Self.firstFreeName(base, taken: &takenPerDestination[destination, default: []])
                 let key = entity.name + "." + relationship.name
                 stems[key] = stem
                 sharers[destination + "." + base, default: []].append(key)
@@ -159,13 +151,7 @@ extension MappingBuilder {
         }
         if named.relationship.isOrdered { columns.append(order(named)) }
         let stem = CoreDataNaming.joinName(entity: number(named.entity), relationship: named.relationship.name)
-        var name = stem
-        var suffix = 1
-        while taken.contains(name) {
-            name = stem + String(suffix)
-            suffix += 1
-        }
-        taken.insert(name)
+        let name = Self.firstFreeName(stem, taken: &taken)
         var table = MappedTable(
             name: name, kind: .manyToMany, columns: columns,
             primaryKey: [columns[0].name, columns[1].name])
