@@ -40,7 +40,14 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("query-timeout"), help: ArgumentHelp("Stop a page's query after this many seconds (default 10).", valueName: "seconds"))
     var queryTimeout: Double = 10
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Threads that run the pages' queries (default: one per core); filtered pages, exports and reports take all but one.", valueName: "n"))
+    var workers: Int?
+
     func validate() throws {
+        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers takes 1 to 256, not \(workers)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0 to 65535, not \(port)") }
         guard queryTimeout > 0, queryTimeout <= 3600 else { throw ValidationError("--query-timeout must be more than 0 and at most 3600 seconds") }
         if !find && stores.isEmpty { throw ValidationError("give at least one store file, or --find") }
@@ -50,7 +57,7 @@ struct ServeCommand: ParsableCommand {
         let served = try servedStores()
         // Each store is opened once now, so a wrong path is an error before the server starts.
         for store in served { _ = try StoreSession(storePath: store.path, modelPath: store.modelPath) }
-        let catalog = StoreCatalog(stores: served, queryTimeout: queryTimeout)
+        let catalog = StoreCatalog(stores: served, queryTimeout: queryTimeout, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         if !ServeServer.isLoopback(host) {
             Output.message("cdstore: warning: listening on \(host): other machines that reach it can read these stores")
         }

@@ -15,7 +15,7 @@ enum CompatPage {
         let store = request.catalog.segment(for: pool.store)
         var changed = false
         let report = try pool.store.modelPath.map { modelPath in
-            try pool.withSession(remedy: .useCommand("compat")) { pooled -> CompatibilityReport in
+            try pool.withSession(request.job, remedy: .useCommand("compat")) { pooled -> CompatibilityReport in
                 changed = pooled.showsNewVersion
                 return try pooled.session.compatibility(withModelAt: modelPath)
             }

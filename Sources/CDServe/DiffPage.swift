@@ -22,8 +22,8 @@ enum DiffPage {
         options.limit = limit
         let report: StoreDiffReport
         do {
-            report = try poolA.withSession(remedy: .useCommand("diff")) { pooledA in
-                try poolB.withSession(remedy: .useCommand("diff")) { pooledB in
+            report = try poolA.withSession(request.job, remedy: .useCommand("diff")) { pooledA in
+                try poolB.withSession(request.job, remedy: .useCommand("diff")) { pooledB in
                     try StoreDiffer.compare(pooledA.session, pooledB.session, options: options)
                 }
             }

@@ -30,7 +30,7 @@ enum EntityPage {
             var family: [String] = []
         }
         var changed = false
-        let result = try pool.withSession { pooled -> Result in
+        let result = try pool.withSession(request.job) { pooled -> Result in
             changed = pooled.showsNewVersion
             let runner = try pooled.session.runner()
             // An unknown entity is a 404 even when the filter is also wrong.

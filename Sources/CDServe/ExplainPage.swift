@@ -31,7 +31,7 @@ enum ExplainPage {
         } else if let reading = ErrorDumpParser.parse(dump) {
             var result = Explanation(reading: reading)
             if let pool {
-                result.crossCheck = try pool.withSession(remedy: .useCommand("explain --store")) { pooled in
+                result.crossCheck = try pool.withSession(request.job, remedy: .useCommand("explain --store")) { pooled in
                     try CrossChecker.check(reading.primary, snapshot: pooled.session.snapshot, storePath: pool.store.path, modelPath: pool.store.modelPath)
                 }
             }

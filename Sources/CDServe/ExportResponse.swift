@@ -5,21 +5,24 @@ import Hummingbird
 
 /// `/stores/{store}/entities/{Entity}.csv` and `.ndjson`: every object of the current filter and
 /// sort, in `dump`'s CSV and NDJSON, streamed. The objects are read in keyset chunks of
-/// ``chunkSize``, each on a session borrowed for that chunk under the query time limit, so
-/// memory stays flat however many objects there are. The first chunk is read before the answer
+/// ``chunkSize``, each on a session borrowed for that chunk under the query time limit and on a
+/// worker thread (heavy lane, ``WorkerPool``), so memory stays flat however many objects there
+/// are and the body's writer never waits on SQLite. The first chunk is read before the answer
 /// starts, so a bad filter or an unknown entity is still a 4xx; a failure after that ends the
 /// transfer without its last chunk, which a client sees as incomplete, rather than a short file
 /// that looks whole. `size` is accepted and ignored: the page's export links carry it.
 enum ExportResponse {
     static let chunkSize = 500
 
+    /// Runs on a worker thread (the first chunk); the body awaits its later chunks from the pool.
     static func respond(_ request: PageRequest) throws -> Response {
         guard case .entity(let storeName, let entity) = request.route else { throw ServeError.noSuchPage(path: "") }
         let pool = try request.catalog.pool(named: storeName)
         let query = try EntityQuery(entity: entity, parameters: request.parameters, known: ["where", "sort", "after", "size"])
         if let problem = query.problem { throw problem }
         let format: ObjectFormat = request.format == .csv ? .csv : .ndjson
-        let first = try chunk(pool: pool, query: query, format: format, after: query.after?.position, includeHead: true)
+        let first = try chunk(request.job, pool: pool, query: query, format: format, after: query.after?.position, includeHead: true)
+        let workers = request.catalog.workers
         let contentType = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8"
         var headers: HTTPFields = [.contentType: contentType]
         headers[.contentDisposition] = "inline; filename=\"\(entity).\(request.format.rawValue)\""
@@ -27,7 +30,9 @@ enum ExportResponse {
             try await writer.write(ServeResponder.bytes(first.text))
             var position = first.next
             while let after = position {
-                let next = try chunk(pool: pool, query: query, format: format, after: after, includeHead: false)
+                let next = try await workers.run(.heavy) { job in
+                    try chunk(job, pool: pool, query: query, format: format, after: after, includeHead: false)
+                }
                 try await writer.write(ServeResponder.bytes(next.text))
                 position = next.next
             }
@@ -37,10 +42,10 @@ enum ExportResponse {
     }
 
     /// The text of up to ``chunkSize`` objects after `after`, and where the next chunk starts.
-    private static func chunk(pool: SessionPool, query: EntityQuery, format: ObjectFormat, after: KeysetPosition?, includeHead: Bool) throws -> (
+    private static func chunk(_ job: WorkerJob?, pool: SessionPool, query: EntityQuery, format: ObjectFormat, after: KeysetPosition?, includeHead: Bool) throws -> (
         text: String, next: KeysetPosition?
     ) {
-        try pool.withSession { pooled in
+        try pool.withSession(job) { pooled in
             let page = try EntityQuery.readPage(try pooled.session.runner(), query: query, after: after, size: chunkSize, countsToMany: format.countsToMany)
             var renderer = format.renderer()
             let head = renderer.beginSection(entity: query.entity, properties: page.properties)

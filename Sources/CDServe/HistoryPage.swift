@@ -35,7 +35,7 @@ enum HistoryPage {
         } else {
             (filter.beforeTransaction, filter.newest) = (before, size + 1)
         }
-        let read = try pool.withSession(remedy: .useCommand("history")) { pooled -> [HistoryTransaction]? in
+        let read = try pool.withSession(request.job, remedy: .useCommand("history")) { pooled -> [HistoryTransaction]? in
             changed = pooled.showsNewVersion
             return try transactions(pooled.session, filter)
         }

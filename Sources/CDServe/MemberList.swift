@@ -79,7 +79,7 @@ enum MemberList {
         let size = try request.parameters.integer("size", in: 1...EntityQuery.maximumSize) ?? defaultSize
         let after = try request.parameters.single("after").map { text throws(ServeError) in try PageToken(text) }
         let store = request.catalog.segment(for: pool.store)
-        let (object, relationship, page) = try pool.withSession { pooled in
+        let (object, relationship, page) = try pool.withSession(request.job) { pooled in
             let object = try ObjectPage.read(pooled.session, entity: entity, primaryKey: primaryKey)
             let model = try pooled.session.model()
             guard case .relationship(let relationship)? = model.allProperties(of: object.id.entity).first(where: { $0.name == name }),

@@ -17,7 +17,7 @@ enum ModelPage {
         let pool = try request.catalog.pool(named: name)
         let store = request.catalog.segment(for: pool.store)
         var changed = false
-        let model = try pool.withSession { pooled -> ManagedObjectModel in
+        let model = try pool.withSession(request.job) { pooled -> ManagedObjectModel in
             changed = pooled.showsNewVersion
             return try pooled.session.model()
         }

@@ -58,7 +58,7 @@ enum ObjectPage {
         let store = request.catalog.segment(for: pool.store)
         var changed = false
         var history: [HistoryTransaction]?
-        let (object, relationships) = try pool.withSession { pooled -> (StoredObject, [RelationshipView]) in
+        let (object, relationships) = try pool.withSession(request.job) { pooled -> (StoredObject, [RelationshipView]) in
             changed = pooled.showsNewVersion
             let object = try read(pooled.session, entity: entity, primaryKey: primaryKey)
             let model = try pooled.session.model()

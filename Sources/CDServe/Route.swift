@@ -20,7 +20,7 @@ import Foundation
 /// by `Z_PK`. Each page but the static files and the event stream has a JSON twin at `.json` (or with
 /// `Accept: application/json`); the entity page also exports as `.csv` and `.ndjson`. Segments
 /// are percent-decoded here and nothing in a path is ever used as a file path.
-enum Route: Equatable {
+enum Route: Equatable, Sendable {
     case stores
     case store(String)
     case entity(store: String, entity: String)
@@ -36,7 +36,7 @@ enum Route: Equatable {
     case asset(String)
 
     /// The representation the path's suffix asks for.
-    enum Format: String, Equatable {
+    enum Format: String, Equatable, Sendable {
         case html, json, csv, ndjson
     }
 
@@ -178,7 +178,7 @@ enum Paths {
 
 /// A request's query string, decoded strictly: `+` is a space, `%XX` must be valid UTF-8, and
 /// only the parameters a page knows are accepted (anything else is a 400 naming them).
-struct QueryParameters {
+struct QueryParameters: Sendable {
     private var values: [String: [String]] = [:]
 
     init(_ query: String?) throws(ServeError) {

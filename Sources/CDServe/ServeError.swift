@@ -7,7 +7,7 @@ import Hummingbird
 /// Why a request gets no page, each with its HTTP status: a malformed path or parameter (400),
 /// a store, entity or object the server does not have (404), a method other than GET or HEAD
 /// (405), a store whose model cannot be read (409: start `serve` with `--model`), a query over
-/// its time limit (503). Errors from the library are mapped by their type and case in
+/// its time limit or a server too busy to start one (503). Errors from the library are mapped by their type and case in
 /// ``init(_:)``, never by their text.
 package enum ServeError: UserFacingError, Equatable, Sendable {
     /// The path names no page; `path` is the request's (escaped when shown).
@@ -31,6 +31,12 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
     case methodNotAllowed(method: String)
     /// A query ran past `--query-timeout`; `remedy` is what the page advises instead.
     case queryTimeout(seconds: Double, remedy: TimeoutRemedy)
+    /// `waiting` requests already wait for one of the `workers` threads (``WorkerPool``).
+    case busy(waiting: Int, workers: Int)
+    /// The request waited `seconds` (`--query-timeout`) for a worker thread and got none.
+    case waitedTooLong(seconds: Double)
+    /// The request's client went away before its answer was ready.
+    case cancelled
     /// The store has no usable model (no model cache, a corrupt one, no version of `--model`
     /// that fits): pages that need entities cannot be built until `serve` is given `--model`.
     /// `message` is the library's, which names the remedy.
@@ -51,6 +57,12 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .badRequest(let message), .badQuery(let message, _), .storeFailure(let message), .tooLong(let message), .noModel(let message):
             return message
         case .methodNotAllowed(let method): return "\(method) is not allowed: cdstore serve is read-only and answers GET and HEAD only"
+        case .busy(let waiting, let workers):
+            return "the server is busy: \(waiting) requests wait for its \(workers) worker\(workers == 1 ? "" : "s") (--workers); try again shortly"
+        case .waitedTooLong(let seconds):
+            return
+                "the request waited \(QueryDeadline.format(seconds)) s (--query-timeout) for a worker while slower requests held them; try again shortly, or start serve with more --workers"
+        case .cancelled: return "the request was cancelled before its answer was ready"
         case .queryTimeout(let seconds, let remedy):
             let stopped = "the query was stopped after \(QueryDeadline.format(seconds)) s (--query-timeout)"
             switch remedy {
@@ -68,7 +80,7 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .methodNotAllowed: return .methodNotAllowed
         case .noModel: return .conflict
         case .tooLong: return .uriTooLong
-        case .queryTimeout: return .serviceUnavailable
+        case .queryTimeout, .busy, .waitedTooLong, .cancelled: return .serviceUnavailable
         case .storeFailure: return .internalServerError
         }
     }
@@ -78,6 +90,7 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
     package init(_ error: any Error) {
         switch error {
         case let serve as ServeError: self = serve
+        case is CancellationError: self = .cancelled
         case StoreError.unknownEntity(let name, let known): self = .unknownEntity(name: name, known: known)
         case let store as StoreError where Self.isMissingModel(store): self = .noModel(store.message)
         case let store as StoreError where Self.isRequestFault(store): self = .badQuery(store.message, caret: nil)

@@ -46,7 +46,7 @@ package struct ServeResponder: HTTPResponder {
         var (route, format) = try Route.parse(request.uri.path)
         if format == .html && wantsJSON { format = .json }
         let parameters = try QueryParameters(request.uri.query)
-        let page = PageRequest(catalog: catalog, route: route, format: format, parameters: parameters)
+        let page = PageRequest(catalog: catalog, route: route, format: format, parameters: parameters, job: nil)
         switch route {
         case .asset(let name):
             try parameters.check(known: [])
@@ -54,19 +54,43 @@ package struct ServeResponder: HTTPResponder {
             return Response(
                 status: .ok, headers: [.contentType: asset.contentType],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
-        case .stores: return try StoresPage.respond(page)
-        case .store: return try StorePage.respond(page)
-        case .entity:
-            if format == .csv || format == .ndjson { return try ExportResponse.respond(page) }
-            return try EntityPage.respond(page)
-        case .object, .members: return try ObjectPage.respond(page)
-        case .model: return try ModelPage.respond(page)
-        case .validate: return try ValidatePage.respond(page)
-        case .compat: return try CompatPage.respond(page)
-        case .explain: return try ExplainPage.respond(page)
-        case .history: return try HistoryPage.respond(page)
-        case .diff: return try DiffPage.respond(page)
         case .events: return try EventStream.respond(page, body: request.body)
+        default:
+            let respond = Self.pageFunction(route, format: format)
+            return try await catalog.workers.run(Self.lane(route, format: format, parameters: parameters)) { job in
+                var page = page
+                page.job = job
+                return try respond(page)
+            }
+        }
+    }
+
+    /// The function that builds the page of `route`, which runs on a worker thread.
+    private static func pageFunction(_ route: Route, format: Route.Format) -> @Sendable (PageRequest) throws -> Response {
+        switch route {
+        case .stores: return StoresPage.respond
+        case .store: return StorePage.respond
+        case .entity: return format == .csv || format == .ndjson ? ExportResponse.respond : EntityPage.respond
+        case .object, .members: return ObjectPage.respond
+        case .model: return ModelPage.respond
+        case .validate: return ValidatePage.respond
+        case .compat: return CompatPage.respond
+        case .explain: return ExplainPage.respond
+        case .history: return HistoryPage.respond
+        case .diff: return DiffPage.respond
+        case .asset, .events: return { _ in throw ServeError.noSuchPage(path: "") }
+        }
+    }
+
+    /// The worker lane of a request (``WorkerPool``): whole-store reports, diffs, exports and
+    /// filtered entity pages are heavy; plain pages are quick.
+    static func lane(_ route: Route, format: Route.Format, parameters: QueryParameters) -> WorkerPool.Lane {
+        switch route {
+        case .validate, .compat, .explain, .history, .diff: return .heavy
+        case .entity:
+            if format == .csv || format == .ndjson { return .heavy }
+            return parameters.all("where").contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? .heavy : .quick
+        case .stores, .store, .object, .members, .model, .asset, .events: return .quick
         }
     }
 
@@ -78,7 +102,11 @@ package struct ServeResponder: HTTPResponder {
 
     static func errorResponse(_ error: ServeError, json: Bool) -> Response {
         var headers: HTTPFields = [:]
-        if case .methodNotAllowed = error { headers[.allow] = "GET, HEAD" }
+        switch error {
+        case .methodNotAllowed: headers[.allow] = "GET, HEAD"
+        case .busy, .waitedTooLong: headers[.retryAfter] = "1"
+        default: break
+        }
         if json {
             var members: [(String, String)] = [("status", String(error.status.code)), ("message", JSONText.string(error.message))]
             if case .badQuery(_, let caret?) = error { members.append(("caret", JSONText.string(caret))) }
@@ -113,10 +141,12 @@ package struct ServeResponder: HTTPResponder {
     }
 }
 
-/// What a page gets: the catalog, the parsed route, the representation asked for and the query.
-struct PageRequest {
+/// What a page gets: the catalog, the parsed route, the representation asked for, the query,
+/// and the worker job it runs as (whose cancellation stops its statements).
+struct PageRequest: Sendable {
     let catalog: StoreCatalog
     let route: Route
     let format: Route.Format
     let parameters: QueryParameters
+    var job: WorkerJob?
 }

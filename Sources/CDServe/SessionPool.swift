@@ -48,25 +48,30 @@ final class SessionPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a session on the store as it is now, under the query time limit, whose
-    /// message gives `remedy`. A store the app changed in the middle of the read is read once
+    /// message gives `remedy`, for the request whose work `job` is (its statements stop when
+    /// the client goes away). A store the app changed in the middle of the read is read once
     /// more on a fresh snapshot.
-    func withSession<T>(remedy: TimeoutRemedy = .narrowFilter, _ body: (PooledSession) throws -> T) throws -> T {
+    func withSession<T>(_ job: WorkerJob?, remedy: TimeoutRemedy = .narrowFilter, _ body: (PooledSession) throws -> T) throws -> T {
         do {
-            return try attempt(remedy, body)
+            return try attempt(job, remedy, body)
         } catch StoreError.changedWhileReading {
-            return try attempt(remedy, body)
+            return try attempt(job, remedy, body)
         }
     }
 
-    private func attempt<T>(_ remedy: TimeoutRemedy, _ body: (PooledSession) throws -> T) throws -> T {
+    private func attempt<T>(_ job: WorkerJob?, _ remedy: TimeoutRemedy, _ body: (PooledSession) throws -> T) throws -> T {
         let pooled = try checkOut()
-        pooled.deadline.start(seconds: queryTimeout)
+        pooled.deadline.start(seconds: queryTimeout, job: job)
         defer { pooled.deadline.stop() }
         do {
             let result = try body(pooled)
             checkIn(pooled)
             return result
         } catch {
+            if pooled.deadline.wasCancelled {
+                checkIn(pooled)
+                throw CancellationError()
+            }
             if pooled.deadline.hasPassed { throw ServeError.queryTimeout(seconds: queryTimeout, remedy: remedy) }
             if case StoreError.changedWhileReading = error { throw error }
             checkIn(pooled)

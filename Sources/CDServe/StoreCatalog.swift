@@ -32,12 +32,19 @@ package final class StoreCatalog: Sendable {
     let pools: [SessionPool]
     /// The change feeds of the event streams, one per store, by store number - 1.
     package let feeds: [LiveFeed]
+    /// The threads every request's SQLite work runs on, shared by all stores.
+    package let workers: WorkerPool
 
-    /// `queryTimeout` bounds each request's queries; `idleSessions` is each pool's size (0: a
-    /// session per request, for the measurement in ``SessionPool``); `live` paces the event
-    /// streams' watchers.
-    package init(stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings()) {
+    /// `queryTimeout` bounds each request's queries and its wait for a worker; `idleSessions` is
+    /// each pool's size (0: a session per request, for the measurement in ``SessionPool``);
+    /// `live` paces the event streams' watchers; `workers` is the number of worker threads
+    /// (default: one per core) and `queueLimit` the requests that may wait for one.
+    package init(
+        stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings(),
+        workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil
+    ) {
         self.stores = stores
+        self.workers = WorkerPool(workers: workers, queueLimit: queueLimit, queueTimeout: max(queryTimeout, WorkerPool.shortestWait))
         pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions) }
         feeds = stores.map { LiveFeed(store: $0, settings: live) }
     }

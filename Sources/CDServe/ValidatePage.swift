@@ -13,7 +13,7 @@ enum ValidatePage {
         let pool = try request.catalog.pool(named: name)
         let store = request.catalog.segment(for: pool.store)
         var changed = false
-        let report = try pool.withSession(remedy: .useCommand("validate")) { pooled -> ValidationReport in
+        let report = try pool.withSession(request.job, remedy: .useCommand("validate")) { pooled -> ValidationReport in
             changed = pooled.showsNewVersion
             return try pooled.session.validation()
         }

@@ -21,13 +21,15 @@ enum ServeHarness {
     }
 
     /// Runs `body` with a client of a server over `paths` (Hummingbird's in-memory router test:
-    /// no socket), started with `--model modelPath` when given.
+    /// no socket), started with `--model modelPath` when given; `queueLimit` bounds the requests
+    /// that may wait for a worker.
     static func withServer<Value: Sendable>(
-        _ paths: [URL], modelPath: String? = nil, queryTimeout: Double = 10, idleSessions: Int = 4,
+        _ paths: [URL], modelPath: String? = nil, queryTimeout: Double = 10, idleSessions: Int = 4, queueLimit: Int? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
         let stores = paths.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: modelPath) }
-        let app = ServeServer.application(catalog: StoreCatalog(stores: stores, queryTimeout: queryTimeout, idleSessions: idleSessions))
+        let catalog = StoreCatalog(stores: stores, queryTimeout: queryTimeout, idleSessions: idleSessions, queueLimit: queueLimit)
+        let app = ServeServer.application(catalog: catalog)
         return try await app.test(.router, body)
     }
 
