@@ -34,6 +34,9 @@ package final class StoreCatalog: Sendable {
     package let feeds: [LiveFeed]
     /// The threads every request's SQLite work runs on, shared by all stores.
     package let workers: WorkerPool
+    /// A random name of this server run, in every page's ``EntityTag``: a page kept from an
+    /// earlier run (other stores, other numbers, on the same port) is never taken as current.
+    let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
     /// `queryTimeout` bounds each request's queries and its wait for a worker; `idleSessions` is
     /// each pool's size (0: a session per request, for the measurement in ``SessionPool``);
