@@ -7,7 +7,7 @@ import Hummingbird
 /// Why a request gets no page, each with its HTTP status: a malformed path or parameter (400),
 /// a store, entity or object the server does not have (404), a method other than GET or HEAD
 /// (405), a store whose model cannot be read (409: start `serve` with `--model`), a query over
-/// its time limit or a server too busy to start one (503). Errors from the library are mapped by their type and case in
+/// its time limit (504) or a server too busy to start one (503). Errors from the library are mapped by their type and case in
 /// ``init(_:)``, never by their text.
 package enum ServeError: UserFacingError, Equatable, Sendable {
     /// The path names no page; `path` is the request's (escaped when shown).
@@ -80,7 +80,8 @@ package enum ServeError: UserFacingError, Equatable, Sendable {
         case .methodNotAllowed: return .methodNotAllowed
         case .noModel: return .conflict
         case .tooLong: return .uriTooLong
-        case .queryTimeout, .busy, .waitedTooLong, .cancelled: return .serviceUnavailable
+        case .queryTimeout: return .gatewayTimeout
+        case .busy, .waitedTooLong, .cancelled: return .serviceUnavailable
         case .storeFailure: return .internalServerError
         }
     }
