@@ -55,8 +55,12 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let served = try servedStores()
-        // Each store is opened once now, so a wrong path is an error before the server starts.
-        for store in served { _ = try StoreSession(storePath: store.path, modelPath: store.modelPath) }
+        // Each store named on the command line is opened once now, so a wrong path is an error
+        // before the server starts; stores found with --find (which opened each already) are
+        // opened when first visited, so that hundreds of them cost nothing until then.
+        if !find {
+            for store in served { _ = try StoreSession(storePath: store.path, modelPath: store.modelPath) }
+        }
         let catalog = StoreCatalog(stores: served, queryTimeout: queryTimeout, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         if !ServeServer.isLoopback(host) {
             Output.message("cdstore: warning: listening on \(host): other machines that reach it can read these stores")

@@ -62,6 +62,7 @@ package struct ServeResponder: HTTPResponder {
             let ifNoneMatch = request.headers[.ifNoneMatch]
             let (catalog, route, format) = (catalog, route, format)
             return try await catalog.workers.run(Self.lane(route, format: format, parameters: parameters)) { job in
+                catalog.closeIdleSessions()
                 let tag = EntityTag.of(route, format: format, catalog: catalog)
                 if let tag, EntityTag.matches(ifNoneMatch, tag) {
                     return Response(status: .notModified, headers: [.eTag: tag])

@@ -133,10 +133,27 @@ final class SessionPool: @unchecked Sendable {
         return pooled
     }
 
+    /// Closes the idle sessions last given back before `date`, and with them their connections,
+    /// WAL indexes and models: a store nobody has looked at for a while holds nothing open
+    /// (`serve --find` may serve hundreds). Returns how many were closed.
+    @discardableResult
+    func closeIdle(before date: Date) -> Int {
+        let closed: [PooledSession] = lock.withLock {
+            let old = idle.filter { $0.lastUsed < date }
+            idle.removeAll { $0.lastUsed < date }
+            return old
+        }
+        return closed.count
+    }
+
+    /// The sessions kept open between requests now.
+    var idleCount: Int { lock.withLock { idle.count } }
+
     /// Puts `pooled` back as it is: whether its version is still the store's is checked when it is
     /// next checked out (``checkOut()``), so checking here too would only stat the files twice
     /// more per request.
     private func checkIn(_ pooled: PooledSession) {
+        pooled.lastUsed = Date()
         lock.withLock {
             if idle.count < maximumIdle { idle.append(pooled) }
         }
@@ -165,6 +182,8 @@ final class PooledSession {
     /// Whether this session is the first on a version of the store the app wrote after an
     /// earlier request: the page says that it shows the new version.
     var showsNewVersion = false
+    /// When the session was last given back to its pool.
+    var lastUsed = Date()
 
     /// Statements translated on this session, most recent last: a page's entity check and the
     /// Core Data SQL it shows are the same for every page of one filter and sort, and translating

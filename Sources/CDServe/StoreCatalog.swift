@@ -38,19 +38,37 @@ package final class StoreCatalog: Sendable {
     /// earlier run (other stores, other numbers, on the same port) is never taken as current.
     let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
+    /// Seconds a session may stay unused in its pool before it is closed.
+    let sessionIdleTime: Double
+    private let lastSweep = SweepTime()
+
     /// `queryTimeout` bounds each request's queries and its wait for a worker; `idleSessions` is
     /// each pool's size (0: a session per request, for the measurement in ``SessionPool``);
     /// `live` paces the event streams' watchers; `workers` is the number of worker threads
-    /// (default: one per core) and `queueLimit` the requests that may wait for one.
+    /// (default: one per core) and `queueLimit` the requests that may wait for one; a session
+    /// unused for `sessionIdleTime` seconds is closed.
     package init(
         stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings(),
-        workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil
+        workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, sessionIdleTime: Double = 60
     ) {
         self.stores = stores
+        self.sessionIdleTime = sessionIdleTime
         self.workers = WorkerPool(workers: workers, queueLimit: queueLimit, queueTimeout: max(queryTimeout, WorkerPool.shortestWait))
         pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions) }
         feeds = stores.map { LiveFeed(store: $0, settings: live) }
     }
+
+    /// Closes the sessions of every store that were unused for ``sessionIdleTime``. Called by
+    /// each request's worker (closing is file work), at most once per second: with hundreds of
+    /// stores, a look at each pool per request would cost more than the request.
+    package func closeIdleSessions(now: Date = Date()) {
+        guard lastSweep.claim(now: now, every: min(1, sessionIdleTime)) else { return }
+        let before = now.addingTimeInterval(-sessionIdleTime)
+        for pool in pools { pool.closeIdle(before: before) }
+    }
+
+    /// The sessions kept open between requests, over all stores.
+    package var idleSessionCount: Int { pools.reduce(0) { $0 + $1.idleCount } }
 
     /// The change feed of the store a URL names, as ``pool(named:)`` finds it.
     func feed(named segment: String) throws(ServeError) -> LiveFeed {
@@ -73,5 +91,20 @@ package final class StoreCatalog: Sendable {
     /// The URL segment that names `store`: its name when that is unique, else its number.
     func segment(for store: ServedStore) -> String {
         stores.filter({ $0.name == store.name }).count == 1 && Int(store.name) == nil ? store.name : String(store.number)
+    }
+}
+
+/// When the catalog last closed idle sessions, claimed by one request at a time.
+private final class SweepTime: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = Date()
+
+    /// True (and the time is now) when `every` seconds have passed since the last claim.
+    func claim(now: Date, every: Double) -> Bool {
+        lock.withLock {
+            guard now.timeIntervalSince(last) >= every else { return false }
+            last = now
+            return true
+        }
     }
 }

@@ -1,0 +1,47 @@
+import CDServe
+import CDTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `serve --find` at scale: 200 stores served, none opened by the store list, each opened when
+/// first visited, and its session closed once unused for the catalog's idle time.
+@Suite(.temporaryDirectories) struct ServeManyStoresTests {
+    @Test func storesAreOpenedWhenVisitedAndClosedWhenIdle() async throws {
+        let copies = try (0..<200).map { _ in try Corpus.copyStore(ServeHarness.sample) }
+        let stores = copies.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: nil, group: "Group \($0.offset / 50)") }
+        let catalog = StoreCatalog(stores: stores, queryTimeout: 10, sessionIdleTime: 60)
+        try await ServeServer.application(catalog: catalog).test(.router) { client in
+            let list = try await ServeHarness.get(client, "/.json")
+            #expect(list.status == 200)
+            #expect(try list.json["stores"]?.array?.count == 200)
+            #expect(catalog.idleSessionCount == 0)
+            for number in stride(from: 1, through: 200, by: 10) {
+                let page = try await ServeHarness.get(client, "/stores/\(number).json")
+                #expect(page.status == 200, "store \(number)")
+            }
+            #expect(catalog.idleSessionCount == 20)
+        }
+        // A sweep closes exactly the sessions unused for the idle time.
+        catalog.closeIdleSessions(now: Date().addingTimeInterval(30))
+        #expect(catalog.idleSessionCount == 20)
+        catalog.closeIdleSessions(now: Date().addingTimeInterval(61))
+        #expect(catalog.idleSessionCount == 0)
+    }
+
+    /// The sweep needs no timer: the next request, whatever it is, runs it.
+    @Test func anyRequestClosesWhatWasIdle() async throws {
+        let copies = try ServeHarness.copies([ServeHarness.sample])
+        let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copies[0].path, modelPath: nil)], queryTimeout: 10, sessionIdleTime: 0.3)
+        try await ServeServer.application(catalog: catalog).test(.router) { client in
+            let page = try await ServeHarness.get(client, "/stores/1/entities/Car.json")
+            #expect(page.status == 200)
+            #expect(catalog.idleSessionCount == 1)
+            await ServeLiveTests.pause(milliseconds: 1200)
+            let list = try await ServeHarness.get(client, "/")
+            #expect(list.status == 200)
+            #expect(catalog.idleSessionCount == 0)
+        }
+    }
+}
