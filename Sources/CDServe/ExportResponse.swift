@@ -52,9 +52,11 @@ enum ExportResponse {
     }
 
     /// The text of up to ``chunkSize`` objects after `after`, and where the next chunk starts.
-    private static func chunk(_ job: WorkerJob?, pool: SessionPool, query: EntityQuery, format: ObjectFormat, after: KeysetPosition?, includeHead: Bool) throws -> (
-        text: String, next: KeysetPosition?
-    ) {
+    private static func chunk(_ job: WorkerJob?, pool: SessionPool, query: EntityQuery, format: ObjectFormat, after: KeysetPosition?, includeHead: Bool) throws
+        -> (
+            text: String, next: KeysetPosition?
+        )
+    {
         try pool.withSession(job) { pooled in
             let page = try EntityQuery.readPage(try pooled.session.runner(), query: query, after: after, size: chunkSize, countsToMany: format.countsToMany)
             var renderer = format.renderer()

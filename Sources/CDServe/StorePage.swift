@@ -14,7 +14,8 @@ enum StorePage {
         let pool = try request.catalog.pool(named: name)
         let segment = request.catalog.segment(for: pool.store)
         var changed = false
-        let (inspection, browsable, modelProblem) = try pool.withSession(request.job, remedy: .useCommand("inspect")) { pooled -> (StoreInspection, Set<String>, String?) in
+        let (inspection, browsable, modelProblem) = try pool.withSession(request.job, remedy: .useCommand("inspect")) {
+            pooled -> (StoreInspection, Set<String>, String?) in
             changed = pooled.showsNewVersion
             let inspection = try pool.inspection(of: pooled)
             do {

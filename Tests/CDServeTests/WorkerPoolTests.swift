@@ -81,7 +81,13 @@ import Testing
         defer { gate.openUp() }
         let first = await Self.startBlocked(pool, .heavy, at: gate, value: 1)
         // Three more heavy requests wait: with two workers, heavy work holds one thread at most.
-        let waiting = (2...4).map { value in Task { try await pool.run(.heavy) { _ in gate.pass(); return value } } }
+        let waiting = (2...4).map { value in
+            Task {
+                try await pool.run(.heavy) { _ in
+                    gate.pass(); return value
+                }
+            }
+        }
         while pool.load.waiting < 3 { await Task.yield() }
         // A quick page is answered while all four heavy requests are still unanswered.
         let quick = try await pool.run(.quick) { _ in 42 }
@@ -141,7 +147,11 @@ import Testing
         defer { gate.openUp() }
         let running = await Self.startBlocked(pool, .quick, at: gate, value: 1)
         let ran = Gate()
-        let waiting = Task { try await pool.run(.quick) { _ in ran.openUp(); return 2 } }
+        let waiting = Task {
+            try await pool.run(.quick) { _ in
+                ran.openUp(); return 2
+            }
+        }
         while pool.load.waiting < 1 { await Task.yield() }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
