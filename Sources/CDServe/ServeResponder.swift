@@ -34,9 +34,7 @@ package struct ServeResponder: HTTPResponder {
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
-        // A tagged answer may be kept and revalidated (If-None-Match); anything else is not kept.
-        response.headers[.cacheControl] = response.headers[.eTag] == nil ? "no-store" : "no-cache, private"
-        if response.headers[.eTag] != nil { response.headers[.vary] = "Accept" }
+        response.headers[.cacheControl] = "no-store"
         if request.method == .head { response.body = ResponseBody() }
         return response
     }
@@ -59,19 +57,11 @@ package struct ServeResponder: HTTPResponder {
         case .events: return try EventStream.respond(page, body: request.body)
         default:
             let respond = Self.pageFunction(route, format: format)
-            let ifNoneMatch = request.headers[.ifNoneMatch]
-            let (catalog, route, format) = (catalog, route, format)
             return try await catalog.workers.run(Self.lane(route, format: format, parameters: parameters)) { job in
                 catalog.closeIdleSessions()
-                let tag = EntityTag.of(route, format: format, catalog: catalog)
-                if let tag, EntityTag.matches(ifNoneMatch, tag) {
-                    return Response(status: .notModified, headers: [.eTag: tag])
-                }
                 var page = page
                 page.job = job
-                var response = try respond(page)
-                if let tag, response.status == .ok { response.headers[.eTag] = tag }
-                return response
+                return try respond(page)
             }
         }
     }
