@@ -11,7 +11,7 @@ import Testing
     @Test func storesAreOpenedWhenVisitedAndClosedWhenIdle() async throws {
         let copies = try (0..<200).map { _ in try Corpus.copyStore(ServeHarness.sample) }
         let stores = copies.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: nil, group: "Group \($0.offset / 50)") }
-        let catalog = StoreCatalog(stores: stores, queryTimeout: 10, sessionIdleTime: 60)
+        let catalog = StoreCatalog(stores: stores, queryTimeout: 10, sessionIdleTime: 3600)
         try await ServeServer.application(catalog: catalog).test(.router) { client in
             let list = try await ServeHarness.get(client, "/.json")
             #expect(list.status == 200)
@@ -24,9 +24,9 @@ import Testing
             #expect(catalog.idleSessionCount == 20)
         }
         // A sweep closes exactly the sessions unused for the idle time.
-        catalog.closeIdleSessions(now: Date().addingTimeInterval(30))
+        catalog.closeIdleSessions(now: Date().addingTimeInterval(1800))
         #expect(catalog.idleSessionCount == 20)
-        catalog.closeIdleSessions(now: Date().addingTimeInterval(61))
+        catalog.closeIdleSessions(now: Date().addingTimeInterval(3601))
         #expect(catalog.idleSessionCount == 0)
     }
 
