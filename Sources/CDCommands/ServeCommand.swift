@@ -61,7 +61,7 @@ struct ServeCommand: ParsableCommand {
         if !find {
             for store in served { _ = try StoreSession(storePath: store.path, modelPath: store.modelPath) }
         }
-        let catalog = StoreCatalog(stores: served, queryTimeout: queryTimeout, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        let catalog = StoreCatalog(stores: served, queryTimeout: queryTimeout, workers: workers)
         if !ServeServer.isLoopback(host) {
             Output.message("cdstore: warning: listening on \(host): other machines that reach it can read these stores")
         }

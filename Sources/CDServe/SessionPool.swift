@@ -135,15 +135,14 @@ final class SessionPool: @unchecked Sendable {
 
     /// Closes the idle sessions last given back before `date`, and with them their connections,
     /// WAL indexes and models: a store nobody has looked at for a while holds nothing open
-    /// (`serve --find` may serve hundreds). Returns how many were closed.
-    @discardableResult
-    func closeIdle(before date: Date) -> Int {
-        let closed: [PooledSession] = lock.withLock {
+    /// (`serve --find` may serve hundreds). The removed sessions are handed out of the lock and
+    /// released there: closing a connection is file work other requests need not wait for.
+    func closeIdle(before date: Date) {
+        _ = lock.withLock { () -> [PooledSession] in
             let old = idle.filter { $0.lastUsed < date }
             idle.removeAll { $0.lastUsed < date }
             return old
         }
-        return closed.count
     }
 
     /// The sessions kept open between requests now.

@@ -46,7 +46,7 @@ package final class StoreCatalog: Sendable {
     /// unused for `sessionIdleTime` seconds is closed.
     package init(
         stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings(),
-        workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, sessionIdleTime: Double = 60
+        workers: Int? = nil, queueLimit: Int? = nil, sessionIdleTime: Double = 60
     ) {
         self.stores = stores
         self.sessionIdleTime = sessionIdleTime

@@ -52,10 +52,11 @@ package final class WorkerPool: @unchecked Sendable {
 
     /// `workers` threads at most (the default: one per core); `queueLimit` waiting requests at
     /// most (default 16 per worker); an idle thread ends after `linger` seconds.
-    package init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int? = nil, queueTimeout: Double, linger: Double = 2) {
-        self.workers = max(1, workers)
+    package init(workers: Int? = nil, queueLimit: Int? = nil, queueTimeout: Double, linger: Double = 2) {
+        let workers = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.workers = workers
         self.linger = linger
-        self.queueLimit = queueLimit ?? 16 * max(1, workers)
+        self.queueLimit = queueLimit ?? 16 * workers
         self.queueTimeout = queueTimeout
     }
 
