@@ -335,17 +335,9 @@ import Testing
         return result
     }
 
-    /// Waits `milliseconds` on a thread of its own. Not `Task.sleep`: run with the rest of the
-    /// suite (servers, curl and sqlite3 processes started in parallel), a `Task.sleep` of this
-    /// suite was seen never to resume (Linux, Swift 6.3.1; the cause was not found), which
-    /// turned every bounded wait into an endless one. A thread's `usleep` always ends.
+    /// Waits `milliseconds` on a thread of its own (``BlockingWork/pause(milliseconds:)``).
     static func pause(milliseconds: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                usleep(UInt32(milliseconds) * 1000)
-                continuation.resume()
-            }
-        }
+        await BlockingWork.pause(milliseconds: milliseconds)
     }
 
     /// Waits up to 3,000 pauses of 20 ms (a minute at least) for `condition`. Counted in

@@ -274,7 +274,7 @@ enum WebDriver {
             while true {
                 if let first = try await findAll(css).first { return first }
                 guard Date() < deadline else { throw Failure(description: "no element \(css) after \(seconds) s on \(try await currentURL())") }
-                try await Task.sleep(nanoseconds: 100_000_000)
+                await BlockingWork.pause(milliseconds: 100)
             }
         }
 
@@ -298,7 +298,7 @@ enum WebDriver {
                 let now = try await currentURL()
                 if now != url, try await execute("return document.readyState").string == "complete" { return }
                 guard Date() < deadline else { throw Failure(description: "\(url) led to no other page") }
-                try await Task.sleep(nanoseconds: 50_000_000)
+                await BlockingWork.pause(milliseconds: 50)
             }
         }
 
@@ -328,24 +328,13 @@ enum WebDriver {
 
     /// One HTTP request to the driver, made with curl (swift-corelibs-foundation's URLSession
     /// failed ChromeDriver's new-session reply with "Failed writing header"); a WebDriver error
-    /// becomes a ``Failure`` that starts with the error code (`no such element: …`).
+    /// becomes a ``Failure`` that starts with the error code (`no such element: …`). curl runs
+    /// and is waited for off the concurrency pool (``BlockingWork``): the browser it waits on
+    /// waits in turn on the in-process server, which needs the pool to answer.
     static func request(_ driver: URL, _ method: String, _ path: String, _ body: JSONValue?) async throws -> JSONValue {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["curl", "-s", "--max-time", "120", "-X", method, "-w", "\n%{http_code}"]
-        if body != nil { arguments += ["-H", "Content-Type: application/json; charset=utf-8", "--data-binary", "@-"] }
-        process.arguments = arguments + [driver.appendingPathComponent(path).absoluteString]
-        let output = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        if let body { input.fileHandleForWriting.write(Data(body.jsonText.utf8)) }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var text = String(decoding: data, as: UTF8.self)
-        let status = Int(text.split(separator: "\n").last ?? "") ?? 0
-        if let newline = text.lastIndex(of: "\n") { text = String(text[..<newline]) }
+        let url = driver.appendingPathComponent(path).absoluteString
+        let bodyText = body?.jsonText
+        let (status, text) = try await BlockingWork.run { try curl(method, url, body: bodyText) }
         guard let reply = try? JSONValue(parsing: text), let value = reply["value"] else {
             throw Failure(description: "\(method) /\(path): HTTP \(status), not a WebDriver reply: \(text.prefix(300))")
         }
@@ -354,6 +343,27 @@ enum WebDriver {
             throw Failure(description: "\(code): \(value["message"]?.string ?? "") (\(method) /\(path))")
         }
         return value
+    }
+
+    /// curl's HTTP status and body for one request, blocking until curl ends.
+    private static func curl(_ method: String, _ url: String, body: String?) throws -> (status: Int, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["curl", "-s", "--max-time", "120", "-X", method, "-w", "\n%{http_code}"]
+        if body != nil { arguments += ["-H", "Content-Type: application/json; charset=utf-8", "--data-binary", "@-"] }
+        process.arguments = arguments + [url]
+        let output = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        if let body { input.fileHandleForWriting.write(Data(body.utf8)) }
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var text = String(decoding: data, as: UTF8.self)
+        let status = Int(text.split(separator: "\n").last ?? "") ?? 0
+        if let newline = text.lastIndex(of: "\n") { text = String(text[..<newline]) }
+        return (status, text)
     }
 }
 
