@@ -21,8 +21,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        /// What every module shares, on Foundation alone: the user-facing error protocol and the
-        /// text helpers of every report (tables, plurals, grouped numbers, dates and numbers).
+        /// What every module shares, on Foundation alone: the user-facing error protocol, the
+        /// text helpers of every report (tables, plurals, grouped numbers, dates and numbers) and
+        /// the one `JSONEncoder` configuration of Codable reports.
         .target(name: "CDBase"),
         /// NSPredicate format strings (one tree, tokenizer, parser, formatter and evaluator), Core
         /// Data's date values read from ISO-8601 text, and the lexing shared by the query syntaxes
@@ -118,7 +119,7 @@ let package = Package(
         /// One store opened for reading as every front end opens it (snapshot, model, SQL log),
         /// with the operations the front ends share.
         .target(name: "CDSession", dependencies: ["CDBase", "CDModel", "CDMapping", "CDStore", "CDFetch", "CDDiagnostics", "CDChanges"]),
-        /// The object renderers: the output formats of `dump` and `query`.
+        /// The object renderers: the output formats of `dump` and `query`, and the one JSON writer.
         .target(
             name: "CDRendering",
             dependencies: [
@@ -194,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "CDRenderingTests",
             dependencies: [
-                "CDRendering", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
+                "CDBase", "CDRendering", "CDStore", "CDModel", "CDArchive", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDBase
 import CDPredicate
 import CDChanges
 import CDMaintenance
@@ -65,9 +66,5 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
 
 /// JSON lines: one compact object per line, keys sorted, so `jq -c` and `grep` work on them.
 enum JSONLines {
-    static func line<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
-    }
+    static func line<T: Encodable>(_ value: T) throws -> String { try ReportJSON.compact(value) + "\n" }
 }

@@ -36,9 +36,5 @@ enum Output {
     }
 
     /// Stable JSON: sorted keys, pretty-printed, no escaped slashes.
-    static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    static func json<T: Encodable>(_ value: T) throws -> String { try ReportJSON.pretty(value) }
 }

@@ -58,9 +58,14 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
         case .text:
             Output.print(statement.text)
         case .json, .ndjson, .csv:
-            let binds = statement.arguments.map(SQLTrace.bindText)
-            let arguments = binds.map(JSONValues.string).joined(separator: ",")
-            Output.print("{\"entity\":\(JSONValues.string(statement.entity)),\"sql\":\(JSONValues.string(statement.sql)),\"arguments\":[\(arguments)]}")
+            var json = JSONWriter()
+            json.beginObject()
+            json.member("entity", statement.entity)
+            json.member("sql", statement.sql)
+            json.key("arguments")
+            json.strings(statement.arguments.map(SQLTrace.bindText))
+            json.endObject()
+            Output.print(json.text)
         }
     }
 

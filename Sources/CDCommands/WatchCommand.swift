@@ -136,27 +136,42 @@ enum WatchText {
 
     static func jsonLines(_ commit: WatchedCommit) -> String {
         let values = JSONValues()
-        return commit.changes.map { change in
-            var fields = [
-                "\"type\":\(JSONValues.string(change.type.rawValue))",
-                "\"entity\":\(JSONValues.string(change.id.entity))",
-                "\"objectID\":\(JSONValues.string(change.id.uri))",
-                "\"transaction\":" + (commit.transaction.map { String($0.id) } ?? "null"),
-            ]
+        var json = JSONWriter()
+        for change in commit.changes {
+            json.beginObject()
+            json.member("type", change.type.rawValue)
+            json.member("entity", change.id.entity)
+            json.member("objectID", change.id.uri)
+            json.key("transaction")
             if let transaction = commit.transaction {
-                fields.append("\"author\":" + (transaction.author.map(JSONValues.string) ?? "null"))
-                fields.append("\"date\":" + (transaction.date.map(JSONValues.string) ?? "null"))
+                json.int(transaction.id)
+                json.member("author", transaction.author)
+                json.member("date", transaction.date)
+            } else {
+                json.null()
             }
-            if let object = change.object { fields.append("\"object\":" + values.object(object)) }
+            if let object = change.object {
+                json.key("object")
+                values.write(object, to: &json)
+            }
             if change.type == .update {
-                let entries = change.changes.map { property in
-                    JSONValues.string(property.name) + ":{\"old\":" + (property.old.flatMap(values.json) ?? "null")
-                        + ",\"new\":" + (property.new.flatMap(values.json) ?? "null") + "}"
+                json.key("changes")
+                json.beginObject()
+                for property in change.changes {
+                    json.key(property.name)
+                    json.beginObject()
+                    json.key("old")
+                    values.write(property.old, to: &json)
+                    json.key("new")
+                    values.write(property.new, to: &json)
+                    json.endObject()
                 }
-                fields.append("\"changes\":{" + entries.joined(separator: ",") + "}")
+                json.endObject()
             }
-            if let note = change.note { fields.append("\"note\":" + JSONValues.string(note)) }
-            return "{" + fields.joined(separator: ",") + "}\n"
-        }.joined()
+            if let note = change.note { json.member("note", note) }
+            json.endObject()
+            json.endLine()
+        }
+        return json.text
     }
 }

@@ -63,9 +63,9 @@ package struct ModelComparison: Sendable {
 }
 
 /// One table, column, index or trigger added, removed or changed from A to B.
-package struct SchemaChange: Sendable, Equatable, Encodable {
+package struct SchemaChange: Sendable, Equatable {
     /// What changed. The raw values are the JSON contract.
-    package enum Kind: String, Sendable, Encodable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case tableAdded, tableRemoved, columnAdded, columnRemoved, columnTypeChanged
         case indexAdded, indexRemoved, indexChanged, triggerAdded, triggerRemoved, triggerChanged
     }
@@ -86,7 +86,7 @@ package struct SchemaChange: Sendable, Equatable, Encodable {
 }
 
 /// One metadata entry that differs.
-package struct MetadataChange: Sendable, Equatable, Encodable {
+package struct MetadataChange: Sendable, Equatable {
     package var key: String
     /// The value in A and in B; nil where the store has none.
     package var old: String?

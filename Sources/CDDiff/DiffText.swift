@@ -144,90 +144,178 @@ package enum DiffText {
 /// per line (`--format ndjson`, schemas/diff-line.schema.json).
 package enum DiffJSON {
     package static func document(_ report: StoreDiffReport) throws -> String {
-        var fields = [
-            "\"storeA\":" + JSONValues.string(report.storeA),
-            "\"storeB\":" + JSONValues.string(report.storeB),
-            "\"same\":" + String(report.isEmpty),
-            "\"model\":" + (try report.model.map(model) ?? "null"),
-            "\"schema\":" + (try report.schema.map { "[" + (try $0.map(encoded).joined(separator: ",")) + "]" } ?? "null"),
-            "\"metadata\":" + (try report.metadata.map { "[" + (try $0.map(encoded).joined(separator: ",")) + "]" } ?? "null"),
-        ]
-        let values = JSONValues()
-        fields.append(
-            "\"data\":"
-                + (report.data.map { entities in
-                    "["
-                        + entities.map { entity in
-                            "{"
-                                + (entityFields(entity) + ["\"changes\":[" + entity.changes.map { object($0, values: values) }.joined(separator: ",") + "]"])
-                                .joined(separator: ",") + "}"
-                        }.joined(separator: ",") + "]"
-                } ?? "null"))
-        return "{" + fields.joined(separator: ",") + "}\n"
+        var json = JSONWriter()
+        try write(report, to: &json)
+        json.endLine()
+        return json.text
+    }
+
+    /// The document of ``document(_:)``, without its final newline.
+    package static func write(_ report: StoreDiffReport, to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.member("storeA", report.storeA)
+        json.member("storeB", report.storeB)
+        json.member("same", report.isEmpty)
+        json.key("model")
+        if let model = report.model {
+            json.beginObject()
+            try writeMembers(model, to: &json)
+            json.endObject()
+        } else {
+            json.null()
+        }
+        json.key("schema")
+        if let schema = report.schema {
+            json.beginArray()
+            for change in schema { write(change, to: &json) }
+            json.endArray()
+        } else {
+            json.null()
+        }
+        json.key("metadata")
+        if let metadata = report.metadata {
+            json.beginArray()
+            for change in metadata { write(change, to: &json) }
+            json.endArray()
+        } else {
+            json.null()
+        }
+        json.key("data")
+        if let data = report.data {
+            let values = JSONValues()
+            json.beginArray()
+            for entity in data {
+                json.beginObject()
+                writeMembers(entity, to: &json)
+                json.key("changes")
+                json.beginArray()
+                for change in entity.changes {
+                    json.beginObject()
+                    writeMembers(change, values: values, to: &json)
+                    json.endObject()
+                }
+                json.endArray()
+                json.endObject()
+            }
+            json.endArray()
+        } else {
+            json.null()
+        }
+        json.endObject()
     }
 
     package static func lines(_ report: StoreDiffReport) throws -> String {
-        var lines: [String] = []
-        if let model = report.model { lines.append("{\"section\":\"model\"," + (try self.model(model)).dropFirst()) }
-        for change in report.schema ?? [] { lines.append("{\"section\":\"schema\"," + (try encoded(change)).dropFirst()) }
-        for change in report.metadata ?? [] { lines.append("{\"section\":\"metadata\"," + (try encoded(change)).dropFirst()) }
+        var json = JSONWriter()
+        func line(_ section: String, _ members: (inout JSONWriter) throws -> Void) rethrows {
+            json.beginObject()
+            json.member("section", section)
+            try members(&json)
+            json.endObject()
+            json.endLine()
+        }
+        if let model = report.model { try line("model") { try writeMembers(model, to: &$0) } }
+        for change in report.schema ?? [] { line("schema") { writeMembers(change, to: &$0) } }
+        for change in report.metadata ?? [] { line("metadata") { writeMembers(change, to: &$0) } }
         let values = JSONValues()
         for entity in report.data ?? [] {
-            lines.append("{\"section\":\"entity\"," + entityFields(entity).joined(separator: ",") + "}")
+            line("entity") { writeMembers(entity, to: &$0) }
             for change in entity.changes {
-                lines.append("{\"section\":\"object\",\"entity\":" + JSONValues.string(entity.entity) + "," + object(change, values: values).dropFirst())
-            }
-        }
-        lines.append("{\"section\":\"summary\",\"same\":\(report.isEmpty)}")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    private static func model(_ model: ModelComparison) throws -> String {
-        "{\"sameVersion\":\(model.sameVersion),\"identifiersA\":" + strings(model.identifiersA)
-            + ",\"identifiersB\":" + strings(model.identifiersB)
-            + ",\"changes\":[" + (try model.changes.map(encoded).joined(separator: ",")) + "]}"
-    }
-
-    private static func entityFields(_ entity: EntityChanges) -> [String] {
-        [
-            "\"entity\":" + JSONValues.string(entity.entity),
-            "\"renamedFrom\":" + (entity.renamedFrom.map(JSONValues.string) ?? "null"),
-            "\"key\":" + (entity.key.map(strings) ?? "null"),
-            "\"deleted\":\(entity.deleted)", "\"inserted\":\(entity.inserted)", "\"updated\":\(entity.updated)",
-            "\"truncated\":\(entity.isTruncated)",
-        ]
-    }
-
-    private static func object(_ change: ObjectChange, values: JSONValues) -> String {
-        var fields = [
-            "\"type\":" + JSONValues.string(change.type.rawValue),
-            "\"old\":" + (change.old.map { JSONValues.string($0.uri) } ?? "null"),
-            "\"new\":" + (change.new.map { JSONValues.string($0.uri) } ?? "null"),
-        ]
-        if let key = change.keyValues { fields.append("\"keyValues\":" + strings(key)) }
-        if let object = change.object { fields.append("\"object\":" + values.object(object)) }
-        if change.type == .update {
-            let entries = change.properties.map { property in
-                var parts = ["\"old\":" + (property.old.flatMap(values.json) ?? "null"), "\"new\":" + (property.new.flatMap(values.json) ?? "null")]
-                if case .objects? = property.new {
-                    parts.append("\"added\":" + strings(property.added.map(\.uri)))
-                    parts.append("\"removed\":" + strings(property.removed.map(\.uri)))
-                    parts.append("\"reordered\":\(property.reordered)")
+                line("object") {
+                    $0.member("entity", entity.entity)
+                    writeMembers(change, values: values, to: &$0)
                 }
-                return JSONValues.string(property.name) + ":{" + parts.joined(separator: ",") + "}"
             }
-            fields.append("\"changes\":{" + entries.joined(separator: ",") + "}")
         }
-        return "{" + fields.joined(separator: ",") + "}"
+        line("summary") { $0.member("same", report.isEmpty) }
+        return json.text
     }
 
-    private static func strings(_ list: [String]) -> String {
-        "[" + list.map(JSONValues.string).joined(separator: ",") + "]"
+    private static func writeMembers(_ model: ModelComparison, to json: inout JSONWriter) throws {
+        json.member("sameVersion", model.sameVersion)
+        json.key("identifiersA")
+        json.strings(model.identifiersA)
+        json.key("identifiersB")
+        json.strings(model.identifiersB)
+        json.key("changes")
+        json.beginArray()
+        for change in model.changes { try json.encoded(change) }
+        json.endArray()
     }
 
-    private static func encoded<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    private static func write(_ change: SchemaChange, to json: inout JSONWriter) {
+        json.beginObject()
+        writeMembers(change, to: &json)
+        json.endObject()
+    }
+
+    /// The keys in sorted order and a missing value left out, as every report's Codable
+    /// encoding (``ReportJSON``) writes them.
+    private static func writeMembers(_ change: SchemaChange, to json: inout JSONWriter) {
+        json.member("kind", change.kind.rawValue)
+        if let modelName = change.modelName { json.member("modelName", modelName) }
+        if let name = change.name { json.member("name", name) }
+        if let new = change.new { json.member("new", new) }
+        if let note = change.note { json.member("note", note) }
+        if let old = change.old { json.member("old", old) }
+        json.member("table", change.table)
+    }
+
+    private static func write(_ change: MetadataChange, to json: inout JSONWriter) {
+        json.beginObject()
+        writeMembers(change, to: &json)
+        json.endObject()
+    }
+
+    /// The keys in sorted order, a missing value left out, as for a schema change.
+    private static func writeMembers(_ change: MetadataChange, to json: inout JSONWriter) {
+        json.member("key", change.key)
+        if let new = change.new { json.member("new", new) }
+        if let old = change.old { json.member("old", old) }
+    }
+
+    private static func writeMembers(_ entity: EntityChanges, to json: inout JSONWriter) {
+        json.member("entity", entity.entity)
+        json.member("renamedFrom", entity.renamedFrom)
+        json.key("key")
+        if let key = entity.key { json.strings(key) } else { json.null() }
+        json.member("deleted", entity.deleted)
+        json.member("inserted", entity.inserted)
+        json.member("updated", entity.updated)
+        json.member("truncated", entity.isTruncated)
+    }
+
+    private static func writeMembers(_ change: ObjectChange, values: JSONValues, to json: inout JSONWriter) {
+        json.member("type", change.type.rawValue)
+        json.member("old", change.old?.uri)
+        json.member("new", change.new?.uri)
+        if let key = change.keyValues {
+            json.key("keyValues")
+            json.strings(key)
+        }
+        if let object = change.object {
+            json.key("object")
+            values.write(object, to: &json)
+        }
+        if change.type == .update {
+            json.key("changes")
+            json.beginObject()
+            for property in change.properties {
+                json.key(property.name)
+                json.beginObject()
+                json.key("old")
+                values.write(property.old, to: &json)
+                json.key("new")
+                values.write(property.new, to: &json)
+                if case .objects? = property.new {
+                    json.key("added")
+                    json.strings(property.added.map(\.uri))
+                    json.key("removed")
+                    json.strings(property.removed.map(\.uri))
+                    json.member("reordered", property.reordered)
+                }
+                json.endObject()
+            }
+            json.endObject()
+        }
     }
 }

@@ -108,6 +108,17 @@ package struct JSONValues: Sendable {
         }
     }
 
+    /// The object as ``object(_:)`` writes it, as the next value of `json`.
+    package func write(_ object: StoredObject, to json: inout JSONWriter) {
+        json.value { append(object, to: &$0) }
+    }
+
+    /// The value as ``json(_:)`` writes it, or `null` when there is none or it is left out.
+    package func write(_ value: ObjectValue?, to json: inout JSONWriter) {
+        guard let value, !isOmitted(value) else { return json.null() }
+        json.value { append(value, to: &$0) }
+    }
+
     /// JSON text of one value; `nil` when the value is left out.
     package func json(_ value: ObjectValue) -> String? {
         guard !isOmitted(value) else { return nil }
@@ -133,7 +144,10 @@ package struct JSONValues: Sendable {
         case .binary(let d), .transformableData(let d): appendBinary(d, to: &buffer)
         case .uuid(let u): buffer.appendJSONString(u.uuidString)
         case .uri(let u): buffer.appendJSONString(u)
-        case .transformable(let archived, _): buffer.append(Self.archived(archived))
+        case .transformable(let archived, _):
+            var json = JSONWriter()
+            Self.write(archived, to: &json)
+            json.buffer.withUnsafeBytes(from: 0) { buffer.append($0) }
         case .externalReference(let file, let exists):
             buffer.append("{\"externalFile\":")
             buffer.appendJSONString(file)
@@ -175,7 +189,7 @@ package struct JSONValues: Sendable {
         }
     }
 
-    /// What ``number(_:)`` gives, written in place.
+    /// ``ValueText/number(_:)``, or `null` when the number is not finite, written in place.
     private static func appendNumber(_ d: Double, to buffer: inout OutputBuffer) {
         if d.isFinite {
             buffer.appendNumber(d)
@@ -190,42 +204,36 @@ package struct JSONValues: Sendable {
         buffer.append(UInt8(ascii: "\""))
     }
 
-    static func number(_ value: Double) -> String {
-        value.isFinite ? ValueText.number(value) : "null"
-    }
-
-    static func archived(_ value: ArchivedValue) -> String {
+    /// A value of an archive (a transformable's) as JSON: a dictionary's keys as text, an
+    /// object that could not be decoded as its class and number of keys.
+    static func write(_ value: ArchivedValue, to json: inout JSONWriter) {
         switch value {
-        case .null: return "null"
-        case .string(let s): return string(s)
-        case .integer(let i): return String(i)
-        case .real(let r): return number(r)
-        case .boolean(let b): return b ? "true" : "false"
-        case .date(let t): return string(ValueText.isoDate(t))
-        case .data(let d): return string(d.base64EncodedString())
-        case .uuid(let u): return string(u.uuidString)
-        case .url(let u): return string(u)
-        case .array(let items), .set(let items): return "[" + items.map(archived).joined(separator: ",") + "]"
+        case .null: json.null()
+        case .string(let s): json.string(s)
+        case .integer(let i): json.int(i)
+        case .real(let r): json.number(r)
+        case .boolean(let b): json.bool(b)
+        case .date(let t): json.string(ValueText.isoDate(t))
+        case .data(let d): json.string(d.base64EncodedString())
+        case .uuid(let u): json.string(u.uuidString)
+        case .url(let u): json.string(u)
+        case .array(let items), .set(let items):
+            json.beginArray()
+            for item in items { write(item, to: &json) }
+            json.endArray()
         case .dictionary(let pairs):
-            return "{"
-                + pairs.map { pair -> String in
-                    let key: String
-                    if case .string(let s) = pair.key { key = s } else { key = pair.key.text }
-                    return string(key) + ":" + archived(pair.value)
-                }.joined(separator: ",") + "}"
-        case .object(let className, let size): return "{\"$class\":" + string(className) + ",\"keys\":\(size)}"
+            json.beginObject()
+            for pair in pairs {
+                if case .string(let s) = pair.key { json.key(s) } else { json.key(pair.key.text) }
+                write(pair.value, to: &json)
+            }
+            json.endObject()
+        case .object(let className, let size):
+            json.beginObject()
+            json.member("$class", className)
+            json.member("keys", size)
+            json.endObject()
         }
-    }
-
-    /// A JSON string literal (RFC 8259 escapes; other characters as UTF-8).
-    package static func string(_ text: String) -> String { string(text, htmlSafe: false) }
-
-    /// A JSON string literal; `htmlSafe` also escapes what could end a `<script>` or a
-    /// JavaScript line (the `UnsafeBufferPointer` variant of `OutputBuffer.appendJSONString`).
-    package static func string(_ text: String, htmlSafe: Bool) -> String {
-        var buffer = OutputBuffer(capacity: text.utf8.count + 2)
-        buffer.appendJSONString(text, htmlSafe: htmlSafe)
-        return buffer.text
     }
 }
 
@@ -244,24 +252,21 @@ final class JSONLayout {
     }
 }
 
-/// Objects as JSON separated by commas, for a document that puts them in an array of its own
-/// (`serve`'s entity page): each exactly as ``JSONValues/object(_:)`` writes it, read in place
-/// from the row instead of through a ``StoredObject`` and a `String` per object.
+/// Objects written into a ``JSONWriter`` (`serve`'s entity page puts them in an array of its
+/// own): each exactly as ``JSONValues/object(_:)`` writes it, read in place from the row instead
+/// of through a ``StoredObject`` and a `String` per object.
 package struct JSONObjectList {
     package var values: JSONValues
-    private var first = true
     private var layouts = LayoutCache<JSONLayout>()
 
     package init(values: JSONValues = JSONValues()) {
         self.values = values
     }
 
-    /// Writes the object in `row`, after a comma unless it is the first.
-    package mutating func append(_ row: borrowing ObjectRow, to buffer: inout OutputBuffer) throws {
+    /// Writes the object in `row` as the next value of `json`.
+    package mutating func append(_ row: borrowing ObjectRow, to json: inout JSONWriter) throws {
         let layout = layouts.prepared(for: row.layout) ?? layouts.add(JSONValues.prepare(row.layout), for: row.layout)
-        if !first { buffer.append(UInt8(ascii: ",")) }
-        first = false
-        try values.append(row, layout: layout, to: &buffer)
+        try json.value { try values.append(row, layout: layout, to: &$0) }
     }
 }
 

@@ -38,12 +38,15 @@ package struct ValueRowRenderer {
         case .csv:
             return values.map { CSVRenderer.field(plain.text($0)) }.joined(separator: ",") + "\r\n"
         case .json, .ndjson:
-            let members = zip(names, values).map { name, value in
-                JSONValues.string(name) + ":" + (json.json(value) ?? "null")
+            var object = JSONWriter()
+            object.beginObject()
+            for (name, value) in zip(names, values) {
+                object.key(name)
+                json.write(value, to: &object)
             }
-            let object = "{" + members.joined(separator: ",") + "}"
-            guard format == .json else { return object + "\n" }
-            return (rows == 0 ? "[\n" : ",\n") + object
+            object.endObject()
+            guard format == .json else { return object.text + "\n" }
+            return (rows == 0 ? "[\n" : ",\n") + object.text
         }
     }
 

@@ -1,5 +1,6 @@
 import CDBase
 import CDDiagnostics
+import CDRendering
 import Foundation
 import Hummingbird
 
@@ -21,10 +22,14 @@ enum CompatPage {
             }
         }
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("report", try report.map(ReportJSON.encode) ?? "null"),
-                ]))
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.key("report")
+                if let report { try json.encoded(report) } else { json.null() }
+                json.endObject()
+            }
         }
         var body = HTML.changeNotice(changed)
         if let report {

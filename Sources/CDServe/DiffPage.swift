@@ -1,5 +1,6 @@
 import CDBase
 import CDDiff
+import CDRendering
 import Foundation
 import Hummingbird
 
@@ -31,12 +32,21 @@ enum DiffPage {
             throw ServeError.badRequest(error.message)
         }
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("storeA", StorePage.storeJSON(poolA.store, segment: storeA)), ("storeB", StorePage.storeJSON(poolB.store, segment: storeB)),
-                    ("limit", String(limit)),
-                    ("diff", try DiffJSON.document(report).trimmingCharacters(in: .newlines)),
-                ]))
+            // The diff is `diff --format json`'s document, its strings escaped as the command
+            // escapes them.
+            var diff = JSONWriter()
+            try DiffJSON.write(report, to: &diff)
+            return ServeResponder.json { json in
+                json.beginObject()
+                json.key("storeA")
+                StorePage.writeStore(poolA.store, segment: storeA, to: &json)
+                json.key("storeB")
+                StorePage.writeStore(poolB.store, segment: storeB, to: &json)
+                json.member("limit", limit)
+                json.key("diff")
+                json.raw(diff)
+                json.endObject()
+            }
         }
         var body =
             report.isEmpty

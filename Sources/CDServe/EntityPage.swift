@@ -1,5 +1,6 @@
 import CDBase
 import CDFetch
+import CDRendering
 import CDStore
 import Hummingbird
 
@@ -69,26 +70,25 @@ enum EntityPage {
             Paths.entity(store, entity, format: request.format, query: query.linkParameters + [("after", token.encoded)])
         }
         if json, let page = result.jsonPage {
-            // The document around the objects, then the objects' bytes as they were read: the
-            // same bytes as one `JSONText.object` with `ValueHTML.objectJSON` per object.
-            let head =
-                "{"
-                + JSONText.members([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(entity)),
-                    ("where", JSONText.optional(query.whereText)), ("sort", JSONText.array(query.sortTexts.map(JSONText.string))),
-                    ("size", String(query.size)), ("count", JSONText.optional(result.total.flatMap(\.number))),
-                    ("counted", result.total == .stopped ? "false" : "true"),
-                    ("columns", JSONText.array(page.properties.map(JSONText.string))),
-                ]) + "," + JSONText.string("objects") + ":["
-            let tail = "]," + JSONText.members([("next", JSONText.optional(next)), ("sql", JSONText.optional(result.coreDataSQL))]) + "}\n"
-            var body = ByteBuffer()
-            page.withObjectBytes { objects in
-                body.reserveCapacity(head.utf8.count + objects.count + tail.utf8.count)
-                body.writeString(head)
-                body.writeBytes(objects)
-                body.writeString(tail)
+            return ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.member("entity", entity)
+                json.member("where", query.whereText)
+                json.key("sort")
+                json.strings(query.sortTexts)
+                json.member("size", query.size)
+                json.member("count", result.total.flatMap(\.number))
+                json.member("counted", result.total != .stopped)
+                json.key("columns")
+                json.strings(page.properties)
+                json.key("objects")
+                json.raw(page.objects)
+                json.member("next", next)
+                json.member("sql", result.coreDataSQL)
+                json.endObject()
             }
-            return ServeResponder.json(bytes: body)
         }
         let live = HTML.Live(events: Paths.events(store), entities: result.family)
         var body = HTML.changeNotice(changed)

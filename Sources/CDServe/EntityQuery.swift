@@ -153,14 +153,15 @@ struct EntityQuery: Sendable {
     }
 
     /// ``readPage(_:query:after:size:countsToMany:)`` for the JSON twin: the objects written
-    /// straight from the rows into one buffer, each exactly as ``ValueHTML/objectJSON(_:)``
-    /// writes it, separated by commas. Building a ``StoredObject``, then a `String` per object,
+    /// straight from the rows into one array, each exactly as `dump --format json` writes it
+    /// (``JSONValues/object(_:)``). Building a ``StoredObject``, then a `String` per object,
     /// then joining them was the largest cost of the JSON page in the page itself under
     /// scripts/bench-serve.sh.
     static func readJSONPage(_ runner: FetchRunner, query: EntityQuery, after position: KeysetPosition?, size: Int) throws -> JSONPage {
         let request = query.pageRequest(after: position, size: size)
-        var page = JSONPage(properties: [], objects: OutputBuffer(capacity: 16_384), next: nil)
+        var page = JSONPage(properties: [], objects: JSONWriter(capacity: 16_384), next: nil)
         var list = JSONObjectList()
+        page.objects.beginArray()
         var read = 0
         var lastKey: Int64?
         try runner.rows(request, countsToMany: true, section: { page.properties = $0.properties }) { row in
@@ -171,6 +172,7 @@ struct EntityQuery: Sendable {
             try list.append(row, to: &page.objects)
             lastKey = row.pk
         }
+        page.objects.endArray()
         if read > size, let lastKey {
             page.next = PageToken(sort: query.sortKey, position: try runner.keysetPosition(of: lastKey, in: request))
         }
@@ -180,13 +182,8 @@ struct EntityQuery: Sendable {
     /// A page as ``readJSONPage(_:query:after:size:)`` reads it.
     struct JSONPage {
         var properties: [String]
-        /// The objects' JSON, comma-separated, without the brackets.
-        var objects: OutputBuffer
+        /// The objects' JSON array.
+        var objects: JSONWriter
         var next: PageToken?
-
-        /// The bytes of ``objects``.
-        func withObjectBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-            try objects.withUnsafeBytes(body)
-        }
     }
 }

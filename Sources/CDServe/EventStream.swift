@@ -1,3 +1,4 @@
+import CDRendering
 import Hummingbird
 import ServiceLifecycle
 
@@ -53,9 +54,11 @@ enum EventStream {
     }
 
     private static func event(_ error: ServeError) -> String {
-        let data = JSONText.object([
-            ("error", JSONText.object([("status", String(error.status.code)), ("message", JSONText.string(error.message))]))
-        ])
-        return "event: error\ndata: \(data)\n\n"
+        var data = JSONWriter(htmlSafe: true)
+        data.beginObject()
+        data.key("error")
+        ServeResponder.writeError(error, to: &data)
+        data.endObject()
+        return "event: error\ndata: \(data.text)\n\n"
     }
 }

@@ -1,5 +1,6 @@
 import CDBase
 import CDDiagnostics
+import CDRendering
 import Foundation
 import Hummingbird
 
@@ -42,11 +43,14 @@ enum ExplainPage {
         }
         if request.format == .json {
             if let problem { throw problem }
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", pool.map { StorePage.storeJSON($0.store, segment: request.catalog.segment(for: $0.store)) } ?? "null"),
-                    ("explanation", try explanation.map(ReportJSON.encode) ?? "null"),
-                ]))
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                if let pool { StorePage.writeStore(pool.store, segment: request.catalog.segment(for: pool.store), to: &json) } else { json.null() }
+                json.key("explanation")
+                if let explanation { try json.encoded(explanation) } else { json.null() }
+                json.endObject()
+            }
         }
         var body = form(dump: dump, store: storeName, catalog: request.catalog)
         if let problem { body += "<p class=\"error\">\(HTML.escape(problem.message))</p>\n" }

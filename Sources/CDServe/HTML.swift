@@ -27,8 +27,10 @@ enum HTML {
         /// separated by spaces: they come from the store's model cache, which is untrusted and
         /// may name an entity with any character, a space or a quote included.
         var attributes: String {
-            " data-events=\"\(escape(events))\""
-                + (entities.isEmpty ? "" : " data-entities=\"\(escape(JSONText.array(entities.map(JSONText.string))))\"")
+            guard !entities.isEmpty else { return " data-events=\"\(escape(events))\"" }
+            var names = JSONWriter(htmlSafe: true)
+            names.strings(entities)
+            return " data-events=\"\(escape(events))\" data-entities=\"\(escape(names.text))\""
         }
     }
 
@@ -68,27 +70,4 @@ enum HTML {
     static func definitions(_ pairs: [(String, String)]) -> String {
         "<dl>" + pairs.map { "<dt>\(escape($0.0))</dt><dd>\($0.1)</dd>" }.joined() + "</dl>\n"
     }
-}
-
-/// JSON text written by hand, keys in the order given, so a page's JSON twin is the same bytes
-/// on every run and can embed the dump renderer's object JSON as it is.
-enum JSONText {
-    /// `text` as a JSON string literal.
-    static func string(_ text: String) -> String { JSONValues.string(text, htmlSafe: true) }
-
-    static func optional(_ text: String?) -> String { text.map(string) ?? "null" }
-
-    static func optional(_ number: Int?) -> String { number.map(String.init) ?? "null" }
-
-    /// An object from `(key, JSON)` pairs, in this order.
-    static func object(_ members: [(String, String)]) -> String {
-        "{" + self.members(members) + "}"
-    }
-
-    /// The members of an object, without its braces: for a document written in parts.
-    static func members(_ members: [(String, String)]) -> String {
-        members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",")
-    }
-
-    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }

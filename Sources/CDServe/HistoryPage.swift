@@ -1,5 +1,6 @@
 import CDBase
 import CDChanges
+import CDRendering
 import CDSession
 import CDStore
 import Foundation
@@ -63,12 +64,19 @@ enum HistoryPage {
         let next = older ? page.last.map { link([("before", String($0.id))], request.format) } : nil
         let newerLink = newer ? page.first.map { link([("after", String($0.id))], request.format) } ?? link([], request.format) : nil
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("history", hasHistory ? "true" : "false"),
-                    ("transactions", JSONText.array(try page.map(ReportJSON.encode))), ("next", JSONText.optional(next)),
-                    ("newer", JSONText.optional(newerLink)),
-                ]))
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.member("history", hasHistory)
+                json.key("transactions")
+                json.beginArray()
+                for transaction in page { try json.encoded(transaction) }
+                json.endArray()
+                json.member("next", next)
+                json.member("newer", newerLink)
+                json.endObject()
+            }
         }
         var body = HTML.changeNotice(changed)
         if !hasHistory {

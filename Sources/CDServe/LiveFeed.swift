@@ -1,4 +1,5 @@
 import CDChanges
+import CDRendering
 import CDStore
 import Foundation
 
@@ -66,12 +67,21 @@ struct LiveChange: Equatable, Sendable {
 
     /// The event's data: one line of JSON, keys in this order.
     var json: String {
-        func keys(_ list: [Int64]) -> String { JSONText.array(list.map(String.init)) }
-        return JSONText.object([
-            ("entity", JSONText.string(entity)), ("inserted", String(inserted)), ("updated", String(updated)), ("deleted", String(deleted)),
-            ("inserted_pks", keys(insertedKeys)), ("updated_pks", keys(updatedKeys)), ("deleted_pks", keys(deletedKeys)),
-            ("truncated", truncated ? "true" : "false"),
-        ])
+        var json = JSONWriter(htmlSafe: true)
+        json.beginObject()
+        json.member("entity", entity)
+        json.member("inserted", inserted)
+        json.member("updated", updated)
+        json.member("deleted", deleted)
+        for (name, keys) in [("inserted_pks", insertedKeys), ("updated_pks", updatedKeys), ("deleted_pks", deletedKeys)] {
+            json.key(name)
+            json.beginArray()
+            for key in keys { json.int(key) }
+            json.endArray()
+        }
+        json.member("truncated", truncated)
+        json.endObject()
+        return json.text
     }
 }
 

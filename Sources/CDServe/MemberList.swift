@@ -2,6 +2,7 @@ import CDBase
 import CDFetch
 import CDModel
 import CDPredicate
+import CDRendering
 import CDSession
 import CDStore
 import Hummingbird
@@ -94,14 +95,21 @@ enum MemberList {
             Paths.members(store, object.id.entity, object.id.pk, name, format: request.format, query: parameters + [("after", $0.encoded)])
         }
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(object.id.entity)),
-                    ("object", JSONText.string(object.id.uri)), ("relationship", JSONText.string(name)),
-                    ("destination", JSONText.string(relationship.destinationEntity)), ("inverse", JSONText.optional(relationship.inverseName)),
-                    ("count", JSONText.optional(count)), ("members", JSONText.array(page.members.map { JSONText.string($0.uri) })),
-                    ("next", JSONText.optional(next)),
-                ]))
+            return ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.member("entity", object.id.entity)
+                json.member("object", object.id.uri)
+                json.member("relationship", name)
+                json.member("destination", relationship.destinationEntity)
+                json.member("inverse", relationship.inverseName)
+                json.member("count", count)
+                json.key("members")
+                json.strings(page.members.map(\.uri))
+                json.member("next", next)
+                json.endObject()
+            }
         }
         var body = "<p>\(HTML.escape(plural(count ?? page.members.count, "object"))) in \(HTML.escape(relationship.destinationEntity))"
         body += relationship.inverseName.map { "; inverse \(HTML.escape($0))" } ?? "; no inverse"

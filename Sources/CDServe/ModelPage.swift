@@ -1,5 +1,6 @@
 import CDBase
 import CDModel
+import CDRendering
 import CDStore
 import Foundation
 import Hummingbird
@@ -25,13 +26,17 @@ enum ModelPage {
         let hashes = ModelHashReport(versions: [version]).versions[0]
         let diagram = ModelDiagram.svg(version)
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)),
-                    ("version", try ReportJSON.encode(version)),
-                    ("hashes", try ReportJSON.encode(hashes)),
-                    ("svg", JSONText.string(diagram)),
-                ]))
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.key("version")
+                try json.encoded(version)
+                json.key("hashes")
+                try json.encoded(hashes)
+                json.member("svg", diagram)
+                json.endObject()
+            }
         }
         var body = HTML.changeNotice(changed)
         body += HTML.definitions([

@@ -80,31 +80,44 @@ enum ObjectPage {
         var describer = DescriptionRenderer()
         let description = describer.render(object)
         if request.format == .json {
-            let relationshipsJSON = relationships.map { view in
-                JSONText.object([
-                    ("name", JSONText.string(view.relationship.name)), ("destination", JSONText.string(view.relationship.destinationEntity)),
-                    ("inverse", JSONText.optional(view.relationship.inverseName)), ("toMany", view.relationship.isToMany ? "true" : "false"),
-                    ("count", JSONText.optional(view.count)),
-                    ("members", view.relationship.isToMany ? JSONText.array(view.preview.map { JSONText.string($0.uri) }) : "null"),
-                    (
-                        "url",
-                        view.relationship.isToMany
-                            ? JSONText.string(Paths.members(store, object.id.entity, object.id.pk, view.relationship.name, format: .json)) : "null"
-                    ),
-                ])
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.member("entity", object.id.entity)
+                json.key("object")
+                json.value { JSONValues().append(object, to: &$0) }
+                json.key("relationships")
+                json.beginArray()
+                for view in relationships {
+                    let toMany = view.relationship.isToMany
+                    json.beginObject()
+                    json.member("name", view.relationship.name)
+                    json.member("destination", view.relationship.destinationEntity)
+                    json.member("inverse", view.relationship.inverseName)
+                    json.member("toMany", toMany)
+                    json.member("count", view.count)
+                    json.key("members")
+                    if toMany { json.strings(view.preview.map(\.uri)) } else { json.null() }
+                    json.member("url", toMany ? Paths.members(store, object.id.entity, object.id.pk, view.relationship.name, format: .json) : nil)
+                    json.endObject()
+                }
+                json.endArray()
+                json.member("description", description)
+                json.key("history")
+                if let historyPage {
+                    json.beginObject()
+                    json.key("transactions")
+                    json.beginArray()
+                    for transaction in historyPage { try json.encoded(transaction) }
+                    json.endArray()
+                    json.member("more", olderHistory)
+                    json.endObject()
+                } else {
+                    json.null()
+                }
+                json.endObject()
             }
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("entity", JSONText.string(object.id.entity)),
-                    ("object", ValueHTML.objectJSON(object)), ("relationships", JSONText.array(relationshipsJSON)),
-                    ("description", JSONText.string(description)),
-                    (
-                        "history",
-                        try historyPage.map {
-                            JSONText.object([("transactions", JSONText.array(try $0.map(ReportJSON.encode))), ("more", olderHistory ? "true" : "false")])
-                        } ?? "null"
-                    ),
-                ]))
         }
         let byName = Dictionary(relationships.map { ($0.relationship.name, $0) }) { first, _ in first }
         var rows: [[String]] = []

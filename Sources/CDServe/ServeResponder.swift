@@ -1,3 +1,4 @@
+import CDRendering
 import Hummingbird
 
 /// Answers every request of `cdstore serve`. One responder instead of Hummingbird's `Router`,
@@ -109,11 +110,12 @@ package struct ServeResponder: HTTPResponder {
         default: break
         }
         if json {
-            var members: [(String, String)] = [("status", String(error.status.code)), ("message", JSONText.string(error.message))]
-            if case .badQuery(_, let caret?) = error { members.append(("caret", JSONText.string(caret))) }
-            return text(
-                JSONText.object([("error", JSONText.object(members))]) + "\n", contentType: "application/json; charset=utf-8", status: error.status,
-                headers: headers)
+            return Self.json(status: error.status, headers: headers) { json in
+                json.beginObject()
+                json.key("error")
+                writeError(error, to: &json)
+                json.endObject()
+            }
         }
         var body = "<p class=\"error\">\(HTML.escape(error.message))</p>\n"
         if case .badQuery(_, let caret?) = error { body += "<pre class=\"error\">\(HTML.escape(caret))</pre>\n" }
@@ -134,11 +136,25 @@ package struct ServeResponder: HTTPResponder {
 
     static func html(_ page: String) -> Response { text(page, contentType: "text/html; charset=utf-8") }
 
-    static func json(_ document: String) -> Response { text(document + "\n", contentType: "application/json; charset=utf-8") }
+    /// The JSON document `write` writes, with a final newline: strings HTML-safe, the bytes
+    /// copied once, from the writer's buffer to the body's.
+    static func json(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], _ write: (inout JSONWriter) throws -> Void) rethrows -> Response {
+        var json = JSONWriter(htmlSafe: true)
+        try write(&json)
+        json.endLine()
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: json.buffer.withUnsafeBytes { ByteBuffer(bytes: $0) }))
+    }
 
-    /// A JSON document already in a body's bytes, its final newline included.
-    static func json(bytes: ByteBuffer) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: bytes))
+    /// An error as the JSON of a page or an event names it: `{"status":…,"message":…}`, and
+    /// the caret under a query's mistake.
+    static func writeError(_ error: ServeError, to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("status", Int(error.status.code))
+        json.member("message", error.message)
+        if case .badQuery(_, let caret?) = error { json.member("caret", caret) }
+        json.endObject()
     }
 }
 

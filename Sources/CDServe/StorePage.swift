@@ -1,4 +1,5 @@
 import CDBase
+import CDRendering
 import CDStore
 import Foundation
 import Hummingbird
@@ -25,25 +26,32 @@ enum StorePage {
             }
         }
         if request.format == .json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let inspected = String(decoding: try encoder.encode(inspection), as: UTF8.self)
-            let entities = inspection.entities.map { entity in
-                let linked = browsable.contains(entity.name)
-                return JSONText.object([
-                    ("name", JSONText.string(entity.name)), ("superEntity", JSONText.optional(entity.superEntity)),
-                    ("depth", String(entity.depth)), ("rows", JSONText.optional(entity.rows)),
-                    ("rowsIncludingSubentities", JSONText.optional(entity.rowsIncludingSubentities)),
-                    ("url", linked ? JSONText.string(Paths.entity(segment, entity.name)) : "null"),
-                    ("json", linked ? JSONText.string(Paths.entity(segment, entity.name, format: .json)) : "null"),
-                ])
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                writeStore(pool.store, segment: segment, to: &json)
+                json.member("modelProblem", modelProblem)
+                json.key("entities")
+                json.beginArray()
+                for entity in inspection.entities {
+                    let linked = browsable.contains(entity.name)
+                    json.beginObject()
+                    json.member("name", entity.name)
+                    json.member("superEntity", entity.superEntity)
+                    json.member("depth", entity.depth)
+                    json.member("rows", entity.rows)
+                    json.member("rowsIncludingSubentities", entity.rowsIncludingSubentities)
+                    json.member("url", linked ? Paths.entity(segment, entity.name) : nil)
+                    json.member("json", linked ? Paths.entity(segment, entity.name, format: .json) : nil)
+                    json.endObject()
+                }
+                json.endArray()
+                json.key("pages")
+                writePages(request.catalog, store: pool.store, segment: segment, to: &json)
+                json.key("inspection")
+                try json.encoded(inspection)
+                json.endObject()
             }
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", storeJSON(pool.store, segment: segment)), ("modelProblem", JSONText.optional(modelProblem)),
-                    ("entities", JSONText.array(entities)), ("pages", pagesJSON(request.catalog, store: pool.store, segment: segment)),
-                    ("inspection", inspected),
-                ]))
         }
         var body = HTML.changeNotice(changed)
         if let modelProblem { body += "<p class=\"error\">\(HTML.escape(modelProblem))</p>\n" }
@@ -60,10 +68,12 @@ enum StorePage {
     }
 
     /// The store as every page's JSON names it.
-    static func storeJSON(_ store: ServedStore, segment: String) -> String {
-        JSONText.object([
-            ("number", String(store.number)), ("name", JSONText.string(store.name)), ("url", JSONText.string(Paths.store(segment))),
-        ])
+    static func writeStore(_ store: ServedStore, segment: String, to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("number", store.number)
+        json.member("name", store.name)
+        json.member("url", Paths.store(segment))
+        json.endObject()
     }
 
     /// Links to the store's other pages, and to its comparison with each other served store.
@@ -84,15 +94,20 @@ enum StorePage {
     }
 
     /// The same links in the JSON twin: each page's JSON URL, and each comparison's.
-    private static func pagesJSON(_ catalog: StoreCatalog, store: ServedStore, segment: String) -> String {
-        let pages = ["model", "validate", "compat", "history"].map { ($0, JSONText.string(Paths.storePage(segment, $0, format: .json))) }
-        let compare = catalog.stores.filter { $0.number != store.number }.map { other in
-            JSONText.object([
-                ("store", storeJSON(other, segment: catalog.segment(for: other))),
-                ("url", JSONText.string(Paths.diff(segment, catalog.segment(for: other), format: .json))),
-            ])
+    private static func writePages(_ catalog: StoreCatalog, store: ServedStore, segment: String, to json: inout JSONWriter) {
+        json.beginObject()
+        for page in ["model", "validate", "compat", "history"] { json.member(page, Paths.storePage(segment, page, format: .json)) }
+        json.key("compare")
+        json.beginArray()
+        for other in catalog.stores where other.number != store.number {
+            json.beginObject()
+            json.key("store")
+            writeStore(other, segment: catalog.segment(for: other), to: &json)
+            json.member("url", Paths.diff(segment, catalog.segment(for: other), format: .json))
+            json.endObject()
         }
-        return JSONText.object(pages + [("compare", JSONText.array(compare))])
+        json.endArray()
+        json.endObject()
     }
 
     private static func warnings(_ inspection: StoreInspection) -> String {

@@ -1,3 +1,4 @@
+import CDRendering
 import Hummingbird
 
 /// `/`: the served stores, grouped by device and app when they were found with `--find`.
@@ -6,15 +7,24 @@ enum StoresPage {
         try request.parameters.check(known: [])
         let catalog = request.catalog
         if request.format == .json {
-            let stores = catalog.stores.map { store in
-                let segment = catalog.segment(for: store)
-                return JSONText.object([
-                    ("number", String(store.number)), ("name", JSONText.string(store.name)), ("path", JSONText.string(store.path)),
-                    ("group", JSONText.optional(store.group)), ("url", JSONText.string(Paths.store(segment))),
-                    ("json", JSONText.string(Paths.store(segment, format: .json))),
-                ])
+            return ServeResponder.json { json in
+                json.beginObject()
+                json.key("stores")
+                json.beginArray()
+                for store in catalog.stores {
+                    let segment = catalog.segment(for: store)
+                    json.beginObject()
+                    json.member("number", store.number)
+                    json.member("name", store.name)
+                    json.member("path", store.path)
+                    json.member("group", store.group)
+                    json.member("url", Paths.store(segment))
+                    json.member("json", Paths.store(segment, format: .json))
+                    json.endObject()
+                }
+                json.endArray()
+                json.endObject()
             }
-            return ServeResponder.json(JSONText.object([("stores", JSONText.array(stores))]))
         }
         var body = ""
         var groups: [String?] = []

@@ -1,5 +1,6 @@
 import CDBase
 import CDDiagnostics
+import CDRendering
 import Foundation
 import Hummingbird
 
@@ -18,11 +19,15 @@ enum ValidatePage {
             return try pooled.session.validation()
         }
         if request.format == .json {
-            return ServeResponder.json(
-                JSONText.object([
-                    ("store", StorePage.storeJSON(pool.store, segment: store)), ("problems", report.hasProblems ? "true" : "false"),
-                    ("report", try ReportJSON.encode(report)),
-                ]))
+            return try ServeResponder.json { json in
+                json.beginObject()
+                json.key("store")
+                StorePage.writeStore(pool.store, segment: store, to: &json)
+                json.member("problems", report.hasProblems)
+                json.key("report")
+                try json.encoded(report)
+                json.endObject()
+            }
         }
         var body = HTML.changeNotice(changed)
         let errors = report.errors.flatMap { $0.code == 1560 ? $0.errors : [$0] }
@@ -57,14 +62,5 @@ enum ValidatePage {
             HTML.page(
                 title: "Validation of \(pool.store.name)", crumbs: [("Stores", "/"), (pool.store.name, Paths.store(store)), ("Validate", "")],
                 body: body, alternate: Paths.storePage(store, "validate", format: .json)))
-    }
-}
-
-/// A report of the library as its command's `--json` writes it (keys sorted), compact.
-enum ReportJSON {
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

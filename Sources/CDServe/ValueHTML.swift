@@ -26,9 +26,4 @@ enum ValueHTML {
             return HTML.escape(text)
         }
     }
-
-    /// The JSON of an object exactly as `dump --format json` writes it.
-    static func objectJSON(_ object: StoredObject) -> String {
-        JSONValues().object(object)
-    }
 }

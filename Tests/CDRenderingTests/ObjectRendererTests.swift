@@ -116,7 +116,7 @@ import Testing
                 == #"{"size":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}"#)
         #expect(values.json(.double(.nan)) == "null")
         #expect(values.json(.date(0.5)) == "\"2001-01-01T00:00:00.500Z\"")
-        #expect(JSONValues.string("tab\tquote\"\u{1}") == #""tab\tquote\"\u0001""#)
+        #expect(JSONWriterTests.string("tab\tquote\"\u{1}") == #""tab\tquote\"\u0001""#)
         #expect(
             values.json(.transformable(.array([.string("a"), .integer(2), .dictionary([(.string("k"), .boolean(true))])]), size: 10)) == #"["a",2,{"k":true}]"#)
     }

@@ -84,7 +84,7 @@ import Testing
     }
 
     /// `serve`'s JSON entity page: the in-place list is each object's ``JSONValues/object(_:)``,
-    /// joined with commas, over every entity of the store (one list across sections, so layouts
+    /// in one array, over every entity of the store (one list across sections, so layouts
     /// change under it), with to-many relationships left out and counted.
     @Test(arguments: cachedStores)
     func jsonObjectListMatchesObjects(_ store: String) throws {
@@ -92,13 +92,15 @@ import Testing
         for query in [ObjectQuery(), ObjectQuery(countsToMany: true)] {
             for binary in BinaryMode.allCases {
                 var list = JSONObjectList(values: JSONValues(binary: binary))
-                var inPlace = OutputBuffer()
+                var inPlace = JSONWriter()
                 var objects: [String] = []
+                inPlace.beginArray()
                 try reader.readRows(query, section: { _ in }) { row in
                     try list.append(row, to: &inPlace)
                     objects.append(JSONValues(binary: binary).object(try row.object()))
                 }
-                #expect(inPlace.text == objects.joined(separator: ","), "\(store), \(binary), counts to-many: \(query.countsToMany)")
+                inPlace.endArray()
+                #expect(inPlace.text == "[" + objects.joined(separator: ",") + "]", "\(store), \(binary), counts to-many: \(query.countsToMany)")
             }
         }
     }

@@ -370,13 +370,28 @@ enum WebDriver {
 extension JSONValue {
     /// The value as JSON text, for request bodies.
     var jsonText: String {
+        var json = JSONWriter()
+        write(to: &json)
+        return json.text
+    }
+
+    private func write(to json: inout JSONWriter) {
         switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .number(let number): return number
-        case .string(let string): return JSONValues.string(string)
-        case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members): return "{" + members.map { JSONValues.string($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+        case .null: json.null()
+        case .bool(let value): json.bool(value)
+        case .number(let number): json.raw(number)
+        case .string(let string): json.string(string)
+        case .array(let items):
+            json.beginArray()
+            for item in items { item.write(to: &json) }
+            json.endArray()
+        case .object(let members):
+            json.beginObject()
+            for member in members {
+                json.key(member.key)
+                member.value.write(to: &json)
+            }
+            json.endObject()
         }
     }
 }
