@@ -18,7 +18,7 @@ else
     output=$(mktemp)
     trap 'rm -f "$output"' EXIT
     start=$(date +%s)
-    CI=true ${SWIFT_TEST:-swift test} > "$output" 2>&1 || { tail -40 "$output"; echo "the tests failed" >&2; exit 1; }
+    CI=true ${SWIFT_TEST:-swift test -c release} > "$output" 2>&1 || { tail -40 "$output"; echo "the tests failed" >&2; exit 1; }
     echo "wall time of the run: $(($(date +%s) - start)) s"
 fi
 
