@@ -35,7 +35,9 @@ package struct ServeResponder: HTTPResponder {
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[.cacheControl] = "no-store"
+        // A tagged answer may be kept and revalidated (If-None-Match); anything else is not kept.
+        response.headers[.cacheControl] = response.headers[.eTag] == nil ? "no-store" : "no-cache, private"
+        if response.headers[.eTag] != nil { response.headers[.vary] = "Accept" }
         if request.method == .head { response.body = ResponseBody() }
         return response
     }
@@ -58,11 +60,19 @@ package struct ServeResponder: HTTPResponder {
         case .events: return try EventStream.respond(page, body: request.body)
         default:
             let respond = Self.pageFunction(route, format: format)
+            let ifNoneMatch = request.headers[.ifNoneMatch]
+            let (catalog, route, format) = (catalog, route, format)
             return try await catalog.workers.run(Self.lane(route, format: format, parameters: parameters)) { job in
                 catalog.closeIdleSessions()
+                let tag = EntityTag.of(route, format: format, catalog: catalog)
+                if let tag, EntityTag.matches(ifNoneMatch, tag) {
+                    return Response(status: .notModified, headers: [.eTag: tag])
+                }
                 var page = page
                 page.job = job
-                return try respond(page)
+                var response = try respond(page)
+                if let tag, response.status == .ok { response.headers[.eTag] = tag }
+                return response
             }
         }
     }

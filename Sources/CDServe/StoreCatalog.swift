@@ -34,6 +34,9 @@ package final class StoreCatalog: Sendable {
     package let feeds: [LiveFeed]
     /// The threads every request's SQLite work runs on, shared by all stores.
     package let workers: WorkerPool
+    /// A random name of this server run, in every page's ``EntityTag``: a page kept from an
+    /// earlier run (other stores, other numbers, on the same port) is never taken as current.
+    let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
     /// Seconds a session may stay unused in its pool before it is closed.
     let sessionIdleTime: Double
