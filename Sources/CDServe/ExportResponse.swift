@@ -26,15 +26,25 @@ enum ExportResponse {
         let contentType = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8"
         var headers: HTTPFields = [.contentType: contentType]
         headers[.contentDisposition] = "inline; filename=\"\(entity).\(request.format.rawValue)\""
+        let requestBody = request.requestBody
         let body = ResponseBody { writer in
             try await writer.write(ServeResponder.bytes(first.text))
             var position = first.next
-            while let after = position {
-                let next = try await workers.run(.heavy) { job in
-                    try chunk(job, pool: pool, query: query, format: format, after: after, includeHead: false)
+            // Each later chunk is read on a worker, cancelled (its statement stopped) when the
+            // client goes away mid-transfer.
+            func rest(_ writer: inout any ResponseBodyWriter) async throws {
+                while let after = position {
+                    let next = try await workers.run(.heavy) { job in
+                        try chunk(job, pool: pool, query: query, format: format, after: after, includeHead: false)
+                    }
+                    try await writer.write(ServeResponder.bytes(next.text))
+                    position = next.next
                 }
-                try await writer.write(ServeResponder.bytes(next.text))
-                position = next.next
+            }
+            if let requestBody {
+                try await requestBody.consumeWithCancellationOnInboundClose { _ in try await rest(&writer) }
+            } else {
+                try await rest(&writer)
             }
             try await writer.finish(nil)
         }

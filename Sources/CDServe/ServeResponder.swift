@@ -61,19 +61,31 @@ package struct ServeResponder: HTTPResponder {
         default:
             let respond = Self.pageFunction(route, format: format)
             let ifNoneMatch = request.headers[.ifNoneMatch]
-            let (catalog, route, format) = (catalog, route, format)
-            return try await catalog.workers.run(Self.lane(route, format: format, parameters: parameters)) { job in
-                catalog.closeIdleSessions()
-                let tag = EntityTag.of(route, format: format, catalog: catalog)
-                if let tag, EntityTag.matches(ifNoneMatch, tag) {
-                    return Response(status: .notModified, headers: [.eTag: tag])
+            let lane = Self.lane(route, format: format, parameters: parameters)
+            let isExport = format == .csv || format == .ndjson
+            var page = page
+            if isExport { page.requestBody = request.body }
+            let (catalog, route, format, built) = (catalog, route, format, page)
+            let work: @Sendable () async throws -> Response = {
+                try await catalog.workers.run(lane) { job in
+                    catalog.closeIdleSessions()
+                    let tag = EntityTag.of(route, format: format, catalog: catalog)
+                    if let tag, EntityTag.matches(ifNoneMatch, tag) {
+                        return Response(status: .notModified, headers: [.eTag: tag])
+                    }
+                    var page = built
+                    page.job = job
+                    var response = try respond(page)
+                    if let tag, response.status == .ok { response.headers[.eTag] = tag }
+                    return response
                 }
-                var page = page
-                page.job = job
-                var response = try respond(page)
-                if let tag, response.status == .ok { response.headers[.eTag] = tag }
-                return response
             }
+            // A heavy page whose client goes away (a tab closed on a slow filter) is cancelled,
+            // which stops its statement. Watching for that reads the connection past this request,
+            // so the connection closes after the answer: a cost for heavy pages only. An export
+            // watches in its body, which outlives this function.
+            guard lane == .heavy && !isExport else { return try await work() }
+            return try await request.body.consumeWithCancellationOnInboundClose { _ in try await work() }
         }
     }
 
@@ -169,11 +181,15 @@ package struct ServeResponder: HTTPResponder {
 }
 
 /// What a page gets: the catalog, the parsed route, the representation asked for, the query,
-/// and the worker job it runs as (whose cancellation stops its statements).
+/// the worker job it runs as (whose cancellation stops its statements) and, for an export, the
+/// request's body.
 struct PageRequest: Sendable {
     let catalog: StoreCatalog
     let route: Route
     let format: Route.Format
     let parameters: QueryParameters
     var job: WorkerJob?
+    /// The request's body, for an export, whose streamed answer watches the connection through
+    /// it and stops when the client goes away.
+    var requestBody: RequestBody?
 }

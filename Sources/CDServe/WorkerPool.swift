@@ -49,6 +49,7 @@ package final class WorkerPool: @unchecked Sendable {
     private var threads = 0
     private var idleThreads = 0
     private var watchdogRunning = false
+    private var stoppedByCancellation = 0
 
     /// `workers` threads at most (the default: one per core); `queueLimit` waiting requests at
     /// most (default 16 per worker); an idle thread ends after `linger` seconds.
@@ -71,7 +72,12 @@ package final class WorkerPool: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 job.bind(
-                    execute: { job in continuation.resume(with: Result { try work(job) }) },
+                    execute: { job in
+                        let result = Result { try work(job) }
+                        continuation.resume(with: result)
+                        if case .failure(let error) = result, error is CancellationError { return true }
+                        return false
+                    },
                     abandon: { error in continuation.resume(throwing: error) })
                 submit(job)
             }
@@ -79,6 +85,10 @@ package final class WorkerPool: @unchecked Sendable {
             cancel(job)
         }
     }
+
+    /// Work that began and then stopped because its request was cancelled (its statement
+    /// interrupted), since the pool was made.
+    package var cancelledWhileRunning: Int { condition.withLock { stoppedByCancellation } }
 
     /// The worker threads alive now.
     package var threadCount: Int { condition.withLock { threads } }
@@ -135,8 +145,9 @@ package final class WorkerPool: @unchecked Sendable {
                 job.started = now
                 running.append(job)
                 condition.unlock()
-                job.execute()
+                let stopped = job.execute()
                 condition.lock()
+                if stopped { stoppedByCancellation += 1 }
                 running.removeAll { $0 === job }
                 condition.broadcast()
                 idleSince = Date()
@@ -214,7 +225,7 @@ package final class WorkerJob: @unchecked Sendable {
     var started: Date?
     private let lock = NSLock()
     private var cancelled = false
-    private var executeBody: ((WorkerJob) -> Void)?
+    private var executeBody: ((WorkerJob) -> Bool)?
     private var abandonBody: ((any Error) -> Void)?
 
     init(lane: WorkerPool.Lane, waitUntil: Date) {
@@ -227,20 +238,21 @@ package final class WorkerJob: @unchecked Sendable {
 
     func markCancelled() { lock.withLock { cancelled = true } }
 
-    func bind(execute: @escaping (WorkerJob) -> Void, abandon: @escaping (any Error) -> Void) {
+    func bind(execute: @escaping (WorkerJob) -> Bool, abandon: @escaping (any Error) -> Void) {
         lock.withLock {
             executeBody = execute
             abandonBody = abandon
         }
     }
 
-    /// Runs the work and answers the request; the pool calls exactly one of this and ``abandon(_:)``.
-    func execute() {
-        let body = lock.withLock { () -> ((WorkerJob) -> Void)? in
+    /// Runs the work and answers the request; the pool calls exactly one of this and
+    /// ``abandon(_:)``. True when the work stopped because the request was cancelled.
+    func execute() -> Bool {
+        let body = lock.withLock { () -> ((WorkerJob) -> Bool)? in
             defer { executeBody = nil; abandonBody = nil }
             return executeBody
         }
-        body?(self)
+        return body?(self) ?? false
     }
 
     /// Answers the request with `error` without running the work.

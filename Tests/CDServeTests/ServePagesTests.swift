@@ -345,18 +345,7 @@ import Testing
     /// count null, counted false), and the next page says so without counting again. The same
     /// filter on the corpus store, within the limit, is counted.
     @Test func aFilteredCountPastTheTimeLimitLeavesThePageItsRows() async throws {
-        let big = try Corpus.copyStore(ServeHarness.sample)
-        let queue = try DatabaseQueue(path: big.path)
-        try await queue.write { db in
-            try db.execute(
-                sql: """
-                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
-                    INSERT INTO ZCAR (Z_PK, Z_ENT, Z_OPT, ZISLIMITEDEDITION, ZMAKER, ZMODEL, ZNUMBERPLATE)
-                    SELECT 1000 + i, 1, 1, 0, 'Maker ' || i, 'Model', 'Plate ' || i FROM n;
-                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1001000 WHERE Z_ENT = 1;
-                    """)
-        }
-        try queue.close()
+        let big = try await ServeHarness.sampleWithAMillionCars()
         let filter = "maker MATCHES '.*'"
         let uri = "/stores/1/entities/Car.json?size=5&where=" + ServePagingTests.encode(filter)
         let answers = try await ServeHarness.withServer([big], queryTimeout: 1) { client in

@@ -2,6 +2,7 @@ import CDMaintenance
 import CDServe
 import CDTestSupport
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -31,6 +32,25 @@ enum ServeHarness {
         let catalog = StoreCatalog(stores: stores, queryTimeout: queryTimeout, idleSessions: idleSessions, queueLimit: queueLimit)
         let app = ServeServer.application(catalog: catalog)
         return try await app.test(.router, body)
+    }
+
+    /// A copy of the sample store with a million more cars (`Maker 1` to `Maker 1000000`, Z_PK
+    /// 1001 on), written as Core Data would (Z_PRIMARYKEY's Z_MAX follows): big enough that a
+    /// MATCHES filter over every row takes seconds.
+    static func sampleWithAMillionCars() async throws -> URL {
+        let big = try Corpus.copyStore(sample)
+        let queue = try DatabaseQueue(path: big.path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                    INSERT INTO ZCAR (Z_PK, Z_ENT, Z_OPT, ZISLIMITEDEDITION, ZMAKER, ZMODEL, ZNUMBERPLATE)
+                    SELECT 1000 + i, 1, 1, 0, 'Maker ' || i, 'Model', 'Plate ' || i FROM n;
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1001000 WHERE Z_ENT = 1;
+                    """)
+        }
+        try queue.close()
+        return big
     }
 
     /// GETs `uri` and returns status, headers and body text.

@@ -1,0 +1,42 @@
+import CDServe
+import CDTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A client that goes away stops its work: over a real socket, curl asks for a slow filtered
+/// page (MATCHES over a million cars) and is killed while the page's statement runs; the server
+/// sees the connection close, cancels the request, and its worker's statement is interrupted
+/// (counted by the pool as work stopped by cancellation), long before the filter could finish.
+@Suite(.temporaryDirectories, .tags(.slow)) struct ServeDisconnectTests {
+    @Test(arguments: ["/stores/1/entities/Car", "/stores/1/entities/Car.json"])
+    func aClientThatLeavesStopsItsStatement(_ page: String) async throws {
+        let big = try await ServeHarness.sampleWithAMillionCars()
+        let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: big.path, modelPath: nil)], queryTimeout: 600)
+        // No maker matches: the page's statement reads every row.
+        let uri = page + "?where=" + ServePagingTests.encode("maker MATCHES '.*(a|b)(c|d).*N.*'")
+        try await ServeServer.application(catalog: catalog).test(.live) { live in
+            let port = try #require(live.port)
+            let curl = try SpawnedProcess(
+                executable: "/usr/bin/curl", arguments: ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)\(uri)"], environment: [:],
+                output: big.deletingLastPathComponent().appendingPathComponent("curl.txt"))
+            defer { curl.stop(seconds: 1) }
+            var pauses = 0
+            while catalog.workers.load.running == 0 && pauses < 3000 {
+                await ServeLiveTests.pause(milliseconds: 20)
+                pauses += 1
+            }
+            #expect(catalog.workers.load.running == 1, "the page's work never started")
+            curl.stop(seconds: 1)
+            #expect(!curl.isRunning)
+            pauses = 0
+            while catalog.workers.cancelledWhileRunning == 0 && pauses < 3000 {
+                await ServeLiveTests.pause(milliseconds: 20)
+                pauses += 1
+            }
+            #expect(catalog.workers.cancelledWhileRunning == 1, "\(page): the statement was not stopped")
+            #expect(catalog.workers.load.running == 0)
+        }
+    }
+}
