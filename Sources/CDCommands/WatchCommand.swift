@@ -158,12 +158,7 @@ enum WatchText {
                 json.key("changes")
                 json.beginObject()
                 for property in change.changes {
-                    json.key(property.name)
-                    json.beginObject()
-                    json.key("old")
-                    values.write(property.old, to: &json)
-                    json.key("new")
-                    values.write(property.new, to: &json)
+                    values.beginChange(property.name, old: property.old, new: property.new, to: &json)
                     json.endObject()
                 }
                 json.endObject()

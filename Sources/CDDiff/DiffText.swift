@@ -300,12 +300,7 @@ package enum DiffJSON {
             json.key("changes")
             json.beginObject()
             for property in change.properties {
-                json.key(property.name)
-                json.beginObject()
-                json.key("old")
-                values.write(property.old, to: &json)
-                json.key("new")
-                values.write(property.new, to: &json)
+                values.beginChange(property.name, old: property.old, new: property.new, to: &json)
                 if case .objects? = property.new {
                     json.key("added")
                     json.strings(property.added.map(\.uri))

@@ -114,6 +114,17 @@ package struct JSONValues: Sendable {
     }
 
     /// The value as ``json(_:)`` writes it, or `null` when there is none or it is left out.
+    /// `"name":{"old":…,"new":…` — one changed property as `watch` and `diff` write it; the
+    /// object stays open for the caller's own members, and the caller ends it.
+    package func beginChange(_ name: String, old: ObjectValue?, new: ObjectValue?, to json: inout JSONWriter) {
+        json.key(name)
+        json.beginObject()
+        json.key("old")
+        write(old, to: &json)
+        json.key("new")
+        write(new, to: &json)
+    }
+
     package func write(_ value: ObjectValue?, to json: inout JSONWriter) {
         guard let value, !isOmitted(value) else { return json.null() }
         json.value { append(value, to: &$0) }
