@@ -26,7 +26,7 @@ enum EventStream {
             status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"],
             body: ResponseBody { writer in
                 do {
-                    try await body.consumeWithCancellationOnInboundClose { _ in try await send(feed, to: &writer) }
+                    try await ClientWatch.run(body) { try await send(feed, to: &writer) }
                 } catch is CancellationError {
                     // The client left; the connection is closing.
                 }

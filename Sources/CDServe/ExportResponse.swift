@@ -42,7 +42,7 @@ enum ExportResponse {
                 }
             }
             if let requestBody {
-                try await requestBody.consumeWithCancellationOnInboundClose { _ in try await rest(&writer) }
+                try await ClientWatch.run(requestBody) { try await rest(&writer) }
             } else {
                 try await rest(&writer)
             }

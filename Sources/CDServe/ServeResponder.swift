@@ -91,7 +91,7 @@ package struct ServeResponder: HTTPResponder {
             // so the connection closes after the answer: a cost for heavy pages only. An export
             // watches in its body, which outlives this function.
             guard lane == .heavy && !isExport else { return try await work() }
-            return try await request.body.consumeWithCancellationOnInboundClose { _ in try await work() }
+            return try await ClientWatch.run(request.body, work)
         }
     }
 

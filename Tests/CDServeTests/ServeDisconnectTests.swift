@@ -39,4 +39,33 @@ import Testing
             #expect(catalog.workers.load.running == 0)
         }
     }
+
+    /// Watching for a client that leaves must not outlive the request's own end: heavy pages that
+    /// answer at once (304s, refused filters) and exports raced Hummingbird's reader of the
+    /// request's end, and the process trapped when the answer came first (CI, b18c9b6). Many such
+    /// answers at once, in process and over a real socket, all arrive whole.
+    @Test func heavyPagesThatAnswerAtOnceLeaveTheServerStanding() async throws {
+        let copies = try ServeHarness.copies([ServeHarness.sample, ServeHarness.sample])
+        let pages = ["/stores/1/validate", "/stores/1/compat", "/stores/1/history", "/diff/1/2"]
+        try await ServeHarness.withServer(copies, queueLimit: 10_000) { client in
+            var firstTags: [String: String] = [:]
+            for page in pages { firstTags[page] = try #require(try await ServeConditionalGetTests.get(client, page).header("ETag")) }
+            let tags = firstTags
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for round in 0..<2000 {
+                    let page = pages[round % pages.count]
+                    group.addTask {
+                        [
+                            try await ServeConditionalGetTests.get(client, page, ifNoneMatch: tags[page]).status,
+                            try await ServeHarness.get(client, "/stores/1/entities/Car?where=maker%20%3D%3D").status,
+                            try await ServeHarness.get(client, "/stores/1/entities/Car.csv?size=1").status,
+                        ]
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(statuses.count == 6000)
+            #expect(Set(statuses) == [304, 400, 200], "\(Set(statuses))")
+        }
+    }
 }
