@@ -163,6 +163,10 @@ package struct JSONValues: Sendable {
             buffer.append("{\"externalFile\":")
             buffer.appendJSONString(file)
             buffer.append(exists ? ",\"exists\":true}" : ",\"exists\":false}")
+        case .largeValue(let bytes):
+            buffer.append("{\"size\":")
+            buffer.append(Int64(bytes))
+            buffer.append(",\"notRead\":true}")
         case .object(let target): appendURI(target, to: &buffer)
         case .objects(nil): buffer.append("null")
         case .objects(let members?):

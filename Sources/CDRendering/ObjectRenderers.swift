@@ -161,6 +161,7 @@ package struct DescriptionRenderer: ObjectRenderer {
         case .transformable(let archived, _): return Self.archived(archived, indent: 4)
         case .externalReference(let file, let exists):
             return Self.plistString("<external data: \(file)\(exists ? "" : ", missing")>")
+        case .largeValue(let bytes): return "{length = \(bytes), bytes not read}"
         case .object(let target): return "\"\(Self.idText(target))\""
         case .objects(nil):
             let address = Self.objectAddress(owner) + 8 * UInt64(index + 1)

@@ -12,10 +12,14 @@ import Hummingbird
 /// writes them, to-one relationships as links, to-many relationships with their count and first
 /// members, each relationship with its inverse; then Core Data's `description` of the object,
 /// and where the store keeps persistent history, the newest transactions that changed it.
+/// A binary or transformable value over ``largeValueLimit`` is not read into the page: it
+/// shows its size and links to `…/{pk}/{attribute}`, which streams it (``ValueStream``).
 /// `…/{pk}/{relationship}` lists a to-many relationship's members, paged (``MemberList``).
 enum ObjectPage {
     /// Members listed on the object page before the link to the whole list.
     static let previewSize = 10
+    /// The longest binary or transformable value an object page reads (64 KiB).
+    static let largeValueLimit = 64 * 1024
     /// Transactions listed in the object's history section.
     static let historySize = 20
 
@@ -25,24 +29,26 @@ enum ObjectPage {
             try request.parameters.check(known: [])
             let pool = try request.catalog.pool(named: storeName)
             return try object(request, pool: pool, entity: entity, primaryKey: primaryKey)
-        case .members(let storeName, let entity, let primaryKey, let relationship):
+        case .members(let storeName, let entity, let primaryKey, let name):
             let pool = try request.catalog.pool(named: storeName)
-            return try MemberList.respond(request, pool: pool, entity: entity, primaryKey: primaryKey, relationship: relationship)
+            if let attribute = try pool.withSession(request.job, { try ValueStream.streamedAttribute(name, of: entity, in: $0.session) }) {
+                return try ValueStream.respond(request, pool: pool, entity: entity, primaryKey: primaryKey, attribute: attribute)
+            }
+            return try MemberList.respond(request, pool: pool, entity: entity, primaryKey: primaryKey, relationship: name)
         default: throw ServeError.noSuchPage(path: "")
         }
     }
 
     /// The object `primaryKey` of `entity` (its sub-entities included), to-many relationships
-    /// as counts; a 404 when there is none.
-    static func read(_ session: StoreSession, entity: String, primaryKey: Int64, includes: Set<String> = []) throws -> StoredObject {
-        let runner = try session.runner()
-        guard runner.reader.dumpableEntities.contains(entity) else {
-            throw StoreError.unknownEntity(entity, mapping: runner.reader.mapping, model: runner.reader.model)
+    /// as counts, values over ``largeValueLimit`` unread; a 404 when there is none.
+    static func read(_ session: StoreSession, entity: String, primaryKey: Int64) throws -> StoredObject {
+        let reader = try session.runner().reader
+        guard reader.dumpableEntities.contains(entity) else {
+            throw StoreError.unknownEntity(entity, mapping: reader.mapping, model: reader.model)
         }
-        let uri = "x-coredata://\(runner.reader.storeUUID)/\(entity)/p\(primaryKey)"
-        let request = FetchRequest(entity: entity, predicate: try PredicateParser.parse("SELF == %@", arguments: [uri]))
         var found: StoredObject?
-        try runner.objects(request, includes: includes, countsToMany: includes.isEmpty, section: { _ in }, object: { found = $0 })
+        let query = ObjectQuery(entity: entity, countsToMany: true, primaryKey: primaryKey, largeValueLimit: largeValueLimit)
+        try reader.read(query, section: { _ in }, object: { found = $0 })
         guard let found else { throw ServeError.unknownObject(entity: entity, primaryKey: primaryKey) }
         return found
     }
@@ -123,7 +129,11 @@ enum ObjectPage {
         var rows: [[String]] = []
         for (name, value) in object.values {
             guard let view = byName[name] else {
-                rows.append([HTML.escape(name), ValueHTML.content(value, store: store), "<span class=\"muted\">attribute</span>"])
+                var cell = ValueHTML.content(value, store: store)
+                if case .largeValue = value {
+                    cell += " " + HTML.link(Paths.members(store, object.id.entity, object.id.pk, name), "download »")
+                }
+                rows.append([HTML.escape(name), cell, "<span class=\"muted\">attribute</span>"])
                 continue
             }
             let relationship = view.relationship

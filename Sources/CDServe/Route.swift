@@ -7,6 +7,7 @@ import Foundation
 ///     /stores/{store}/entities/{Entity}            its objects, sorted, filtered, paged
 ///     /stores/{store}/entities/{Entity}/{pk}       one object
 ///     /stores/{store}/entities/{Entity}/{pk}/{to-many}   the members of one relationship, paged
+///     /stores/{store}/entities/{Entity}/{pk}/{attribute} a binary or transformable value's bytes
 ///     /stores/{store}/model                        its model: entities, properties, indexes, diagram
 ///     /stores/{store}/validate                     what `validate` finds in it
 ///     /stores/{store}/compat                       `compat` against the model given with --model

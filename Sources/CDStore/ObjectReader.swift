@@ -27,11 +27,20 @@ public struct ObjectQuery: Sendable {
     /// A statement built elsewhere (a fetch in Core Data's SQL) that selects the rows instead of
     /// the reader's own; its order, `limit` and `offset` are then the statement's business.
     public var statement: ObjectStatement?
+    /// Only the object with this `Z_PK`; nil reads them all. For the reader's own SELECT (no
+    /// `statement`).
+    public var primaryKey: Int64?
+    /// Binary and transformable values longer than this many bytes are not read: the object
+    /// gets ``ObjectValue/largeValue(bytes:)`` instead, its length from SQLite's `length()`,
+    /// which does not read the value's overflow pages. For the reader's own SELECT (no
+    /// `statement`); nil reads every value whole.
+    public var largeValueLimit: Int?
 
     /// The defaults read every entity, in `Z_PK` order, with to-many relationships as faults.
     public init(
         entity: String? = nil, includesSubentities: Bool = true, limit: Int? = nil, offset: Int? = nil,
-        includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil
+        includes: Set<String> = [], countsToMany: Bool = false, statement: ObjectStatement? = nil,
+        primaryKey: Int64? = nil, largeValueLimit: Int? = nil
     ) {
         self.entity = entity
         self.includesSubentities = includesSubentities
@@ -40,6 +49,8 @@ public struct ObjectQuery: Sendable {
         self.includes = includes
         self.countsToMany = countsToMany
         self.statement = statement
+        self.primaryKey = primaryKey
+        self.largeValueLimit = largeValueLimit
     }
 }
 
@@ -184,12 +195,16 @@ public final class ObjectReader {
         let query: ObjectQuery
         let members: ToManyFetcher
         let externalData: URL?
+        /// For a read with a ``ObjectQuery/largeValueLimit``: the column of each binary or
+        /// transformable value (NULL when it is over the limit) and the column of its length.
+        let lengthColumns: [Int32: Int32]
 
-        init(reader: ObjectReader, query: ObjectQuery, members: ToManyFetcher, externalData: URL?) {
+        init(reader: ObjectReader, query: ObjectQuery, members: ToManyFetcher, externalData: URL?, lengthColumns: [Int32: Int32]) {
             self.reader = reader
             self.query = query
             self.members = members
             self.externalData = externalData
+            self.lengthColumns = lengthColumns
         }
     }
 
@@ -212,6 +227,22 @@ public final class ObjectReader {
             positions[column] = selected.count - 1
             return Int32(selected.count - 1)
         }
+        // Large values: the value column reads NULL past the limit, and a column of its own
+        // gives the length (`length()` of a blob reads no overflow page).
+        var expressions: [Int: String] = [:]
+        var lengthColumns: [Int32: Int32] = [:]
+        func valueIndex(of column: String, type: AttributeType) -> Int32 {
+            let position = index(of: column)
+            guard query.statement == nil, let limit = query.largeValueLimit, type == .binary || type == .transformable,
+                lengthColumns[position] == nil
+            else { return position }
+            let quoted = column.quotedSQLIdentifier
+            expressions[Int(position)] = "CASE WHEN length(\(quoted)) > \(limit) THEN NULL ELSE \(quoted) END"
+            selected.append("length:" + column)
+            expressions[selected.count - 1] = "length(\(quoted))"
+            lengthColumns[position] = Int32(selected.count - 1)
+            return position
+        }
         var layouts: [Int: ObjectLayout] = [:]
         for ent in ents {
             guard let name = mapping.entities.first(where: { $0.number == ent })?.name,
@@ -227,7 +258,7 @@ public final class ObjectReader {
                                 attribute.name,
                                 .attribute(
                                     attribute.type, external: attribute.allowsExternalBinaryDataStorage,
-                                    column: index(of: column.name))
+                                    column: valueIndex(of: column.name, type: attribute.type))
                             ))
                     }
                 case .relationship(let relationship) where !relationship.isToMany:
@@ -259,11 +290,13 @@ public final class ObjectReader {
         // index: one scan in Z_PK (rowid) order needs no index lookups per row and no sort.
         let wholeTable = Set(table.entities.compactMap(mapping.entityNumber(of:))).isSubset(of: ents)
         var sql =
-            "SELECT " + selected.map(\.quotedSQLIdentifier).joined(separator: ", ")
+            "SELECT " + selected.enumerated().map { expressions[$0.offset] ?? $0.element.quotedSQLIdentifier }.joined(separator: ", ")
             + " FROM " + table.name.quotedSQLIdentifier
             + " WHERE " + (wholeTable ? "+Z_ENT" : "Z_ENT") + " IN (" + ents.map { _ in "?" }.joined(separator: ", ") + ")"
+            + (query.primaryKey == nil ? "" : " AND Z_PK = ?")
             + " ORDER BY Z_PK"
         var arguments = StatementArguments(ents)
+        if let primaryKey = query.primaryKey { arguments += [primaryKey] }
         if query.limit != nil || query.offset != nil {
             sql += " LIMIT ? OFFSET ?"
             arguments += [query.limit ?? -1, query.offset ?? 0]
@@ -282,7 +315,8 @@ public final class ObjectReader {
         let externalData = snapshot.files.externalDataFolder
         let trace = query.statement == nil ? nil : snapshot.trace
         try snapshot.read { db in
-            let context = ReadContext(reader: self, query: query, members: ToManyFetcher(reader: self, db: db), externalData: externalData)
+            let context = ReadContext(
+                reader: self, query: query, members: ToManyFetcher(reader: self, db: db), externalData: externalData, lengthColumns: lengthColumns)
             let statement = try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             // Layouts by Z_ENT in an array: this lookup runs for every row.

@@ -147,6 +147,11 @@ public struct ObjectRow: ~Copyable {
     public func value(_ index: Int) throws -> ObjectValue {
         switch layout.fields[index] {
         case .attribute(let type, let external, let column):
+            if let lengthColumn = context.lengthColumns[column], let limit = context.query.largeValueLimit,
+                case .integer(let length) = Self.raw(row, Int(lengthColumn)), length > limit
+            {
+                return .largeValue(bytes: Int(length))
+            }
             return ValueDecoder.decode(
                 Self.raw(row, Int(column)), type: type, allowsExternalStorage: external,
                 externalData: context.externalData)
@@ -184,7 +189,10 @@ public struct ObjectRow: ~Copyable {
         guard read.kind != .toMany else { return .other }
         let column = read.column
         let type = sqlite3_column_type(statement, column)
-        if type == SQLITE_NULL { return .null }
+        if type == SQLITE_NULL {
+            // A value left unread as too large reads NULL; value(_:) tells it apart.
+            return read.kind == .decoded && !context.lengthColumns.isEmpty ? .other : .null
+        }
         switch read.kind {
         case .integer:
             return type == SQLITE_INTEGER ? .integer(sqlite3_column_int64(statement, column)) : .other

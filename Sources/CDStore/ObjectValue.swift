@@ -22,6 +22,9 @@ public enum ObjectValue: Sendable, Equatable {
     case transformableData(Data)
     /// An externally stored value: the file name under `_EXTERNAL_DATA` and whether it exists.
     case externalReference(file: String, exists: Bool)
+    /// A binary or transformable value longer than the read's ``ObjectQuery/largeValueLimit``,
+    /// left unread so that one object never brings a huge value into memory: its stored length.
+    case largeValue(bytes: Int)
     /// A to-one relationship: the destination object.
     case object(ObjectID)
     /// A to-many relationship; `members` is nil while it is a fault (not fetched).
@@ -266,6 +269,7 @@ package enum ValueEncoder {
         case .uri: return "URI"
         case .transformable: return "transformable"
         case .externalReference: return "external data"
+        case .largeValue: return "unread large value"
         case .object, .objects, .objectCount: return "relationship"
         case .unexpected: return "unexpected"
         }

@@ -24,6 +24,7 @@ extension ObjectValue {
         case .uri(let u): return u
         case .transformable(let archived, _): return archived.text
         case .externalReference(let file, let exists): return "<external data: \(file)\(exists ? "" : ", missing")>"
+        case .largeValue(let bytes): return "<\(bytes) bytes, not read>"
         case .object(let target): return target.uri
         case .objects(nil): return "<fault>"
         case .objectCount(let count): return plural(count, "object", grouping: false)

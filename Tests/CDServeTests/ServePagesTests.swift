@@ -339,6 +339,28 @@ import Testing
         }
     }
 
+    /// An explanation checked against a store runs its queries under the time limit too: a
+    /// 1570 on Car.maker counts the cars whose maker is NULL, over a million cars, and is
+    /// stopped with the advice to run `explain --store`.
+    @Test func anExplanationCheckedAgainstAStoreStopsAtTheTimeLimit() async throws {
+        let big = try await ServeHarness.sampleWithAMillionCars()
+        let dump =
+            "Error Domain=NSCocoaErrorDomain Code=1570 \"The operation couldn't be completed. (Cocoa error 1570.)\" UserInfo={NSValidationErrorObject=<Car: 0x600000a8c0a0> (entity: Car; id: 0x600000a2e5a0 <x-coredata:///Car/t1> ; data: {model = nil;}), NSValidationErrorKey=model}"
+        let answers = try await ServeHarness.withServer([big], queryTimeout: 0.000_001) { client in
+            [
+                try await ServeHarness.get(client, "/explain.json?store=1&dump=" + Self.queryValue(dump)),
+                try await ServeHarness.get(client, "/explain?store=1&dump=" + Self.queryValue(dump)),
+                try await ServeHarness.get(client, "/explain.json?dump=" + Self.queryValue(dump)),
+            ]
+        }
+        #expect(answers.map(\.status) == [504, 504, 200])
+        let message = try answers[0].json["error"]?["message"]?.string ?? ""
+        #expect(message.hasPrefix("the query was stopped after "), "\(message)")
+        #expect(message.hasSuffix("run `cdstore explain --store` on the store, which has no time limit, or start serve with a longer --query-timeout"))
+        #expect(answers[1].body.contains("explain --store"))
+        #expect(try answers[2].json["explanation"]?["code"]?.integer == 1570)
+    }
+
     /// A filter's count runs last, in the time the page's rows left: one past `--query-timeout`
     /// (MATCHES on every row of a million cars, where the first page needs five) leaves the page
     /// answering 200 with its rows and saying that the matching objects were not counted (JSON:

@@ -287,7 +287,7 @@ package final class LoadedGraph: GraphSchema {
         case .string(let s): return .string(s)
         case .date(let d): return .date(d)
         case .uuid(let u): return .uuid(u)
-        case .binary, .uri, .transformable, .transformableData, .externalReference: return .opaque
+        case .binary, .uri, .transformable, .transformableData, .externalReference, .largeValue: return .opaque
         case .unexpected, .object, .objects, .objectCount: return nil
         }
     }
