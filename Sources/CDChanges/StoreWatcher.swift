@@ -71,10 +71,23 @@ package final class StoreWatcher {
     package var usesHistory: Bool { lastTransaction != nil }
 
     /// The commits since the last poll, oldest first; empty when the files have not moved.
+    ///
+    /// A poll that meets a commit under way reads the store at a later poll instead: when the
+    /// files moved while the private copy was taken (a copy of half a commit), or when the copy
+    /// failed while a rollback journal was there (the writer's journal, which SQLite would play
+    /// back, a write the read-only copy refuses).
     package func poll() throws -> [WatchedCommit] {
-        let signature = FileSignature.of(StoreFiles(path: path))
+        let files = StoreFiles(path: path)
+        let signature = FileSignature.of(files)
         guard signature != previousSignature else { return [] }
-        let current = try Self.reader(path: path, model: model)
+        let current: ObjectReader
+        do {
+            current = try Self.reader(path: path, model: model)
+        } catch {
+            if FileManager.default.fileExists(atPath: files.journal.path) || FileSignature.of(files) != signature { return [] }
+            throw error
+        }
+        guard FileSignature.of(files) == signature else { return [] }
         let commits: [WatchedCommit]
         if let last = lastTransaction, try current.snapshot.read(HistoryReader.hasHistory) {
             let transactions = try HistoryReader(snapshot: current.snapshot, model: current.model)
@@ -180,17 +193,33 @@ package final class StoreWatcher {
 }
 
 /// Size and modification time of one file of a store; a change in either means a new commit
-/// may be there. Missing files have no signature, so a WAL appearing or vanishing counts too.
+/// may be there. Missing files have no signature, so a WAL or a rollback journal appearing or
+/// vanishing counts too: a poll that read the store while `sqlite3` or the app was committing in
+/// rollback mode (the journal still there) saw the store before that commit, and the journal's
+/// going is what shows the commit is done. The main file's signature also holds SQLite's file
+/// change counter (header offset 24, which every rollback-mode commit increments), so two
+/// commits within one tick of the file system's clock still differ.
 struct FileSignature: Equatable {
     let size: Int
     let modified: Date
+    let changeCounter: UInt32?
 
     static func of(_ files: StoreFiles) -> [FileSignature?] {
-        [files.main, files.wal].map { url in
+        [files.main, files.wal, files.journal].map { url in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
             return FileSignature(
                 size: (attributes[.size] as? NSNumber)?.intValue ?? 0,
-                modified: attributes[.modificationDate] as? Date ?? .distantPast)
+                modified: attributes[.modificationDate] as? Date ?? .distantPast,
+                changeCounter: url == files.main ? changeCounter(of: url) : nil)
         }
+    }
+
+    /// The big-endian 32-bit counter at offset 24 of a database file's header; nil when the
+    /// file is shorter or cannot be opened (read-only, no lock taken).
+    private static func changeCounter(of url: URL) -> UInt32? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: 24)) != nil, let bytes = try? handle.read(upToCount: 4), bytes.count == 4 else { return nil }
+        return bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 }

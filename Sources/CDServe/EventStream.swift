@@ -25,8 +25,12 @@ enum EventStream {
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"],
             body: ResponseBody { writer in
+                // Subscribed before anything else: the browser counts the stream open once the
+                // answer's head arrives, and a change found before the subscription is not sent.
+                let (client, messages) = feed.subscribe()
+                defer { feed.unsubscribe(client) }
                 do {
-                    try await ClientWatch.run(body) { try await send(feed, to: &writer) }
+                    try await ClientWatch.run(body) { try await send(messages, of: feed, to: &writer) }
                 } catch is CancellationError {
                     // The client left; the connection is closing.
                 }
@@ -34,9 +38,7 @@ enum EventStream {
             })
     }
 
-    private static func send(_ feed: LiveFeed, to writer: inout any ResponseBodyWriter) async throws {
-        let (client, messages) = feed.subscribe()
-        defer { feed.unsubscribe(client) }
+    private static func send(_ messages: AsyncStream<LiveMessage>, of feed: LiveFeed, to writer: inout any ResponseBodyWriter) async throws {
         for await message in messages.cancelOnGracefulShutdown() {
             switch message {
             case .watching: try await writer.write(ServeResponder.bytes(": watching \(feed.store.name)\n\n"))

@@ -77,4 +77,93 @@ import Testing
         #expect(changes.last?.changes.map(\.name) == ["model"])
         #expect(changes.last?.changes.first?.new == .string("Updated"))
     }
+
+    /// A rollback-mode commit that leaves the file's size and modification time as the last
+    /// poll saw them (two commits within one tick of the file system's clock) is still seen:
+    /// SQLite's file change counter moved. Here the time is set to the same round value before
+    /// the watch and after the write.
+    @Test func seesACommitThatKeepsTheFilesSizeAndTime() throws {
+        let copy = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: copy.path)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: copy.path)[.size] as? NSNumber)
+        let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
+        let writer = try DatabaseQueue(path: copy.path)
+        try writer.write { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
+            try db.execute(sql: "UPDATE ZCAR SET ZMODEL = 'Same tick', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14")
+        }
+        try writer.close()
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: copy.path)
+        let after = try FileManager.default.attributesOfItem(atPath: copy.path)
+        #expect(after[.size] as? NSNumber == size && after[.modificationDate] as? Date == modified)
+        let changes = try watcher.poll().flatMap(\.changes)
+        #expect(changes.map(\.type) == [.update])
+        #expect(changes.first?.id.pk == 14)
+        #expect(changes.first?.changes.first?.new == .string("Same tick"))
+    }
+
+    /// A poll while a writer's transaction is open in rollback mode (its `-journal` beside the
+    /// store) neither fails nor reports the uncommitted change; the poll after the commit
+    /// reports it. A failed poll there ended `serve`'s event streams with an error.
+    @Test func aPollDuringACommitWaitsForItsEnd() throws {
+        let copy = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
+        let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // The transaction stays open across the poll.
+        let writer = try DatabaseQueue(path: copy.path, configuration: configuration)
+        defer { try? writer.close() }
+        let size = StoreFiles.size(of: copy)
+        // A small page cache and a megabyte of filler: SQLite writes pages into the store's file
+        // before the commit, as a large save does, so the poll sees the file move.
+        try writer.inDatabase { db in
+            try db.execute(
+                sql: """
+                    PRAGMA cache_size = 10; BEGIN IMMEDIATE; UPDATE ZCAR SET ZMODEL = 'Open', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14;
+                    CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+                    INSERT INTO filler SELECT randomblob(4000) FROM n;
+                    """)
+        }
+        #expect(FileManager.default.fileExists(atPath: copy.path + "-journal"))
+        #expect((StoreFiles.size(of: copy) ?? 0) > (size ?? 0) + 1_000_000)
+        #expect(try watcher.poll().flatMap(\.changes).filter { $0.changes.first?.new == .string("Open") }.isEmpty)
+        try writer.inDatabase { db in try db.execute(sql: "COMMIT") }
+        #expect(!FileManager.default.fileExists(atPath: copy.path + "-journal"))
+        let changes = try watcher.poll().flatMap(\.changes)
+        #expect(changes.map(\.type) == [.update])
+        #expect(changes.first?.id.pk == 14)
+        #expect(changes.first?.changes.first?.new == .string("Open"))
+    }
+
+    /// A poll that copied the store between a rollback-mode commit's last write and the removal
+    /// of its journal read the store as before the commit (the copy plays the journal back); the
+    /// journal's going makes the next poll read it again. Built by hand: the commit is made,
+    /// then the journal of the same transaction on a copy of the old store is put beside it.
+    @Test func aCommitSeenWithItsJournalIsReadAgainWhenTheJournalGoes() throws {
+        let copy = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
+        let twin = copy.deletingLastPathComponent().appendingPathComponent("twin.sqlite")
+        try FileManager.default.copyItem(at: copy, to: twin)
+        let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
+        let save = """
+            PRAGMA cache_size = 10; BEGIN IMMEDIATE; UPDATE ZCAR SET ZMODEL = 'Journaled', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14;
+            CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+            INSERT INTO filler SELECT zeroblob(4000) FROM n;
+            """
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // The twin's transaction stays open while its journal is copied.
+        let twinWriter = try DatabaseQueue(path: twin.path, configuration: configuration)
+        try twinWriter.inDatabase { db in try db.execute(sql: save) }
+        let journal = try Data(contentsOf: URL(fileURLWithPath: twin.path + "-journal"))
+        try twinWriter.inDatabase { db in try db.execute(sql: "ROLLBACK") }
+        try twinWriter.close()
+        let writer = try DatabaseQueue(path: copy.path, configuration: configuration)
+        try writer.inDatabase { db in try db.execute(sql: save + "COMMIT;") }
+        try writer.close()
+        try journal.write(to: URL(fileURLWithPath: copy.path + "-journal"))
+        #expect(try watcher.poll().flatMap(\.changes).isEmpty, "the copy with the journal is the store before the save")
+        try FileManager.default.removeItem(atPath: copy.path + "-journal")
+        let changes = try watcher.poll().flatMap(\.changes)
+        #expect(changes.map(\.type) == [.update])
+        #expect(changes.first?.changes.first?.new == .string("Journaled"))
+    }
 }

@@ -438,15 +438,20 @@ final class EventClient: @unchecked Sendable {
         #expect(block?.hasPrefix(": watching ") == true, "\(block ?? "no message")")
     }
 
-    /// The next `count` change events, skipping heartbeats.
+    /// The next `count` change events, skipping heartbeats (at most 200 of them: a change the
+    /// server never sends fails the test rather than hanging it between heartbeats).
     func changes(count: Int) async throws -> [ReceivedChange] {
         var result: [ReceivedChange] = []
+        var heartbeats = 0
         while result.count < count {
-            guard let block = try await nextBlock() else {
-                Issue.record("the stream ended or stalled after \(result.count) of \(count) change events")
+            guard let block = try await nextBlock(), heartbeats < 200 else {
+                Issue.record("the stream ended, stalled or sent only heartbeats after \(result.count) of \(count) change events")
                 return result
             }
-            if block == ": heartbeat" { continue }
+            if block == ": heartbeat" {
+                heartbeats += 1
+                continue
+            }
             let lines = block.split(separator: "\n")
             #expect(lines.count == 2 && lines[0] == "event: change", "\(block)")
             result.append(ReceivedChange(text: String(lines.last?.dropFirst("data: ".count) ?? "")))
