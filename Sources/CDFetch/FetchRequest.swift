@@ -21,6 +21,11 @@ package struct FetchRequest: Sendable, Equatable {
     /// Keyset pagination (``KeysetPage``): `Z_PK` breaks ties after the sort descriptors, and a
     /// page with a position starts after it. Nil for every command: Core Data's SQL has neither.
     package var keyset: KeysetPage? = nil
+    /// Binary and transformable values longer than this many bytes are not read: the object
+    /// fetch selects NULL and the value's `length()` instead (no overflow page is read), and
+    /// the object gets ``ObjectValue/largeValue(bytes:)``. Nil for every command (their SQL is
+    /// Core Data's); `serve`'s pages set it.
+    package var largeValueLimit: Int? = nil
 
     package init(
         entity: String, predicate: CDPredicate.Predicate? = nil, sortDescriptors: [CDModel.SortDescriptor] = [],

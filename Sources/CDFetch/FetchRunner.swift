@@ -119,7 +119,8 @@ package final class FetchRunner {
             entity: request.entity, includesSubentities: request.includesSubentities, includes: includes, countsToMany: countsToMany,
             statement: ObjectStatement(
                 sql: statement.sql, arguments: statement.arguments,
-                columns: statement.columns, describe: describe))
+                columns: statement.columns, describe: describe, lengthColumns: statement.lengthColumns),
+            largeValueLimit: request.largeValueLimit)
         try reader.readRows(query, section: section, row: row)
     }
 

@@ -83,13 +83,26 @@ package struct FetchSQL: Sendable {
             let order = request.keyset == nil ? sorted : SQLBuilder.keysetOrder(after: sorted, scope: root)
             let hierarchy = table.entities.count > 1
             let columns = objectColumns(of: request.entity, in: table, includesSubentities: request.includesSubentities)
-            let selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0.renderedSQLIdentifier }
+            var selectList = [hierarchy ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"] + columns.map { "t0." + $0.renderedSQLIdentifier }
+            var selectedColumns = [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns
+            var lengthColumns: [String: Int] = [:]
+            if let limit = request.largeValueLimit {
+                for (offset, column) in columns.enumerated() where largeValueColumn(column, in: table) {
+                    let reference = "t0." + column.renderedSQLIdentifier
+                    selectList[offset + 3] = "CASE WHEN length(\(reference)) > \(limit) THEN NULL ELSE \(reference) END"
+                    lengthColumns[column] = selectList.count
+                    selectList.append("length(\(reference))")
+                    selectedColumns.append(nil)
+                }
+            }
             let sql =
                 "SELECT " + (builder.needsDistinct ? "DISTINCT " : "") + selectList.joined(separator: ", ")
                 + " FROM \(tableName) t0" + builder.joinClause + whereClause + order + Self.limitClause(request)
-            return FetchStatement(
+            var statement = FetchStatement(
                 kind: .objects, entity: request.entity, sql: sql, arguments: builder.arguments,
-                columns: [hierarchy ? "Z_ENT" : nil, "Z_PK", "Z_OPT"] + columns, valueColumns: [])
+                columns: selectedColumns, valueColumns: [])
+            statement.lengthColumns = lengthColumns
+            return statement
         case .distinct(let keyPaths):
             guard !keyPaths.isEmpty else { throw FetchSQLError.distinctWithoutAttributes }
             var selected: [String] = []
@@ -140,6 +153,16 @@ package struct FetchSQL: Sendable {
 
     /// The attribute types `sum` and `average` add up: numbers, and booleans stored as 0 and 1.
     static let summable: Set<AttributeType> = [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean]
+
+    /// Whether `column` of `table` holds a binary or transformable attribute, whose values a
+    /// ``FetchRequest/largeValueLimit`` leaves unread when long.
+    func largeValueColumn(_ column: String, in table: MappedTable) -> Bool {
+        guard let mapped = table.columns.first(where: { $0.name == column && $0.role == .attribute }),
+            let entity = mapped.entity, let property = mapped.property,
+            case .attribute(let attribute)? = model.allProperties(of: entity).first(where: { $0.name == property })
+        else { return false }
+        return attribute.type == .binary || attribute.type == .transformable
+    }
 
     /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in the order Core Data's logs
     /// show (sqldebug.md excerpts 1, 10, 12, 18, 19), which is not the table's order: entity by

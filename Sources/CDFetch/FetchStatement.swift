@@ -28,6 +28,9 @@ package struct FetchStatement: Sendable, Equatable {
     /// For value fetches: a name per selected value (key path, or `sum(price)`) and the
     /// attribute type that decodes it (`nil`: shown as SQLite gives it).
     package var valueColumns: [(name: String, type: AttributeType?)]
+    /// For object fetches with a ``FetchRequest/largeValueLimit``: the result position of each
+    /// binary or transformable column's length, by column name.
+    package var lengthColumns: [String: Int] = [:]
 
     /// The statement and its bound values as `cdstore sql` prints them: the SQL, then
     /// `bind[i] = value` lines in the SQL debug log's notation.

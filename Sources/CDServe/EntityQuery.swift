@@ -132,7 +132,8 @@ struct EntityQuery: Sendable {
     /// One page of objects: the objects (at most `size`), their property names, and the token of
     /// the next page when there is one.
     static func readPage(_ runner: FetchRunner, query: EntityQuery, after position: KeysetPosition?, size: Int, countsToMany: Bool = true) throws -> Page {
-        let request = query.pageRequest(after: position, size: size)
+        var request = query.pageRequest(after: position, size: size)
+        request.largeValueLimit = ObjectPage.largeValueLimit
         var properties: [String] = []
         var objects: [StoredObject] = []
         try runner.objects(request, countsToMany: countsToMany, section: { properties = $0.properties }, object: { objects.append($0) })
@@ -158,7 +159,8 @@ struct EntityQuery: Sendable {
     /// then joining them was the largest cost of the JSON page in the page itself under
     /// scripts/bench-serve.sh.
     static func readJSONPage(_ runner: FetchRunner, query: EntityQuery, after position: KeysetPosition?, size: Int) throws -> JSONPage {
-        let request = query.pageRequest(after: position, size: size)
+        var request = query.pageRequest(after: position, size: size)
+        request.largeValueLimit = ObjectPage.largeValueLimit
         var page = JSONPage(properties: [], objects: JSONWriter(capacity: 16_384), next: nil)
         var list = JSONObjectList()
         page.objects.beginArray()

@@ -113,13 +113,15 @@ package struct ServeResponder: HTTPResponder {
     }
 
     /// The worker lane of a request (``WorkerPool``): whole-store reports, diffs, exports and
-    /// filtered entity pages are heavy; plain pages are quick.
+    /// filtered or sorted entity pages are heavy (a sort on an attribute without an index reads
+    /// every row, as a filter may); plain pages, in `Z_PK` order, are quick.
     static func lane(_ route: Route, format: Route.Format, parameters: QueryParameters) -> WorkerPool.Lane {
         switch route {
         case .validate, .compat, .explain, .history, .diff: return .heavy
         case .entity:
             if format == .csv || format == .ndjson { return .heavy }
-            return parameters.all("where").contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? .heavy : .quick
+            let given = { (name: String) in parameters.all(name).contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty } }
+            return given("where") || given("sort") ? .heavy : .quick
         case .stores, .store, .object, .members, .model, .asset, .events: return .quick
         }
     }

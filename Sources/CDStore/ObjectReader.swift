@@ -32,8 +32,9 @@ public struct ObjectQuery: Sendable {
     public var primaryKey: Int64?
     /// Binary and transformable values longer than this many bytes are not read: the object
     /// gets ``ObjectValue/largeValue(bytes:)`` instead, its length from SQLite's `length()`,
-    /// which does not read the value's overflow pages. For the reader's own SELECT (no
-    /// `statement`); nil reads every value whole.
+    /// which does not read the value's overflow pages. For the reader's own SELECT, or a
+    /// `statement` that selects the lengths (``ObjectStatement/lengthColumns``); nil reads every
+    /// value whole.
     public var largeValueLimit: Int?
 
     /// The defaults read every entity, in `Z_PK` order, with to-many relationships as faults.
@@ -66,13 +67,21 @@ public struct ObjectStatement: Sendable {
     public var columns: [String?]
     /// How the SQL debug log describes a fetched object at level 3.
     public var describe: (@Sendable (StoredObject) -> String)?
+    /// The result position of each binary or transformable column's `length()`, by column name,
+    /// for a statement that selects NULL for values over the query's
+    /// ``ObjectQuery/largeValueLimit``.
+    public var lengthColumns: [String: Int]
 
     /// A statement whose result positions hold `columns`; `describe` is only for the debug log.
-    public init(sql: String, arguments: [DatabaseValue], columns: [String?], describe: (@Sendable (StoredObject) -> String)? = nil) {
+    public init(
+        sql: String, arguments: [DatabaseValue], columns: [String?], describe: (@Sendable (StoredObject) -> String)? = nil,
+        lengthColumns: [String: Int] = [:]
+    ) {
         self.sql = sql
         self.arguments = arguments
         self.columns = columns
         self.describe = describe
+        self.lengthColumns = lengthColumns
     }
 }
 
@@ -233,9 +242,11 @@ public final class ObjectReader {
         var lengthColumns: [Int32: Int32] = [:]
         func valueIndex(of column: String, type: AttributeType) -> Int32 {
             let position = index(of: column)
-            guard query.statement == nil, let limit = query.largeValueLimit, type == .binary || type == .transformable,
-                lengthColumns[position] == nil
-            else { return position }
+            guard let limit = query.largeValueLimit, type == .binary || type == .transformable, lengthColumns[position] == nil else { return position }
+            if let statement = query.statement {
+                if let lengthPosition = statement.lengthColumns[column] { lengthColumns[position] = Int32(lengthPosition) }
+                return position
+            }
             let quoted = column.quotedSQLIdentifier
             expressions[Int(position)] = "CASE WHEN length(\(quoted)) > \(limit) THEN NULL ELSE \(quoted) END"
             selected.append("length:" + column)

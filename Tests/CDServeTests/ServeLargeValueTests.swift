@@ -7,7 +7,7 @@ import Testing
 
 /// Big values: an object page reads no binary or transformable value over 64 KiB. It gives the
 /// value's size (HTML, JSON and description) and links to the value's own URL, which streams
-/// the stored bytes exactly. The store is the corpus's SampleModel2 (Book.frontCover,
+/// the stored bytes exactly; entity pages and exports leave the same values unread. The store is the corpus's SampleModel2 (Book.frontCover,
 /// Page.content; GraphicNovel is a sub-entity of Book) with seeded values written by sqlite3.
 @Suite(.temporaryDirectories) struct ServeLargeValueTests {
     static let store = "cdplus-samplemodel2/SampleModel2_V2.sqlite"
@@ -70,6 +70,20 @@ import Testing
             #expect(try second.json["object"]?["content"] == .object([(key: "size", value: .number("65537")), (key: "notRead", value: .bool(true))]))
             #expect(try await Self.raw(client, "/stores/1/entities/Page/2/content").body == overLimit)
             #expect(try await Self.raw(client, "/stores/1/entities/Page/1/content").body == atLimit)
+
+            // Entity pages and exports leave the same values unread.
+            let entityJSON = try await ServeHarness.get(client, "/stores/1/entities/Page.json?size=3")
+            #expect(try ServeHarness.problems(entityJSON.body, schema: "serve-entity.schema.json") == [])
+            let listed = try #require(try entityJSON.json["objects"]?.array)
+            #expect(listed.count == 3)
+            #expect(try listed.first?["content"] == first.json["object"]?["content"])
+            #expect(try listed.dropFirst().first?["content"] == second.json["object"]?["content"])
+            #expect(listed.last?["content"] == .null)
+            let entityHTML = try await ServeHarness.get(client, "/stores/1/entities/Page?size=3")
+            #expect(entityHTML.body.contains("<td>&lt;65537 bytes, not read&gt;</td>") && entityHTML.body.contains("<td>&lt;65536 bytes&gt;</td>"))
+            let export = try await ServeHarness.get(client, "/stores/1/entities/Page.ndjson")
+            let lines = export.body.split(separator: "\n")
+            #expect(lines.count == 119 && lines[1].contains("\"content\":{\"size\":65537,\"notRead\":true}"), "\(export.body.prefix(500))")
 
             // A sub-entity's object through its parent's URL, and a small value.
             let novel = try await Self.raw(client, "/stores/1/entities/Book/3/frontCover")
