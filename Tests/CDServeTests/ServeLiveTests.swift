@@ -83,6 +83,28 @@ import Testing
         }
     }
 
+    /// A stream is alive before its watcher has the store's first snapshot: on a million cars
+    /// that snapshot takes longer than the heartbeat interval (0.1 s here), and the stream sends
+    /// heartbeats of its own meanwhile, then `: watching`.
+    @Test(.tags(.slow)) func heartbeatsComeWhileTheFirstSnapshotIsRead() async throws {
+        let big = try await ServeHarness.sampleWithAMillionCars()
+        let settings = LiveSettings(pollInterval: 0.05, heartbeatInterval: 0.1)
+        let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: big.path, modelPath: nil)], queryTimeout: 10, live: settings)
+        try await ServeServer.application(catalog: catalog).test(.live) { live in
+            let port = try #require(live.port)
+            let events = try EventClient("http://127.0.0.1:\(port)/stores/1/events")
+            defer { events.stop() }
+            #expect(try await events.nextBlock() == ": heartbeat")
+            var block = try await events.nextBlock()
+            var heartbeats = 1
+            while block == ": heartbeat" && heartbeats < 6000 {
+                heartbeats += 1
+                block = try await events.nextBlock()
+            }
+            #expect(block?.hasPrefix(": watching ") == true, "\(block ?? "no message") after \(heartbeats) heartbeats")
+        }
+    }
+
     @Test func clientsShareOneWatcherThatStopsWhenTheLastLeaves() async throws {
         let copy = try Corpus.copyStore(ServeHarness.sample)
         try await Self.withLiveServer(copy) { catalog, base, _ in
