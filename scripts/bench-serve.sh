@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 25's speed goals for `cdstore serve`, side by side with Datasette in one run, on a store
-# whose Post table holds 22,000,000 rows:
+# whose Post table holds 22,000,000 rows, then issue 35's mixed load:
 #
 #   - latency: the server time (curl's time_starttransfer, median over the rounds) of an entity's
 #     first page and of page 10,000 (a keyset page: its `after` token names the last object of
@@ -9,7 +9,14 @@
 #     fastest URL for the same table of the same file (`datasette -i`, immutable, with
 #     `?_size=50&_nocount=1&_nofacet=1&_nosuggest=1`); goal: cdstore >= 5x Datasette's requests/s;
 #   - memory: cdstore serve's RSS, read from /proc each second under a longer `wrk` run over many
-#     pages (JSON and HTML); flat = the last sample within 10% (or 4 MiB) of the sample at 5 s.
+#     pages (JSON and HTML); flat = the last sample within 10% (or 4 MiB) of the sample at 5 s;
+#   - mixed load (scripts/bench-serve-mix.py), one server after the other: for BENCH_MIX_SECONDS,
+#     8 clients loop a slow filter (cdstore: postID MATCHES ".*(a|b)(c|d).*N.*", which no postID
+#     matches, so every row is read; Datasette: ZPOSTID__contains, a LIKE '%…%', under its default
+#     time limit), 8 clients loop plain pages (entity pages near and far, object pages, JSON and
+#     HTML) and 4 listeners hold cdstore's event stream; goals for cdstore: plain-page p99
+#     <= 100 ms, no answer but 200/304/503/504, heartbeat gaps <= 15 s + 1 s, RSS flat (as above)
+#     and open descriptors back to where they were.
 #
 #   scripts/bench-serve.sh
 #
@@ -20,6 +27,7 @@
 #   BENCH_RUNS=10              latency rounds (after BENCH_WARMUP=2 untimed ones)
 #   BENCH_WRK_THREADS=2, BENCH_WRK_CONNECTIONS=8, BENCH_WRK_SECONDS=20   the throughput runs
 #   BENCH_RSS_SECONDS=60       the wrk run under which RSS is sampled
+#   BENCH_MIX_SECONDS=60       the mixed load, per server
 #
 # Datasette comes from PyPI into a virtual environment in Benchmarks/work/datasette-venv; when it
 # cannot be installed its rows say so and the cdstore rows are still measured. A MISS does not
@@ -37,8 +45,9 @@ wrk_threads=${BENCH_WRK_THREADS:-2}
 wrk_connections=${BENCH_WRK_CONNECTIONS:-8}
 wrk_seconds=${BENCH_WRK_SECONDS:-20}
 rss_seconds=${BENCH_RSS_SECONDS:-60}
+mix_seconds=${BENCH_MIX_SECONDS:-60}
 page_size=50
-for knob in serve_rows far_page wrk_threads wrk_connections wrk_seconds rss_seconds; do
+for knob in serve_rows far_page wrk_threads wrk_connections wrk_seconds rss_seconds mix_seconds; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || die "$knob (see the knobs at the top of $0) must be a positive integer"
 done
 ((rss_seconds > 5)) || die "BENCH_RSS_SECONDS must be more than 5"
@@ -317,6 +326,76 @@ rss_max=$(to_mib "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)")
 rss_flat=$(awk -v b="$rss_base" -v l="$rss_last" 'BEGIN { d = l - b; if (d < 0) d = -d; t = b * 0.1; if (t < 4) t = 4; print (d <= t) ? "PASS" : "MISS" }')
 echo "  RSS MiB: first $rss_first, at 5 s $rss_base, max $rss_max, last $rss_last ($rss_rps requests/s over 200 pages)"
 echo "  every second (KiB): ${rss[*]}"
+
+# --------------------------------------------------------------------------
+# Mixed load: slow filters, plain pages and event listeners at once, one server after the other.
+# --------------------------------------------------------------------------
+log "Mixed load, ${mix_seconds}s per server"
+urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+mix_pks=()
+for ((k = 0; k < 50; k++)); do mix_pks+=("$(pk_at $(( (k * 104729) % serve_rows )))"); done
+{
+    echo "$entity_path"
+    echo "$entity_path.json"
+    echo "$entity_path?after=$far_after"
+    echo "$entity_path.json?after=$far_after"
+    for pk in "${mix_pks[@]}"; do echo "$entity_path/$pk"; echo "$entity_path/$pk.json"; done
+} >"$tmp_dir/mix-cdstore.txt"
+cdstore_slow="$entity_path.json?where=$(urlencode 'postID MATCHES ".*(a|b)(c|d).*N.*"')"
+# run_mix NAME URL PID PATHS SLOW EVENTS: the mix's JSON document, saved as $tmp_dir/mix-NAME.json.
+run_mix() {
+    python3 "$script_dir/bench-serve-mix.py" "$2" "$3" "$4" "$5" "$6" "$mix_seconds" >"$tmp_dir/mix-$1.json" \
+        || die "the mixed load against $1 failed"
+    python3 - "$tmp_dir/mix-$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p, s = d["plain"], d["slow"]
+print(f"  plain pages: {p['count']} answers, p50 {p['p50_ms']} ms, p99 {p['p99_ms']} ms, max {p['max_ms']} ms, statuses {p['statuses']}")
+print(f"  slow filters: {s['count']} answers, statuses {s['statuses']}")
+if d["heartbeat_gaps_s"]: print(f"  heartbeat gaps (s): {d['heartbeat_gaps_s']}")
+print(f"  RSS KiB every second: {d['rss_kib']}")
+print(f"  open descriptors: {d['fds_before']} before, {d['fds_after']} after")
+for e in d["errors"]: print(f"  error: {e}")
+PY
+}
+echo "cdstore serve (slow: postID MATCHES, --query-timeout 10 s)"
+run_mix cdstore "$cdstore_url" "$serve_pid" "$tmp_dir/mix-cdstore.txt" "$cdstore_slow" /stores/Serve/events
+if [[ -n $datasette ]]; then
+    {
+        echo "$datasette_path?$fast_query"
+        echo "$datasette_path.json?$fast_query"
+        echo "$datasette_path?$datasette_far_query"
+        echo "$datasette_path.json?$datasette_far_query"
+        for pk in "${mix_pks[@]}"; do echo "$datasette_path/$pk"; echo "$datasette_path/$pk.json"; done
+    } >"$tmp_dir/mix-datasette.txt"
+    echo "Datasette (slow: ZPOSTID__contains=zz, LIKE '%zz%', default time limit)"
+    run_mix datasette "$datasette" "$datasette_pid" "$tmp_dir/mix-datasette.txt" "$datasette_path.json?ZPOSTID__contains=zz" -
+fi
+# mix_row NAME: the table's row of one server's mix.
+mix_row() {
+    python3 - "$tmp_dir/mix-$1.json" "$1" <<'PY'
+import json, sys
+d, name = json.load(open(sys.argv[1])), sys.argv[2]
+p, s, rss, gaps = d["plain"], d["slow"], d["rss_kib"], d["heartbeat_gaps_s"]
+statuses = lambda t: ", ".join(f"{k}: {v}" for k, v in sorted(t.items()))
+allowed = {"200", "304", "503", "504"}
+ok_status = set(p["statuses"]) <= allowed and set(s["statuses"]) <= allowed
+base, last = rss[min(4, len(rss) - 1)], rss[-1]
+flat = abs(last - base) <= max(base * 0.1, 4096)
+gap = max(gaps) if gaps else None
+if name == "cdstore":
+    verdict = lambda ok: "PASS" if ok else "MISS"
+    goals = [verdict(p["p99_ms"] is not None and p["p99_ms"] <= 100), verdict(ok_status), verdict(gap is not None and gap <= 16),
+             verdict(flat), verdict(d["fds_after"] <= d["fds_before"])]
+else:
+    goals = ["", "", "", "", ""]
+print(f"| {name}: plain pages ({p['count']}) p50 / p99 / max | {p['p50_ms']} / {p['p99_ms']} / {p['max_ms']} ms | p99 ≤ 100 ms | {goals[0]} |")
+print(f"| {name}: answers, plain ({statuses(p['statuses'])}); slow ({statuses(s['statuses'])}) | {s['count']} slow | 200/304/503/504 only | {goals[1]} |")
+print(f"| {name}: longest heartbeat gap, 4 listeners | {gap if gap is not None else 'n/a (no event stream)'} s | ≤ 16 s | {goals[2]} |")
+print(f"| {name}: RSS first / at 5 s / max / last | {rss[0] // 1024} / {base // 1024} / {max(rss) // 1024} / {last // 1024} MiB | last within 10% of 5 s | {goals[3]} |")
+print(f"| {name}: open descriptors before / after | {d['fds_before']} / {d['fds_after']} | back to before | {goals[4]} |")
+PY
+}
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --------------------------------------------------------------------------
@@ -356,6 +435,13 @@ log "Summary"
         echo "| throughput, JSON page of $page_size: cdstore $cdstore_rps req/s; Datasette not measured (${datasette_note:-not installed}) | n/a | mean latency $cdstore_wrk_latency | ≥ 5× | n/a |"
     fi
     echo "| RSS of cdstore serve under ${rss_seconds}s of wrk over 200 pages ($rss_rps req/s): first/at 5 s/max/last | $rss_last MiB | $rss_first/$rss_base/$rss_max/$rss_last MiB | last within 10% (or 4 MiB) of 5 s | $rss_flat |"
+    echo
+    echo "Issue 35's mixed load, ${mix_seconds}s per server: 8 clients looping a slow filter, 8 looping plain pages (entity pages near and far, $((${#mix_pks[@]} * 2)) object pages, JSON and HTML), 4 event-stream listeners (cdstore only; Datasette has none)."
+    echo
+    echo "| mixed load | now | goal | |"
+    echo "|---|---|---|---|"
+    mix_row cdstore
+    [[ -z $datasette ]] || mix_row datasette
 } | tee "$work/serve-summary.md"
 echo
 echo "table saved to Benchmarks/work/serve-summary.md"
