@@ -5,6 +5,7 @@
 #   bench_init NAME RUNS WARMUP   knobs, checks, scratch dir in /tmp
 #   bench_tools                   hyperfine and GNU time (installed when possible)
 #   bench_build                   release build in .build-bench; sets $cdstore to a private copy
+#   serve_url LOG PID SECONDS     the URL `cdstore serve` printed into LOG, once it has
 #   bench_create_stores           Benchmarks/work/{Posts,Books}.sqlite, 1M rows each
 #   bench_stores_reusable         whether the stores already there have the right rows
 #   bench_check_stores            quick_check, row counts, cdstore inspect, file sizes
@@ -113,6 +114,19 @@ pass_miss() {
 }
 
 # --------------------------------------------------------------------------
+# serve_url LOG PID SECONDS: waits until `cdstore serve` (process PID) has printed its URL into
+# LOG, at most SECONDS; prints the URL without its trailing slash.
+serve_url() {
+    local deadline=$((SECONDS + $3)) url
+    until grep -q 'at http://' "$1"; do
+        kill -0 "$2" 2>/dev/null || die "cdstore serve stopped: $(cat "$1")"
+        ((SECONDS < deadline)) || die "cdstore serve printed no URL within $3 s"
+        sleep 0.2
+    done
+    url=$(grep -o 'http://[^ ]*' "$1" | head -1)
+    echo "${url%/}"
+}
+
 # Release build in a private scratch path. Sets $cdstore.
 # --------------------------------------------------------------------------
 bench_build() {

@@ -55,14 +55,7 @@ echo "$store_count stores from ${#sources[@]} corpus stores, $(du -sm -- "$found
 log "cdstore serve --find"
 "$cdstore" serve --find "$found" --port 0 >"$tmp_dir/serve.log" 2>&1 &
 serve_pid=$!
-deadline=$((SECONDS + 120))
-until grep -q 'at http://' "$tmp_dir/serve.log"; do
-    kill -0 "$serve_pid" 2>/dev/null || die "cdstore serve stopped: $(cat "$tmp_dir/serve.log")"
-    ((SECONDS < deadline)) || die "cdstore serve printed no URL within 120 s"
-    sleep 0.2
-done
-url=$(grep -o 'http://[^ ]*' "$tmp_dir/serve.log" | head -1)
-url=${url%/}
+url=$(serve_url "$tmp_dir/serve.log" "$serve_pid" 120)
 head -1 "$tmp_dir/serve.log"
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$serve_pid/status"; }
 served=$(curl -sf -- "$url/.json" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["stores"]))') || die "the store list failed"

@@ -179,14 +179,7 @@ log "cdstore serve"
 "$cdstore" serve "$serve_db" --port 0 >"$tmp_dir/serve.log" 2>&1 &
 server_pids+=($!)
 serve_pid=$!
-deadline=$((SECONDS + 60))
-until grep -q 'at http://' "$tmp_dir/serve.log"; do
-    kill -0 "$serve_pid" 2>/dev/null || die "cdstore serve stopped: $(cat "$tmp_dir/serve.log")"
-    ((SECONDS < deadline)) || die "cdstore serve printed no URL within 60 s"
-    sleep 0.2
-done
-cdstore_url=$(grep -o 'http://[^ ]*' "$tmp_dir/serve.log" | head -1)
-cdstore_url=${cdstore_url%/}
+cdstore_url=$(serve_url "$tmp_dir/serve.log" "$serve_pid" 60)
 echo "cdstore serve at $cdstore_url, pid $serve_pid"
 
 # --------------------------------------------------------------------------
