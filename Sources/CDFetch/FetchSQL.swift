@@ -89,7 +89,7 @@ package struct FetchSQL: Sendable {
             if let limit = request.largeValueLimit {
                 for (offset, column) in columns.enumerated() where largeValueColumn(column, in: table) {
                     let reference = "t0." + column.renderedSQLIdentifier
-                    selectList[offset + 3] = "CASE WHEN length(\(reference)) > \(limit) THEN NULL ELSE \(reference) END"
+                    selectList[offset + 3] = ObjectQuery.limitedValue(reference, limit: limit)
                     lengthColumns[column] = selectList.count
                     selectList.append("length(\(reference))")
                     selectedColumns.append(nil)
@@ -161,7 +161,7 @@ package struct FetchSQL: Sendable {
             let entity = mapped.entity, let property = mapped.property,
             case .attribute(let attribute)? = model.allProperties(of: entity).first(where: { $0.name == property })
         else { return false }
-        return attribute.type == .binary || attribute.type == .transformable
+        return ObjectQuery.limitsValues(of: attribute.type)
     }
 
     /// The columns an object fetch reads after `Z_PK` and `Z_OPT`, in the order Core Data's logs

@@ -43,7 +43,7 @@ enum ValueStream {
         }
         for member in family {
             for case .attribute(let attribute) in model.allProperties(of: member) where attribute.name == name {
-                return attribute.type == .binary || attribute.type == .transformable ? attribute : nil
+                return ObjectQuery.limitsValues(of: attribute.type) ? attribute : nil
             }
         }
         return nil

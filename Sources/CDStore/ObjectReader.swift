@@ -55,6 +55,19 @@ public struct ObjectQuery: Sendable {
     }
 }
 
+extension ObjectQuery {
+    /// Whether a ``largeValueLimit`` applies to values of `type`: binary and transformable ones.
+    package static func limitsValues(of type: AttributeType) -> Bool {
+        type == .binary || type == .transformable
+    }
+
+    /// The select expression of the column `reference` under a ``largeValueLimit``: NULL for a
+    /// longer value (its `length()` is selected beside it), else the value.
+    package static func limitedValue(_ reference: String, limit: Int) -> String {
+        "CASE WHEN length(\(reference)) > \(limit) THEN NULL ELSE \(reference) END"
+    }
+}
+
 /// A SELECT over one entity's table whose rows are objects: `columns` names the table column read
 /// at each position (`Z_PK` among them). Position 0 may be `nil` for Core Data's constant `0`,
 /// which stands for the fetched entity itself when its table holds no other entity.
@@ -242,13 +255,13 @@ public final class ObjectReader {
         var lengthColumns: [Int32: Int32] = [:]
         func valueIndex(of column: String, type: AttributeType) -> Int32 {
             let position = index(of: column)
-            guard let limit = query.largeValueLimit, type == .binary || type == .transformable, lengthColumns[position] == nil else { return position }
+            guard let limit = query.largeValueLimit, ObjectQuery.limitsValues(of: type), lengthColumns[position] == nil else { return position }
             if let statement = query.statement {
                 if let lengthPosition = statement.lengthColumns[column] { lengthColumns[position] = Int32(lengthPosition) }
                 return position
             }
             let quoted = column.quotedSQLIdentifier
-            expressions[Int(position)] = "CASE WHEN length(\(quoted)) > \(limit) THEN NULL ELSE \(quoted) END"
+            expressions[Int(position)] = ObjectQuery.limitedValue(quoted, limit: limit)
             selected.append("length:" + column)
             expressions[selected.count - 1] = "length(\(quoted))"
             lengthColumns[position] = Int32(selected.count - 1)
