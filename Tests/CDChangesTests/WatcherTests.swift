@@ -109,21 +109,9 @@ import Testing
     @Test func aPollDuringACommitWaitsForItsEnd() throws {
         let copy = try Corpus.copyStore("cdplus-samplemodel/SampleModel_V2.sqlite")
         let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // The transaction stays open across the poll.
-        let writer = try DatabaseQueue(path: copy.path, configuration: configuration)
-        defer { try? writer.close() }
         let size = StoreFiles.size(of: copy)
-        // A small page cache and a megabyte of filler: SQLite writes pages into the store's file
-        // before the commit, as a large save does, so the poll sees the file move.
-        try writer.inDatabase { db in
-            try db.execute(
-                sql: """
-                    PRAGMA cache_size = 10; BEGIN IMMEDIATE; UPDATE ZCAR SET ZMODEL = 'Open', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14;
-                    CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
-                    INSERT INTO filler SELECT randomblob(4000) FROM n;
-                    """)
-        }
+        let writer = try Self.beginLargeSave(setting: "Open", in: copy)
+        defer { try? writer.close() }
         #expect(FileManager.default.fileExists(atPath: copy.path + "-journal"))
         #expect((StoreFiles.size(of: copy) ?? 0) > (size ?? 0) + 1_000_000)
         #expect(try watcher.poll().flatMap(\.changes).filter { $0.changes.first?.new == .string("Open") }.isEmpty)
@@ -144,20 +132,12 @@ import Testing
         let twin = copy.deletingLastPathComponent().appendingPathComponent("twin.sqlite")
         try FileManager.default.copyItem(at: copy, to: twin)
         let watcher = try StoreWatcher(path: copy.path, entities: ["Car"])
-        let save = """
-            PRAGMA cache_size = 10; BEGIN IMMEDIATE; UPDATE ZCAR SET ZMODEL = 'Journaled', Z_OPT = Z_OPT + 1 WHERE Z_PK = 14;
-            CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
-            INSERT INTO filler SELECT zeroblob(4000) FROM n;
-            """
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // The twin's transaction stays open while its journal is copied.
-        let twinWriter = try DatabaseQueue(path: twin.path, configuration: configuration)
-        try twinWriter.inDatabase { db in try db.execute(sql: save) }
+        let twinWriter = try Self.beginLargeSave(setting: "Journaled", in: twin)
         let journal = try Data(contentsOf: URL(fileURLWithPath: twin.path + "-journal"))
         try twinWriter.inDatabase { db in try db.execute(sql: "ROLLBACK") }
         try twinWriter.close()
-        let writer = try DatabaseQueue(path: copy.path, configuration: configuration)
-        try writer.inDatabase { db in try db.execute(sql: save + "COMMIT;") }
+        let writer = try Self.beginLargeSave(setting: "Journaled", in: copy)
+        try writer.inDatabase { db in try db.execute(sql: "COMMIT") }
         try writer.close()
         try journal.write(to: URL(fileURLWithPath: copy.path + "-journal"))
         #expect(try watcher.poll().flatMap(\.changes).isEmpty, "the copy with the journal is the store before the save")
@@ -165,5 +145,24 @@ import Testing
         let changes = try watcher.poll().flatMap(\.changes)
         #expect(changes.map(\.type) == [.update])
         #expect(changes.first?.changes.first?.new == .string("Journaled"))
+    }
+
+    /// Opens a writer on `store` whose transaction stays open between its calls (GRDB refuses
+    /// that by default) and begins in it a save that sets car 14's model to `model`, with a
+    /// megabyte of filler and a small page cache: SQLite writes pages into the store's file
+    /// before the commit, as a large save does. The caller commits or rolls back.
+    static func beginLargeSave(setting model: String, in store: URL) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let writer = try DatabaseQueue(path: store.path, configuration: configuration)
+        try writer.inDatabase { db in
+            try db.execute(
+                sql: """
+                    PRAGMA cache_size = 10; BEGIN IMMEDIATE; UPDATE ZCAR SET ZMODEL = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = 14;
+                    CREATE TABLE filler(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+                    INSERT INTO filler SELECT zeroblob(4000) FROM n;
+                    """, arguments: [model])
+        }
+        return writer
     }
 }
