@@ -23,10 +23,6 @@ package struct PropertyChange: Sendable, Equatable {
 /// `watch` compares each poll with the one before; `diff` compares the objects of two stores
 /// with ``differences(_:_:)`` and reads them with ``ObjectRequests``.
 package enum SnapshotComparison {
-    /// `Z_PK → Z_OPT` of every row of the entities numbered `ents`, by `Z_ENT`. Core Data bumps
-    /// `Z_OPT` on every save of a row, so a different `Z_OPT` means the row was saved.
-    package typealias Versions = [Int: [Int64: Int64]]
-
     /// Objects whose `Z_PK` appears (inserted), disappears (deleted) or keeps it with another
     /// `Z_OPT` (updated), by entity number then `Z_PK`.
     package struct ChangedObjects: Sendable, Equatable {
@@ -38,44 +34,70 @@ package enum SnapshotComparison {
         package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
     }
 
-    /// The versions of the rows of `ents` in `reader`'s snapshot.
-    package static func versions(_ reader: ObjectReader, ents: Set<Int>) throws -> Versions {
-        var tables = Set<String>()
-        for ent in ents {
-            guard let name = reader.modelEntityName(ent: ent), let table = reader.mapping.table(forEntity: name) else { continue }
-            tables.insert(table.name)
+    /// The objects of `ents` that changed from `old`'s snapshot to `new`'s.
+    ///
+    /// Core Data bumps `Z_OPT` on every save of a row, so a `Z_PK` kept with another `Z_OPT`
+    /// was saved. Each watched table is read once from each snapshot in `Z_PK` order (the
+    /// rowid, so no sort) and the two scans are merged: memory holds two rows and the changes,
+    /// whatever the store's size, where a map of every row's version would hold hundreds of
+    /// megabytes for a store of millions of rows. A `Z_PK` that is another entity's row in
+    /// `new` counts as a delete and an insert. IDs are named by `new`'s model, a deleted
+    /// object's by `old`'s where `new` no longer has its entity.
+    package static func changes(from old: ObjectReader, to new: ObjectReader, ents: Set<Int>) throws -> ChangedObjects {
+        var byEnt: [Int: ChangedObjects] = [:]
+        func id(_ ent: Int, _ pk: Int64, deleted: Bool = false) -> ObjectID? {
+            guard ents.contains(ent), let name = new.modelEntityName(ent: ent) ?? (deleted ? old.modelEntityName(ent: ent) : nil) else { return nil }
+            return ObjectID(storeUUID: new.storeUUID, entity: name, ent: ent, pk: pk)
         }
-        return try reader.snapshot.read { db in
-            var result: Versions = [:]
-            for table in tables.sorted() {
-                let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table.quotedSQLIdentifier)")
-                while let row = try rows.next() {
-                    let ent: Int = row[1] ?? 0
-                    guard ents.contains(ent) else { continue }
-                    result[ent, default: [:]][row[0] ?? 0] = row[2] ?? 0
+        let tables = watchedTables(old, ents: ents).union(watchedTables(new, ents: ents))
+        try old.snapshot.read { oldDB in
+            try new.snapshot.read { newDB in
+                for table in tables.sorted() {
+                    let sql = "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table.quotedSQLIdentifier) ORDER BY Z_PK"
+                    let before = try oldDB.tableExists(table) ? OrderedScan(oldDB, sql: sql, arguments: []) : nil
+                    let after = try newDB.tableExists(table) ? OrderedScan(newDB, sql: sql, arguments: []) : nil
+                    while before?.hasRow == true || after?.hasRow == true {
+                        let oldPK = before.flatMap { $0.hasRow ? $0.integer(0) : nil }
+                        let newPK = after.flatMap { $0.hasRow ? $0.integer(0) : nil }
+                        if let before, let oldPK, newPK.map({ oldPK < $0 }) ?? true {
+                            let ent = Int(before.integer(1))
+                            if let id = id(ent, oldPK, deleted: true) { byEnt[ent, default: .init()].deleted.append(id) }
+                            try before.advance()
+                        } else if let after, let newPK, oldPK.map({ newPK < $0 }) ?? true {
+                            let ent = Int(after.integer(1))
+                            if let id = id(ent, newPK) { byEnt[ent, default: .init()].inserted.append(id) }
+                            try after.advance()
+                        } else if let before, let after, let pk = newPK {
+                            let oldEnt = Int(before.integer(1)), newEnt = Int(after.integer(1))
+                            if oldEnt != newEnt {
+                                if let id = id(oldEnt, pk, deleted: true) { byEnt[oldEnt, default: .init()].deleted.append(id) }
+                                if let id = id(newEnt, pk) { byEnt[newEnt, default: .init()].inserted.append(id) }
+                            } else if before.integer(2) != after.integer(2), let id = id(newEnt, pk) {
+                                byEnt[newEnt, default: .init()].updated.append(id)
+                            }
+                            try before.advance()
+                            try after.advance()
+                        }
+                    }
                 }
             }
-            return result
         }
-    }
-
-    /// The objects of `ents` that changed from `old` to `new`; IDs are named by `reader`.
-    package static func changes(from old: Versions, to new: Versions, ents: Set<Int>, reader: ObjectReader) -> ChangedObjects {
         var result = ChangedObjects()
-        for ent in ents.sorted() {
-            let before = old[ent] ?? [:], after = new[ent] ?? [:]
-            guard let name = reader.modelEntityName(ent: ent) else { continue }
-            func id(_ pk: Int64) -> ObjectID { ObjectID(storeUUID: reader.storeUUID, entity: name, ent: ent, pk: pk) }
-            for (pk, opt) in after.sorted(by: { $0.key < $1.key }) {
-                if let previous = before[pk] {
-                    if previous != opt { result.updated.append(id(pk)) }
-                } else {
-                    result.inserted.append(id(pk))
-                }
-            }
-            result.deleted += before.keys.filter { after[$0] == nil }.sorted().map(id)
+        for ent in byEnt.keys.sorted() {
+            guard let changed = byEnt[ent] else { continue }
+            result.inserted += changed.inserted
+            result.updated += changed.updated
+            result.deleted += changed.deleted
         }
         return result
+    }
+
+    /// The tables that hold the rows of `ents` in `reader`'s mapping.
+    private static func watchedTables(_ reader: ObjectReader, ents: Set<Int>) -> Set<String> {
+        Set(
+            ents.compactMap { ent in
+                reader.modelEntityName(ent: ent).flatMap { reader.mapping.table(forEntity: $0)?.name }
+            })
     }
 
     /// The properties whose values differ, by name.

@@ -36,8 +36,9 @@ package struct WatchedCommit: Sendable {
 /// Changes come from persistent history when the store has it (exactly the committed
 /// transactions, in order), otherwise from comparing `Z_PK` and `Z_OPT` of the watched entities
 /// between the previous and the new snapshot: Core Data bumps `Z_OPT` on every save of a row.
-/// The previous snapshot is kept until the next change, to read old values from; of the rest
-/// only the `(Z_PK, Z_OPT)` pairs are kept in memory.
+/// The previous snapshot is kept until the next change, to read old values and versions from;
+/// nothing of it is held in memory (``SnapshotComparison/changes(from:to:ents:)`` merges two
+/// ordered scans).
 package final class StoreWatcher {
     package let path: String
     /// The previous poll's version, on a private copy: an update's old values are read from it
@@ -46,7 +47,6 @@ package final class StoreWatcher {
     private var previousSignature: [FileSignature?]
     private var watchedEnts: Set<Int>
     private var lastTransaction: Int64?
-    private var versions: SnapshotComparison.Versions = [:]
     /// The model file given instead of the store's model cache, and its versions, read once.
     private let model: (path: String, versions: [ModelVersion])?
 
@@ -62,8 +62,6 @@ package final class StoreWatcher {
         watchedEnts = try Self.watchedEnts(previous, entities: entities)
         if try previous.snapshot.read(HistoryReader.hasHistory) {
             lastTransaction = try previous.snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") } ?? 0
-        } else {
-            versions = try SnapshotComparison.versions(previous, ents: watchedEnts)
         }
     }
 
@@ -95,9 +93,7 @@ package final class StoreWatcher {
             lastTransaction = transactions.last?.id ?? last
             commits = try historyCommits(transactions, current: current)
         } else {
-            let newVersions = try SnapshotComparison.versions(current, ents: watchedEnts)
-            commits = try snapshotCommit(newVersions, current: current).map { [$0] } ?? []
-            versions = newVersions
+            commits = try snapshotCommit(current: current).map { [$0] } ?? []
         }
         previous = current
         previousSignature = signature
@@ -151,8 +147,8 @@ package final class StoreWatcher {
         return commits
     }
 
-    private func snapshotCommit(_ newVersions: SnapshotComparison.Versions, current: ObjectReader) throws -> WatchedCommit? {
-        let changed = SnapshotComparison.changes(from: versions, to: newVersions, ents: watchedEnts, reader: current)
+    private func snapshotCommit(current: ObjectReader) throws -> WatchedCommit? {
+        let changed = try SnapshotComparison.changes(from: previous, to: current, ents: watchedEnts)
         guard !changed.isEmpty else { return nil }
         var requests = ObjectRequests()
         (changed.updated + changed.deleted).forEach { requests.add($0) }

@@ -1,4 +1,5 @@
 @testable import CDDiff
+import CDStore
 import CDTestSupport
 import Foundation
 import GRDB
