@@ -47,6 +47,9 @@ let package = Package(
         /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
         /// no locks, the WAL index in process memory instead of the `-shm`.
         .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        /// Gives freed heap memory back to the system (glibc's `malloc_trim`, which Swift's Glibc
+        /// module does not export), for `serve` after it closes idle stores.
+        .target(name: "CMemory"),
         /// Safe opening, metadata, entities, model cache and inspection of a store.
         /// GRDBSQLite is SQLite's C API, for reading dump rows in place.
         .target(
@@ -141,6 +144,7 @@ let package = Package(
             name: "CDServe",
             dependencies: [
                 "CDBase", "CDModel", "CDStore", "CDFetch", "CDPredicate", "CDRendering", "CDSession", "CDDiagnostics", "CDChanges", "CDDiff",
+                "CMemory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -33,6 +33,8 @@ final class SessionPool: @unchecked Sendable {
     let store: ServedStore
     let queryTimeout: Double
     private let maximumIdle: Int
+    /// The stores that keep sessions open, shared by the catalog's pools.
+    private let openStores: OpenStores
     private let lock = NSLock()
     private var idle: [PooledSession] = []
     private var inspection: (stamp: StoreStamp?, value: StoreInspection)?
@@ -41,10 +43,11 @@ final class SessionPool: @unchecked Sendable {
     /// The version of the store the last session was opened on.
     private var newestStamp: StoreStamp?
 
-    init(store: ServedStore, queryTimeout: Double, maximumIdle: Int) {
+    init(store: ServedStore, queryTimeout: Double, maximumIdle: Int, openStores: OpenStores) {
         self.store = store
         self.queryTimeout = queryTimeout
         self.maximumIdle = maximumIdle
+        self.openStores = openStores
     }
 
     /// Runs `body` with a session on the store as it is now, under the query time limit, whose
@@ -134,15 +137,23 @@ final class SessionPool: @unchecked Sendable {
     }
 
     /// Closes the idle sessions last given back before `date`, and with them their connections,
-    /// WAL indexes and models: a store nobody has looked at for a while holds nothing open
-    /// (`serve --find` may serve hundreds). The removed sessions are handed out of the lock and
-    /// released there: closing a connection is file work other requests need not wait for.
-    func closeIdle(before date: Date) {
-        _ = lock.withLock { () -> [PooledSession] in
+    /// WAL indexes and models; once none is left, the store's kept inspection and counts go too:
+    /// a store nobody has looked at for a while holds nothing (`serve --find` may serve
+    /// hundreds). The removed sessions are handed out of the lock and released there: closing a
+    /// connection is file work other requests need not wait for. Returns how many were closed.
+    @discardableResult
+    func closeIdle(before date: Date) -> Int {
+        let closed = lock.withLock { () -> [PooledSession] in
             let old = idle.filter { $0.lastUsed < date }
             idle.removeAll { $0.lastUsed < date }
+            if idle.isEmpty && !old.isEmpty {
+                inspection = nil
+                filteredCounts = nil
+                openStores.forget(self)
+            }
             return old
         }
+        return closed.count
     }
 
     /// The sessions kept open between requests now.
@@ -153,8 +164,62 @@ final class SessionPool: @unchecked Sendable {
     /// more per request.
     private func checkIn(_ pooled: PooledSession) {
         pooled.lastUsed = Date()
+        let kept = lock.withLock { () -> Bool in
+            guard idle.count < maximumIdle else { return false }
+            idle.append(pooled)
+            return true
+        }
+        if kept, let evicted = openStores.use(self) { evicted.closeIdle(before: .distantFuture) }
+    }
+}
+
+/// The stores whose pools keep sessions open, the most recently used last, at most ``limit``.
+///
+/// Every kept session holds a connection, its page cache, WAL index and model: about 0.7 MiB a
+/// store under scripts/bench-serve-find.sh, so `serve --find` over 200 stores held 178 MiB
+/// after a visit to each, within the idle time. When a pool keeps a session and more than
+/// `limit` stores would then keep some, the store used longest ago closes its sessions (it opens
+/// one again when next visited, as after the idle sweep). Pools are held weakly: a catalog
+/// and its pools go together.
+final class OpenStores: @unchecked Sendable {
+    let limit: Int
+    private let lock = NSLock()
+    private var recent: [WeakPool] = []
+    /// Whether a pool was told to close its sessions since ``takeClosedSessions()`` last asked.
+    private var closedSessions = false
+
+    private struct WeakPool {
+        weak var pool: SessionPool?
+    }
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Notes that `pool` keeps a session now; returns the pool that must close its sessions to
+    /// keep within the limit, if any.
+    func use(_ pool: SessionPool) -> SessionPool? {
         lock.withLock {
-            if idle.count < maximumIdle { idle.append(pooled) }
+            if recent.last?.pool === pool { return nil }
+            recent.removeAll { $0.pool == nil || $0.pool === pool }
+            recent.append(WeakPool(pool: pool))
+            guard recent.count > limit else { return nil }
+            closedSessions = true
+            return recent.removeFirst().pool
+        }
+    }
+
+    /// Notes that `pool` keeps no session any more.
+    func forget(_ pool: SessionPool) {
+        lock.withLock { recent.removeAll { $0.pool == nil || $0.pool === pool } }
+    }
+
+    /// The stores that keep sessions, by number, the most recently used last.
+    var storeNumbers: [Int] { lock.withLock { recent.compactMap { $0.pool?.store.number } } }
+
+    /// Whether sessions were closed to keep within the limit since the last call.
+    func takeClosedSessions() -> Bool {
+        lock.withLock {
+            defer { closedSessions = false }
+            return closedSessions
         }
     }
 }

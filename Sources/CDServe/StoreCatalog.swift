@@ -1,3 +1,4 @@
+import CMemory
 import Foundation
 
 /// One store the server shows, as the command line named it. Requests name it by ``number``
@@ -41,34 +42,51 @@ package final class StoreCatalog: Sendable {
     /// Seconds a session may stay unused in its pool before it is closed.
     let sessionIdleTime: Double
     private let lastSweep = SweepTime()
+    /// The stores that keep sessions open between requests, at most ``defaultOpenStores``.
+    private let openStores: OpenStores
+
+    /// Stores that keep sessions open between requests, at most, unless told otherwise: a few
+    /// stores looked at in turn keep theirs, `serve --find` over hundreds stays within bounds.
+    package static let defaultOpenStores = 16
 
     /// `queryTimeout` bounds each request's queries and its wait for a worker; `idleSessions` is
     /// each pool's size (0: a session per request, for the measurement in ``SessionPool``);
     /// `live` paces the event streams' watchers; `workers` is the number of worker threads
     /// (default: one per core) and `queueLimit` the requests that may wait for one; a session
-    /// unused for `sessionIdleTime` seconds is closed.
+    /// unused for `sessionIdleTime` seconds is closed, and at most `openStores` stores keep
+    /// sessions (``OpenStores``).
     package init(
         stores: [ServedStore], queryTimeout: Double, idleSessions: Int = SessionPool.defaultIdleSessions, live: LiveSettings = LiveSettings(),
-        workers: Int? = nil, queueLimit: Int? = nil, sessionIdleTime: Double = 60
+        workers: Int? = nil, queueLimit: Int? = nil, sessionIdleTime: Double = 60, openStores: Int = StoreCatalog.defaultOpenStores
     ) {
         self.stores = stores
         self.sessionIdleTime = sessionIdleTime
         self.workers = WorkerPool(workers: workers, queueLimit: queueLimit, queueTimeout: max(queryTimeout, WorkerPool.shortestWait))
-        pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions) }
+        let open = OpenStores(limit: openStores)
+        self.openStores = open
+        pools = stores.map { SessionPool(store: $0, queryTimeout: queryTimeout, maximumIdle: idleSessions, openStores: open) }
         feeds = stores.map { LiveFeed(store: $0, settings: live) }
     }
 
     /// Closes the sessions of every store that were unused for ``sessionIdleTime``. Called by
     /// each request's worker (closing is file work), at most once per second: with hundreds of
     /// stores, a look at each pool per request would cost more than the request.
+    ///
+    /// Memory freed by closed sessions is then given back to the system: glibc's allocator keeps
+    /// freed blocks in the arena of the thread that freed them (one per worker thread), so
+    /// without a trim the server's resident size after a sweep stays at its peak.
     package func closeIdleSessions(now: Date = Date()) {
         guard lastSweep.claim(now: now, every: min(1, sessionIdleTime)) else { return }
         let before = now.addingTimeInterval(-sessionIdleTime)
-        for pool in pools { pool.closeIdle(before: before) }
+        let closed = pools.reduce(0) { $0 + $1.closeIdle(before: before) }
+        if openStores.takeClosedSessions() || closed > 0 { _ = cdstore_release_free_memory() }
     }
 
     /// The sessions kept open between requests, over all stores.
     package var idleSessionCount: Int { pools.reduce(0) { $0 + $1.idleCount } }
+
+    /// The stores that keep sessions open, by number, the most recently used last.
+    package var storesWithSessions: [Int] { openStores.storeNumbers }
 
     /// The change feed of the store a URL names, as ``pool(named:)`` finds it.
     func feed(named segment: String) throws(ServeError) -> LiveFeed {

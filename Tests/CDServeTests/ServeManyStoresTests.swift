@@ -6,7 +6,8 @@ import HummingbirdTesting
 import Testing
 
 /// `serve --find` at scale: 200 stores served, none opened by the store list, each opened when
-/// first visited, and its session closed once unused for the catalog's idle time.
+/// first visited, its session closed once unused for the catalog's idle time, and no more than
+/// ``StoreCatalog/defaultOpenStores`` stores keeping sessions at once.
 @Suite(.temporaryDirectories) struct ServeManyStoresTests {
     @Test func storesAreOpenedWhenVisitedAndClosedWhenIdle() async throws {
         let copies = try (0..<200).map { _ in try Corpus.copyStore(ServeHarness.sample) }
@@ -17,17 +18,28 @@ import Testing
             #expect(list.status == 200)
             #expect(try list.json["stores"]?.array?.count == 200)
             #expect(catalog.idleSessionCount == 0)
-            for number in stride(from: 1, through: 200, by: 10) {
+            let visited = Array(stride(from: 1, through: 200, by: 10))
+            for number in visited {
                 let page = try await ServeHarness.get(client, "/stores/\(number).json")
                 #expect(page.status == 200, "store \(number)")
             }
-            #expect(catalog.idleSessionCount == 20)
+            // Of the 20 stores visited, the 16 used last keep their session.
+            #expect(StoreCatalog.defaultOpenStores == 16)
+            #expect(catalog.idleSessionCount == 16)
+            #expect(catalog.storesWithSessions == Array(visited.suffix(16)))
+            // A store whose session was closed opens again when visited, and the one used
+            // longest ago closes its own.
+            let again = try await ServeHarness.get(client, "/stores/1/entities/Car.json")
+            #expect(again.status == 200)
+            #expect(catalog.idleSessionCount == 16)
+            #expect(catalog.storesWithSessions == Array(visited.suffix(15)) + [1])
         }
         // A sweep closes exactly the sessions unused for the idle time.
         catalog.closeIdleSessions(now: Date().addingTimeInterval(1800))
-        #expect(catalog.idleSessionCount == 20)
+        #expect(catalog.idleSessionCount == 16)
         catalog.closeIdleSessions(now: Date().addingTimeInterval(3601))
         #expect(catalog.idleSessionCount == 0)
+        #expect(catalog.storesWithSessions.isEmpty)
     }
 
     /// The sweep needs no timer: the next request, whatever it is, runs it.
