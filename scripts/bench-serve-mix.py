@@ -4,11 +4,13 @@
 For SECONDS, at once: SLOW clients each loop a slow filter (a 503 is retried after its
 Retry-After, as a client should); PLAIN clients each loop plain pages (entity pages and object
 pages, in turn from a list); LISTENERS hold the server's event stream open and time the gaps
-between its heartbeats. A sampler reads the server's RSS every second. Open file descriptors are
-counted before the load and again once every client has gone. Prints one JSON document:
+between its messages (a heartbeat, the `: watching` comment that says the first snapshot is read,
+an event): the silences a client or a proxy sees. A sampler reads the server's RSS every second.
+Open file descriptors are counted before the load and again once every client has gone. Prints
+one JSON document:
 
   {"plain": {"count", "p50_ms", "p99_ms", "max_ms", "statuses"}, "slow": {"count", "statuses"},
-   "heartbeat_gaps_s": [...], "rss_kib": [...], "fds_before", "fds_after", "errors": [...]}
+   "silence_gaps_s": [...], "rss_kib": [...], "fds_before", "fds_after", "errors": [...]}
 
 Usage: bench-serve-mix.py BASE_URL PID PLAIN_PATHS_FILE SLOW_PATH EVENTS_PATH|- SECONDS
        [SLOW PLAIN LISTENERS]
@@ -143,7 +145,9 @@ def main():
                             with lock:
                                 errors.append("events: the stream ended")
                         break
-                    if line.startswith(b": heartbeat"):
+                    # The blank line that ends every message (comment or event); the socket is
+                    # read raw, so the chunked encoding's "\r\n" lines are not messages.
+                    if line == b"\n":
                         now = time.monotonic()
                         with lock:
                             gaps.append(round(now - last, 2))
@@ -187,7 +191,7 @@ def main():
         "plain": {"count": len(latencies), "p50_ms": percentile(0.50), "p99_ms": percentile(0.99),
                   "max_ms": round(latencies[-1], 1) if latencies else None, "statuses": plain_statuses},
         "slow": {"count": sum(slow_statuses.values()), "statuses": slow_statuses},
-        "heartbeat_gaps_s": gaps, "rss_kib": rss, "fds_before": fds_before, "fds_after": fds_after,
+        "silence_gaps_s": gaps, "rss_kib": rss, "fds_before": fds_before, "fds_after": fds_after,
         "errors": errors[:20],
     }))
 
