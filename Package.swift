@@ -47,6 +47,8 @@ let package = Package(
         /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
         /// no locks, the WAL index in process memory instead of the `-shm`.
         .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        /// A store's write-ahead log as a history of commits (`wal`).
+        .target(name: "CDWAL", dependencies: ["CDBase", "CDMapping", "CDStore", .product(name: "GRDB", package: "GRDB.swift")]),
         /// Gives freed heap memory back to the system (glibc's `malloc_trim`, which Swift's Glibc
         /// module does not export), for `serve` after it closes idle stores.
         .target(name: "CMemory"),
@@ -157,7 +159,7 @@ let package = Package(
             name: "CDCommands",
             dependencies: [
                 "CDBase", "CDArchive", "CDModel", "CDMapping", "CDStore", "CDRendering", "CDFetch", "CDDiagnostics", "CDMaintenance",
-                "CDPredicate", "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff", "CDServe",
+                "CDPredicate", "CDFinder", "CDChanges", "CDConsole", "CDSession", "CDTrace", "CDDiff", "CDServe", "CDWAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         /// The `cdstore` executable: a `main` that calls CDCommands. Its folder is not `cdstore`,
@@ -230,6 +232,12 @@ let package = Package(
             name: "CDChangesTests",
             dependencies: [
                 "CDChanges", "CDMapping", "CDStore", "CDModel", "CDTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CDWALTests",
+            dependencies: [
+                "CDWAL", "CDBase", "CDStore", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDModel", "CDPredicate", "CDStore", "CDTestSupport"]),

@@ -17,6 +17,6 @@ struct CDStoreCommand: ParsableCommand {
             InspectCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, SQLCommand.self,
             ValidateCommand.self, CompatCommand.self, ExplainCommand.self, ConsoleCommand.self, CreateCommand.self,
             ResetCommand.self, CleanCommand.self, FindCommand.self, HistoryCommand.self, WatchCommand.self, TraceCommand.self, DiffCommand.self,
-            ServeCommand.self,
+            ServeCommand.self, WALCommand.self,
         ])
 }

@@ -36,6 +36,8 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     case changedWhileReading(path: String)
     /// The folder for a private copy could not be made; `reason` is the system's.
     case privateCopyFolder(reason: String)
+    /// The `-wal` at `path` is not a write-ahead log SQLite would read (store-format.md §10b).
+    case badWAL(path: String, reason: String)
 
     // MARK: SQLite's verdicts (result codes, with SQLite's own message where it gave one)
 
@@ -123,6 +125,7 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
         case .changedWhileReading(let path):
             return "\(path) changed while cdstore was reading it (an app is writing to it); run the command again"
         case .privateCopyFolder(let reason): return "cannot create a temporary directory for the private copy: \(reason)"
+        case .badWAL(let path, let reason): return "\(path) is not a write-ahead log SQLite would read: \(reason)"
         case .notADatabase(let path): return "\(path) is not a SQLite database (file is encrypted or not a database)"
         case .corrupt(let path, let message): return "\(path) is corrupt: \(message ?? "database disk image is malformed")"
         case .locked(let path): return "\(path) is locked by another process (database is locked); try again when the app has closed it"

@@ -159,10 +159,7 @@ public final class StoreSnapshot: @unchecked Sendable {
             } catch {
                 throw describe(error, path: files.main.path)
             }
-            let usesVFS = database.inDatabase { db in
-                db.sqliteConnection.map { cdstore_read_only_vfs_in_use(UnsafeMutableRawPointer($0)) == 1 } ?? false
-            }
-            guard usesVFS else {
+            guard readsThroughVFS(database) else {
                 try? database.close()
                 return nil
             }
@@ -177,6 +174,14 @@ public final class StoreSnapshot: @unchecked Sendable {
             try? database.close()
         }
         throw changedWhileReading(files)
+    }
+
+    /// Whether `database` reads its main file through the read-only VFS (SQLite ignores `vfs=`
+    /// where URI file names are turned off in its build).
+    static func readsThroughVFS(_ database: DatabaseQueue) -> Bool {
+        database.inDatabase { db in
+            db.sqliteConnection.map { cdstore_read_only_vfs_in_use(UnsafeMutableRawPointer($0)) == 1 } ?? false
+        }
     }
 
     /// `file:` URI of `url` for the read-only VFS: every byte outside the unreserved set and
@@ -229,7 +234,7 @@ public final class StoreSnapshot: @unchecked Sendable {
         }
     }
 
-    private static func configuration(trace: SQLTrace?) -> Configuration {
+    static func configuration(trace: SQLTrace?) -> Configuration {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(2)

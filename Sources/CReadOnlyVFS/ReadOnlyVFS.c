@@ -21,6 +21,10 @@ typedef struct ReadOnlyFile {
     sqlite3_file *wrapped;
     void **regions;
     int regionCount;
+    /// For a `-wal` opened with the URI parameter `walbytes=N`: SQLite sees only its first N
+    /// bytes, so its recovery stops there and the store reads as of the commit that ends there.
+    /// -1: the whole file.
+    sqlite3_int64 limit;
 } ReadOnlyFile;
 
 static sqlite3_vfs readOnlyVFS;
@@ -44,9 +48,16 @@ static int fileClose(sqlite3_file *file) {
 }
 
 static int fileRead(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
-    if (wrapped(file) == NULL) {
+    sqlite3_int64 limit = ((ReadOnlyFile *)file)->limit;
+    if (wrapped(file) == NULL || (limit >= 0 && offset >= limit)) {
         memset(buffer, 0, (size_t)amount);
         return SQLITE_IOERR_SHORT_READ;
+    }
+    if (limit >= 0 && offset + amount > limit) {
+        int visible = (int)(limit - offset);
+        int result = wrapped(file)->pMethods->xRead(wrapped(file), buffer, visible, offset);
+        memset((char *)buffer + visible, 0, (size_t)(amount - visible));
+        return result == SQLITE_OK ? SQLITE_IOERR_SHORT_READ : result;
     }
     return wrapped(file)->pMethods->xRead(wrapped(file), buffer, amount, offset);
 }
@@ -71,7 +82,10 @@ static int fileSize(sqlite3_file *file, sqlite3_int64 *size) {
         *size = 0;
         return SQLITE_OK;
     }
-    return wrapped(file)->pMethods->xFileSize(wrapped(file), size);
+    int result = wrapped(file)->pMethods->xFileSize(wrapped(file), size);
+    sqlite3_int64 limit = ((ReadOnlyFile *)file)->limit;
+    if (result == SQLITE_OK && limit >= 0 && *size > limit) *size = limit;
+    return result;
 }
 
 /// Locks are no-ops: taking the app's locks could block it, and a read-only descriptor cannot
@@ -172,7 +186,9 @@ static int vfsOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int f
     ReadOnlyFile *readOnly = (ReadOnlyFile *)file;
     memset(readOnly, 0, sizeof(ReadOnlyFile));
     readOnly->wrapped = (sqlite3_file *)(readOnly + 1);
+    readOnly->limit = -1;
     if (flags & SQLITE_OPEN_WAL) {
+        readOnly->limit = sqlite3_uri_int64(name, "walbytes", -1);
         int exists = 0;
         int result = defaultVFS->xAccess(defaultVFS, name, SQLITE_ACCESS_EXISTS, &exists);
         if (result != SQLITE_OK) return result;

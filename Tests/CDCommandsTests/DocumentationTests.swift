@@ -90,9 +90,13 @@ import Testing
         return entries
     }()
 
-    /// Lower-case words of a text, for "does this section name that command".
+    /// Lower-case words of a text, for "does this section name that command": whitespace-separated
+    /// tokens of letters only once punctuation around them is cut, so "journal_mode=wal" names
+    /// no `wal` command.
     static func words(_ text: String) -> Set<String> {
-        Set(text.split { !$0.isLetter }.map(String.init).filter { $0 == $0.lowercased() })
+        Set(
+            text.split(whereSeparator: \.isWhitespace).map { $0.trimmingCharacters(in: CharacterSet.letters.inverted) }
+                .filter { !$0.isEmpty && $0.allSatisfy(\.isLetter) && $0 == $0.lowercased() })
     }
 
     @Test func helpWasRead() {

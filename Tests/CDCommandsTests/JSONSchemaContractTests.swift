@@ -69,7 +69,7 @@ import Testing
                 "rows.schema.json", "serve-compat.schema.json", "serve-diff.schema.json", "serve-entity.schema.json", "serve-error.schema.json",
                 "serve-event.schema.json", "serve-explain.schema.json", "serve-history.schema.json", "serve-members.schema.json", "serve-model.schema.json",
                 "serve-object.schema.json", "serve-store.schema.json", "serve-stores.schema.json", "serve-validate.schema.json", "sql.schema.json",
-                "trace.schema.json", "validate.schema.json", "watch.schema.json",
+                "trace.schema.json", "validate.schema.json", "wal.schema.json", "watch.schema.json",
             ])
         // This suite checks them all but watch's, which the watch test checks on its live output,
         // and serve's, which the server's tests check on its answers.
@@ -83,6 +83,22 @@ import Testing
         for file in files {
             #expect(source.contains("\"\(file)\""), "\(file) is checked against no output")
             #expect(manPage.contains("Schema: schemas/\(file)"), "man/cdstore.1 does not point at \(file)")
+        }
+    }
+
+    // MARK: wal
+
+    /// A log with a model cache (entities named) and one without (entities null), each report
+    /// also rejected once altered.
+    @Test func wal() throws {
+        let validator = try JSONSchemaValidator(file: "wal.schema.json", in: Self.folder)
+        for store in ["wibosco-migration/CoreDataMigration_Example_WAL.sqlite", "failedbankcd-seed/2013-12-12-wal/CoreDataTutorial2.sqlite"] {
+            let copy = try Corpus.copyStore(store)
+            let output = Self.run(["wal", "--json", copy.path])
+            try Self.expectConforms(output, to: "wal.schema.json")
+            for (change, altered) in Self.alterations(of: try JSONValue(parsing: output)) {
+                #expect(try !validator.problems(in: altered).isEmpty, "wal.schema.json accepts the report with \(change)")
+            }
         }
     }
 

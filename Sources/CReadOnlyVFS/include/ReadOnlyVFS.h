@@ -9,6 +9,10 @@
 /// SQLite rebuilds it from the `-wal` and never creates or touches the `-shm`
 /// (reference/store-format.md §10). Temporary files SQLite needs for sorting go to the default VFS.
 ///
+/// The URI parameter `walbytes=N` shows SQLite only the first N bytes of the `-wal`: its recovery
+/// then ends there, and the store reads as it stood after the commit that ends at byte N
+/// (store-format.md §10b, "State as of a commit"), with nothing copied or cut.
+///
 /// sqlite3.h is not included here, so that Swift sees SQLite's types only through GRDBSQLite.
 
 /// The name to pass as `vfs=` in a `file:` URI.
