@@ -30,12 +30,14 @@ struct ConsoleCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Stop at the first command that fails.")
     var bail = false
 
+    @OptionGroup var asOf: AsOfOptions
+
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
         let status = try Console.run(
             ConsoleOptions(
-                storePath: store, modelPath: modelOptions.model, initFile: initFile,
+                storePath: store, modelPath: modelOptions.model, asOf: asOf.commit, initFile: initFile,
                 commands: commands, bail: bail,
                 colorsOutput: CommandIO.current.colorsOutput,
                 colorsErrors: CommandIO.current.colorsErrors))

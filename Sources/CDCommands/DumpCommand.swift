@@ -25,6 +25,8 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
 
     @OptionGroup var modelOptions: ModelOptions
 
+    @OptionGroup var asOf: AsOfOptions
+
     @OptionGroup var output: ObjectOutputOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
@@ -39,7 +41,7 @@ struct DumpCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let session = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace, asOf: asOf.commit)
         let reader = try session.reader()
         try reader.checkIncludes(Set(output.include), entities: entities.isEmpty ? nil : entities)
         let printer = output.makePrinter()

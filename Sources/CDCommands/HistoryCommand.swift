@@ -42,6 +42,8 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print one JSON object per transaction, one per line.")
     var json = false
 
+    @OptionGroup var asOf: AsOfOptions
+
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
@@ -55,7 +57,7 @@ struct HistoryCommand: ParsableCommand, ChoosesColor {
                 throw ValidationError("--since \(since): not a transaction number or an ISO 8601 date (2024-05-31, 2024-05-31T12:00:00Z)")
             }
         }
-        let transactions = try StoreSession(storePath: store, modelPath: nil).history(filter)
+        let transactions = try StoreSession(storePath: store, modelPath: nil, asOf: asOf.commit).history(filter)
         if json {
             Output.write(try transactions.map(JSONLines.line).joined())
         } else {

@@ -14,12 +14,14 @@ struct InspectCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .customLong("no-counts"), help: "Do not count rows (no table is read).")
     var noCounts = false
 
+    @OptionGroup var asOf: AsOfOptions
+
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let inspection = try StoreInspector.inspect(path: store, counts: !noCounts, trace: sqlDebug.trace)
+        let inspection = try StoreInspector.inspect(path: store, counts: !noCounts, trace: sqlDebug.trace, asOf: asOf.commit)
         try Output.report(inspection, json: format.json, text: InspectionText.render(inspection))
     }
 }

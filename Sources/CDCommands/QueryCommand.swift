@@ -31,7 +31,7 @@ struct QueryCommand: ParsableCommand, ChoosesColor {
 
     func run() throws {
         let request = try fetch.fetchRequest()
-        let session = try StoreSession(storePath: store, modelPath: fetch.modelOptions.model, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: fetch.modelOptions.model, trace: sqlDebug.trace, asOf: fetch.asOf.commit)
         guard request.result != .objects else {
             let runner = try session.runner()
             try runner.reader.checkIncludes(Set(output.include), entities: [request.entity])
@@ -79,6 +79,8 @@ struct FetchOptions: ParsableArguments {
     var aggregate: String?
 
     @OptionGroup var modelOptions: ModelOptions
+
+    @OptionGroup var asOf: AsOfOptions
 
     /// Whether any option that describes a fetch was given (`sql --raw` takes none of them).
     var describesAFetch: Bool {

@@ -47,7 +47,7 @@ struct SQLCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
-        let session = try StoreSession(storePath: store, modelPath: fetch.modelOptions.model, trace: sqlDebug.trace)
+        let session = try StoreSession(storePath: store, modelPath: fetch.modelOptions.model, trace: sqlDebug.trace, asOf: fetch.asOf.commit)
         // Raw SQL needs no model, so a store whose model cache is unreadable still answers it.
         if let raw {
             try runRaw(raw, snapshot: session.snapshot)

@@ -21,6 +21,8 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
 
     @OptionGroup var modelOptions: ModelOptions
 
+    @OptionGroup var asOf: AsOfOptions
+
     @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var sqlDebug: SQLDebugOptions
@@ -28,7 +30,7 @@ struct ValidateCommand: ParsableCommand, ChoosesColor {
     @OptionGroup var colorOptions: ColorOptions
 
     func run() throws {
-        let report = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace).validation()
+        let report = try StoreSession(storePath: store, modelPath: modelOptions.model, trace: sqlDebug.trace, asOf: asOf.commit).validation()
         try Output.report(report, json: format.json, text: ValidationText.render(report))
         if report.hasProblems { throw ExitCode(1) }
     }

@@ -6,6 +6,8 @@ import GRDB
 package struct ConsoleOptions: Sendable {
     package var storePath: String
     package var modelPath: String?
+    /// The commit of the store's `-wal` to read it as of; nil for the store as it is now.
+    package var asOf: Int?
     /// Dot-commands run first; `~/.cdstorerc` when not given.
     package var initFile: String?
     /// `-c` commands: run them and exit instead of reading standard input.
@@ -18,11 +20,12 @@ package struct ConsoleOptions: Sendable {
     package var colorsErrors: Bool
 
     package init(
-        storePath: String, modelPath: String? = nil, initFile: String? = nil, commands: [String] = [],
+        storePath: String, modelPath: String? = nil, asOf: Int? = nil, initFile: String? = nil, commands: [String] = [],
         bail: Bool = false, colorsOutput: Bool = false, colorsErrors: Bool = false
     ) {
         self.storePath = storePath
         self.modelPath = modelPath
+        self.asOf = asOf
         self.initFile = initFile
         self.commands = commands
         self.bail = bail
@@ -44,7 +47,7 @@ package enum Console {
         let errors = ConsoleWriter(descriptor: STDERR_FILENO)
         output.colors = options.colorsOutput
         errors.colors = options.colorsErrors
-        let session = try ConsoleSession(storePath: options.storePath, modelPath: options.modelPath, traceLevel: 0)
+        let session = try ConsoleSession(storePath: options.storePath, modelPath: options.modelPath, traceLevel: 0, asOf: options.asOf)
         ConsoleSignals.install()
         defer { ConsoleSignals.restore() }
         ConsoleSignals.watch(connection(of: session))

@@ -21,10 +21,11 @@ package final class ConsoleSession {
     package var reader: ObjectReader { runner.reader }
     package var model: ManagedObjectModel { runner.reader.model }
 
-    /// Opens `storePath` read-only and reads its model; `traceLevel` 0 logs nothing.
-    package convenience init(storePath: String, modelPath: String?, traceLevel: Int) throws {
+    /// Opens `storePath` read-only and reads its model; `traceLevel` 0 logs nothing; `asOf`
+    /// reads the store as it stood after that commit of its `-wal`.
+    package convenience init(storePath: String, modelPath: String?, traceLevel: Int, asOf: Int? = nil) throws {
         let trace = SQLTrace(level: traceLevel)
-        try self.init(try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace), trace: trace)
+        try self.init(try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace, asOf: asOf), trace: trace)
     }
 
     private init(_ store: StoreSession, trace: SQLTrace) throws {

@@ -29,12 +29,13 @@ package final class StoreSession {
     package let trace: SQLTrace?
     private var openedRunner: FetchRunner?
 
-    /// Opens `storePath` read-only. `trace` logs the SQL.
-    package init(storePath: String, modelPath: String?, trace: SQLTrace? = nil) throws {
+    /// Opens `storePath` read-only. `trace` logs the SQL; `asOf` reads the store as it stood
+    /// after that commit of its `-wal` (``StoreSnapshot/init(path:trace:keepingThisVersion:asOf:)``).
+    package init(storePath: String, modelPath: String?, trace: SQLTrace? = nil, asOf: Int? = nil) throws {
         self.storePath = storePath
         self.modelPath = modelPath
         self.trace = trace
-        snapshot = try StoreSnapshot(path: storePath, trace: trace)
+        snapshot = try StoreSnapshot(path: storePath, trace: trace, asOf: asOf)
     }
 
     /// The fetch runner over the store's objects, reading the model on first use.
@@ -52,9 +53,10 @@ package final class StoreSession {
     /// The model the store is read with.
     package func model() throws -> ManagedObjectModel { try reader().model }
 
-    /// A new session on the same store, model and log: a fresh snapshot of what the app wrote since.
+    /// A new session on the same store, model and log: a fresh snapshot of what the app wrote
+    /// since (the same commit again for a session read as of one).
     package func reloaded() throws -> StoreSession {
-        try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace)
+        try StoreSession(storePath: storePath, modelPath: modelPath, trace: trace, asOf: snapshot.asOfCommit)
     }
 
     // MARK: Operations

@@ -38,6 +38,8 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
     case privateCopyFolder(reason: String)
     /// The `-wal` at `path` is not a write-ahead log SQLite would read (store-format.md §10b).
     case badWAL(path: String, reason: String)
+    /// `--as-of` named a commit the `-wal` at `path` does not have (it has `commits`).
+    case noSuchCommit(path: String, requested: Int, commits: Int)
 
     // MARK: SQLite's verdicts (result codes, with SQLite's own message where it gave one)
 
@@ -126,6 +128,10 @@ public enum StoreError: UserFacingError, Sendable, Equatable {
             return "\(path) changed while cdstore was reading it (an app is writing to it); run the command again"
         case .privateCopyFolder(let reason): return "cannot create a temporary directory for the private copy: \(reason)"
         case .badWAL(let path, let reason): return "\(path) is not a write-ahead log SQLite would read: \(reason)"
+        case .noSuchCommit(let path, let requested, let commits):
+            return commits == 0
+                ? "--as-of \(requested): \(path) holds no commit (the store is its main file): only --as-of 0 can be read"
+                : "--as-of \(requested): \(path) holds \(plural(commits, "commit")); --as-of takes 0 (the main file alone) to \(commits)"
         case .notADatabase(let path): return "\(path) is not a SQLite database (file is encrypted or not a database)"
         case .corrupt(let path, let message): return "\(path) is corrupt: \(message ?? "database disk image is malformed")"
         case .locked(let path): return "\(path) is locked by another process (database is locked); try again when the app has closed it"

@@ -10,8 +10,8 @@ import GRDB
 public enum StoreInspector {
     /// Inspects the store at `path`. With `counts: false` no table is scanned, so the result
     /// comes back in constant time whatever the store's size.
-    public static func inspect(path: String, counts: Bool = true, trace: SQLTrace? = nil) throws -> StoreInspection {
-        let snapshot = try StoreSnapshot(path: path, trace: trace)
+    public static func inspect(path: String, counts: Bool = true, trace: SQLTrace? = nil, asOf: Int? = nil) throws -> StoreInspection {
+        let snapshot = try StoreSnapshot(path: path, trace: trace, asOf: asOf)
         return try inspect(snapshot, counts: counts)
     }
 

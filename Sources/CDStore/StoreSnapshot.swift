@@ -34,6 +34,9 @@ public final class StoreSnapshot: @unchecked Sendable {
     /// The files' state when the view was taken; nil for a private copy, which nobody else writes.
     private let openingState: StoreFileState?
     private let copyDirectory: URL?
+    /// The commit of the `-wal` the view reads the store as of (0: the main file alone); nil for
+    /// the store as it is now.
+    public let asOfCommit: Int?
 
     /// Opens `path` safely. Throws ``StoreError`` with a one-line reason for anything that is not
     /// a readable Core Data store.
@@ -41,26 +44,31 @@ public final class StoreSnapshot: @unchecked Sendable {
     /// `keepingThisVersion` reads a private copy even where the store could be read in place:
     /// for a caller that reads this version again after the app has written (`watch` compares
     /// each poll with the one before).
-    public convenience init(path: String, trace: SQLTrace? = nil, keepingThisVersion: Bool = false) throws {
-        try self.init(files: StoreFiles(path: path), trace: trace, keepingThisVersion: keepingThisVersion)
+    /// `asOf` reads the store as it stood after that commit of its `-wal` (0: the main file
+    /// alone, `cdstore wal` numbers them), in place with SQLite shown only the log up to that
+    /// commit (store-format.md §10b); a private copy, where one is needed, has its `-wal` cut there.
+    public convenience init(path: String, trace: SQLTrace? = nil, keepingThisVersion: Bool = false, asOf: Int? = nil) throws {
+        try self.init(files: StoreFiles(path: path), trace: trace, keepingThisVersion: keepingThisVersion, asOf: asOf)
     }
 
-    /// Opens the store made of `files` the same way as ``init(path:trace:keepingThisVersion:)``.
-    public init(files: StoreFiles, trace: SQLTrace? = nil, keepingThisVersion: Bool = false) throws {
+    /// Opens the store made of `files` the same way as ``init(path:trace:keepingThisVersion:asOf:)``.
+    public init(files: StoreFiles, trace: SQLTrace? = nil, keepingThisVersion: Bool = false, asOf: Int? = nil) throws {
         self.trace = trace
         self.files = files
+        asOfCommit = asOf
         let header = try Self.checkMainFile(files)
         self.header = header
+        let walBytes = try asOf.map { try Self.logBytes(files, asOf: $0) }
         trace?.connecting(to: files.main.path, walMode: header.isWALMode)
         if !keepingThisVersion, !FileManager.default.fileExists(atPath: files.journal.path),
-            let inPlace = try Self.openInPlace(files, header: header, trace: trace)
+            let inPlace = try Self.openInPlace(files, header: header, trace: trace, walBytes: walBytes)
         {
             database = inPlace.database
             openingState = inPlace.state
             copyDirectory = nil
             readsInPlace = true
         } else {
-            let copy = try Self.openPrivateCopy(files, header: header, trace: trace)
+            let copy = try Self.openPrivateCopy(files, header: header, trace: trace, walBytes: walBytes)
             database = copy.database
             copyDirectory = copy.directory
             openingState = nil
@@ -147,7 +155,7 @@ public final class StoreSnapshot: @unchecked Sendable {
 
     /// Opens the store where it lies through the read-only VFS; nil where SQLite will not use
     /// the VFS (URI file names turned off in its build), so the caller falls back to a copy.
-    private static func openInPlace(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
+    private static func openInPlace(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?, walBytes: Int64?) throws
         -> (database: DatabaseQueue, state: StoreFileState)?
     {
         guard cdstore_read_only_vfs_register() == SQLITE_OK else { return nil }
@@ -155,7 +163,8 @@ public final class StoreSnapshot: @unchecked Sendable {
             let state = StoreFileState.current(files)
             let database: DatabaseQueue
             do {
-                database = try DatabaseQueue(path: readOnlyURI(files.main), configuration: configuration(trace: trace))
+                let limit = walBytes.map { "&walbytes=\($0)" } ?? ""
+                database = try DatabaseQueue(path: readOnlyURI(files.main) + limit, configuration: configuration(trace: trace))
             } catch {
                 throw describe(error, path: files.main.path)
             }
@@ -174,6 +183,16 @@ public final class StoreSnapshot: @unchecked Sendable {
             try? database.close()
         }
         throw changedWhileReading(files)
+    }
+
+    /// The length of `files`' log through commit `asOf` (0 for none); throws
+    /// ``StoreError/noSuchCommit(path:requested:commits:)`` past its last commit.
+    private static func logBytes(_ files: StoreFiles, asOf: Int) throws -> Int64 {
+        let commits = try WriteAheadLog.read(files.wal)?.commits ?? []
+        guard asOf >= 0, asOf <= commits.count else {
+            throw StoreError.noSuchCommit(path: files.wal.path, requested: asOf, commits: commits.count)
+        }
+        return asOf == 0 ? 0 : commits[asOf - 1].logBytes
     }
 
     /// Whether `database` reads its main file through the read-only VFS (SQLite ignores `vfs=`
@@ -200,7 +219,7 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// Copies the main file, `-wal`, `-shm` and `-journal` into a private folder and opens the copy.
-    private static func openPrivateCopy(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?) throws
+    private static func openPrivateCopy(_ files: StoreFiles, header: SQLiteHeader, trace: SQLTrace?, walBytes: Int64?) throws
         -> (database: DatabaseQueue, directory: URL)
     {
         let directory = PrivateCopyRegistry.newCopyDirectory()
@@ -215,6 +234,13 @@ public final class StoreSnapshot: @unchecked Sendable {
             for (role, url) in files.existingFiles {
                 let suffix = role == .main ? "" : "-\(role.rawValue)"
                 try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
+            }
+            if let walBytes {
+                // The copy's log ends after the commit asked for, and its index is rebuilt from it.
+                try? FileManager.default.removeItem(atPath: copy.path + "-shm")
+                let log = try FileHandle(forWritingTo: URL(fileURLWithPath: copy.path + "-wal"))
+                try log.truncate(atOffset: UInt64(walBytes))
+                try log.close()
             }
             if FileManager.default.fileExists(atPath: files.journal.path) {
                 // A hot rollback journal must be rolled back before the data is consistent; do

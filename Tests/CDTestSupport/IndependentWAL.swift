@@ -94,3 +94,16 @@ public struct IndependentWAL: Equatable {
         openFrames = current.frameCount
     }
 }
+
+/// Copies of a store whose `-wal` is cut after a commit, without the `-shm` (SQLite rebuilds its
+/// index from the log): the store as it stood after that commit, by SQLite's own recovery
+/// (store-format.md §10b), for checking cdstore's reads `--as-of` a commit.
+public enum WALCut {
+    /// A copy of `store` in a fresh temporary folder with the first `logBytes` bytes of its log.
+    public static func copy(of store: URL, logBytes: Int) throws -> URL {
+        let cut = try TemporaryDirectory.make().appendingPathComponent(store.lastPathComponent)
+        try FileManager.default.copyItem(at: store, to: cut)
+        try Data(contentsOf: URL(fileURLWithPath: store.path + "-wal")).prefix(logBytes).write(to: URL(fileURLWithPath: cut.path + "-wal"))
+        return cut
+    }
+}

@@ -72,12 +72,8 @@ import Testing
     /// `dbstat` on a copy of the main file beside the log's first `logBytes` bytes, without a
     /// `-shm` (SQLite rebuilds its index from the log): each page's table (an index's table).
     static func ownersOnACutCopy(of store: URL, logBytes: Int, pages: Set<Int>) throws -> [Int: String] {
-        let folder = try TemporaryDirectory.make()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let cut = folder.appendingPathComponent("cut.sqlite")
-        try FileManager.default.copyItem(at: store, to: cut)
-        let log = try Data(contentsOf: URL(fileURLWithPath: store.path + "-wal")).prefix(logBytes)
-        try log.write(to: URL(fileURLWithPath: cut.path + "-wal"))
+        let cut = try WALCut.copy(of: store, logBytes: logBytes)
+        defer { try? FileManager.default.removeItem(at: cut.deletingLastPathComponent()) }
         let database = try DatabaseQueue(path: cut.path)
         defer { try? database.close() }
         return try database.read { db in
