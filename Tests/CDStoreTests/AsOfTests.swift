@@ -8,16 +8,6 @@ import Testing
 /// it) against `sqlite3` on a copy whose `-wal` is cut after that commit, without its `-shm`:
 /// every entity's row count, on every corpus store with a log, over commits spread along it.
 @Suite(.temporaryDirectories) struct AsOfTests {
-    static let storesWithLog = [
-        "failedbankcd-seed/2013-12-12-wal/CoreDataTutorial2.sqlite",
-        "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite",
-        "osxphotos-clslocationcache-10.15.1/CLSLocationCache.sqlite",
-        "osxphotos-pgcurationcache-10.15.1/PGCurationCache.sqlite.sqlite",
-        "osxphotos-photos-10.15.4/Photos.sqlite",
-        "osxphotos-photos-12.0.1/Photos.sqlite",
-        "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
-    ]
-
     /// `sqlite3`'s count of each `table`/`Z_ENT` pair on a copy of `store` whose log ends at
     /// `logBytes`; nil when that copy has no `Z_PRIMARYKEY` (the main file alone of a store whose
     /// tables are all in its log).
@@ -30,7 +20,7 @@ import Testing
         return try SQLiteShell.run(cut, sql.joined(separator: ";\n") + ";").split(separator: "\n").compactMap { Int($0) }
     }
 
-    @Test(arguments: storesWithLog)
+    @Test(arguments: Corpus.storesWithLog)
     func countsAsOfACommitAreSQLitesOnACutCopy(_ store: String) throws {
         let copy = try Corpus.copyStore(store)
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())

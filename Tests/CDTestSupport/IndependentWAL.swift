@@ -95,6 +95,23 @@ public struct IndependentWAL: Equatable {
     }
 }
 
+extension Corpus {
+    /// The corpus stores whose `-wal` holds frames (store-format.md §10b counts them), by the
+    /// main file's path relative to ``root``; `WALReportTests` checks the list against the tree.
+    public static let storesWithLog = [
+        "failedbankcd-seed/2013-12-12-wal/CoreDataTutorial2.sqlite",
+        "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite",
+        "osxphotos-clslocationcache-10.15.1/CLSLocationCache.sqlite",
+        "osxphotos-pgcurationcache-10.15.1/PGCurationCache.sqlite.sqlite",
+        "osxphotos-photos-10.15.4/Photos.sqlite",
+        "osxphotos-photos-10.16.0/Photos.sqlite",
+        "osxphotos-photos-12.0.1/Photos.sqlite",
+        "osxphotos-photos-14.6.0/Photos.sqlite",
+        "osxphotos-photos-15.4.1/Photos.sqlite",
+        "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
+    ]
+}
+
 /// Copies of a store whose `-wal` is cut after a commit, without the `-shm` (SQLite rebuilds its
 /// index from the log): the store as it stood after that commit, by SQLite's own recovery
 /// (store-format.md §10b), for checking cdstore's reads `--as-of` a commit.

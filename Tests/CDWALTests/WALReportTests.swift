@@ -11,30 +11,17 @@ import Testing
 /// generated logs with an unfinished transaction, a failing checksum, a torn frame and an
 /// earlier generation.
 @Suite(.temporaryDirectories) struct WALReportTests {
-    static let storesWithLog = [
-        "failedbankcd-seed/2013-12-12-wal/CoreDataTutorial2.sqlite",
-        "osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite",
-        "osxphotos-clslocationcache-10.15.1/CLSLocationCache.sqlite",
-        "osxphotos-pgcurationcache-10.15.1/PGCurationCache.sqlite.sqlite",
-        "osxphotos-photos-10.15.4/Photos.sqlite",
-        "osxphotos-photos-10.16.0/Photos.sqlite",
-        "osxphotos-photos-12.0.1/Photos.sqlite",
-        "osxphotos-photos-14.6.0/Photos.sqlite",
-        "osxphotos-photos-15.4.1/Photos.sqlite",
-        "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
-    ]
-
     @Test func theListIsEveryCorpusStoreWithALog() throws {
         let found = Corpus.files(endingWith: "-wal").filter { log in
             let attributes = try? FileManager.default.attributesOfItem(atPath: Corpus.url(log).path)
             return attributes?[.type] as? FileAttributeType == .typeRegular && ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > 0
         }
-        #expect(found.map { String($0.dropLast(4)) } == Self.storesWithLog)
+        #expect(found.map { String($0.dropLast(4)) } == Corpus.storesWithLog)
     }
 
     /// Every figure of the report equals the independent reader's, and each commit's tables are
     /// what `dbstat` says of the pages it wrote, on a copy whose log is cut after it.
-    @Test(arguments: storesWithLog)
+    @Test(arguments: Corpus.storesWithLog)
     func commitsMatchAnIndependentReader(_ store: String) throws {
         let copy = try Corpus.copyStore(store)
         let before = try Checksums.of(directory: copy.deletingLastPathComponent())
@@ -66,7 +53,7 @@ import Testing
         // Entities are named where the store has its model cache (all but the 2013 store).
         let hasModelCache = try SQLiteShell.run(copy, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'") == "1\n"
         #expect(report.commits.allSatisfy { ($0.entities != nil) == hasModelCache })
-        #expect(hasModelCache == (store != Self.storesWithLog[0]))
+        #expect(hasModelCache == (store != Corpus.storesWithLog[0]))
     }
 
     /// `dbstat` on a copy of the main file beside the log's first `logBytes` bytes, without a
