@@ -45,12 +45,26 @@ struct DiffCommand: ParsableCommand, ChoosesColor {
     @Flag(name: .long, help: "Print inserted and deleted objects with all their values.")
     var values = false
 
+    @Option(
+        name: .customLong("as-of-a"),
+        help: ArgumentHelp("Read store A as it stood after this commit of its -wal (0: the main file alone).", valueName: "commit"))
+    var asOfA: Int?
+
+    @Option(
+        name: .customLong("as-of-b"),
+        help: ArgumentHelp(
+            "Read store B as it stood after this commit of its -wal; with the same store twice, what the commits between did.", valueName: "commit"))
+    var asOfB: Int?
+
     @OptionGroup var sqlDebug: SQLDebugOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
     func validate() throws {
         try requireNotNegative(limit, option: "--limit")
+        for (commit, name) in [(asOfA, "--as-of-a"), (asOfB, "--as-of-b")] {
+            if let commit, commit < 0 { throw ValidationError("\(name) \(commit): a commit number is 0 or more") }
+        }
     }
 
     func run() throws {
@@ -67,7 +81,8 @@ struct DiffCommand: ParsableCommand, ChoosesColor {
             }
             options.keys[parts[0]] = attributes
         }
-        let report = try StoreDiffer.compare(storeA, storeB, modelPath: modelOptions.model, options: options, trace: sqlDebug.trace)
+        let report = try StoreDiffer.compare(
+            storeA, storeB, modelPath: modelOptions.model, options: options, trace: sqlDebug.trace, asOf: (asOfA, asOfB))
         switch format {
         case .text: Output.report(DiffText.render(report, limit: limit))
         case .json: Output.write(try DiffJSON.document(report))

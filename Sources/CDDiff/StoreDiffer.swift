@@ -16,16 +16,18 @@ import Foundation
 package enum StoreDiffer {
     /// Compares `pathA` with `pathB`. `modelPath` gives the model for stores without a model
     /// cache: each store is read with the version of it whose entity hashes match the store.
+    /// `asOf` reads either store as it stood after a commit of its `-wal`: the same store
+    /// twice, as of two commits, gives what the commits between them changed.
     package static func compare(
         _ pathA: String, _ pathB: String, modelPath: String? = nil,
-        options: DiffOptions, trace: SQLTrace? = nil
+        options: DiffOptions, trace: SQLTrace? = nil, asOf: (a: Int?, b: Int?) = (nil, nil)
     ) throws -> StoreDiffReport {
         try compare(
-            StoreSession(storePath: pathA, modelPath: modelPath, trace: trace),
-            StoreSession(storePath: pathB, modelPath: modelPath, trace: trace), options: options)
+            StoreSession(storePath: pathA, modelPath: modelPath, trace: trace, asOf: asOf.a),
+            StoreSession(storePath: pathB, modelPath: modelPath, trace: trace, asOf: asOf.b), options: options)
     }
 
-    /// Compares the stores of two open sessions, as ``compare(_:_:modelPath:options:trace:)``
+    /// Compares the stores of two open sessions, as ``compare(_:_:modelPath:options:trace:asOf:)``
     /// does after opening them: `serve` passes sessions from its pools, so the comparison runs
     /// under the pools' query time limit.
     package static func compare(_ sessionA: StoreSession, _ sessionB: StoreSession, options: DiffOptions) throws -> StoreDiffReport {

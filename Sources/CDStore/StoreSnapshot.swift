@@ -235,7 +235,7 @@ public final class StoreSnapshot: @unchecked Sendable {
                 let suffix = role == .main ? "" : "-\(role.rawValue)"
                 try FileCopier.copy(from: url, to: URL(fileURLWithPath: copy.path + suffix))
             }
-            if let walBytes {
+            if let walBytes, FileManager.default.fileExists(atPath: copy.path + "-wal") {
                 // The copy's log ends after the commit asked for, and its index is rebuilt from it.
                 try? FileManager.default.removeItem(atPath: copy.path + "-shm")
                 let log = try FileHandle(forWritingTo: URL(fileURLWithPath: copy.path + "-wal"))

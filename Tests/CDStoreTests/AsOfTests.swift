@@ -45,6 +45,19 @@ import Testing
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
     }
 
+    /// A private copy read as of a commit (the copy's `-wal` cut there) reads what the store
+    /// read in place as of it does.
+    @Test func aPrivateCopyAsOfACommitReadsTheSame() throws {
+        let copy = try Corpus.copyStore("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
+        for commit in 2...8 {
+            let inPlace = try StoreSnapshot(path: copy.path, asOf: commit)
+            let privateCopy = try StoreSnapshot(path: copy.path, keepingThisVersion: true, asOf: commit)
+            #expect(inPlace.readsInPlace && !privateCopy.readsInPlace)
+            let rows = { (snapshot: StoreSnapshot) in try StoreInspector.inspect(snapshot, counts: true).entities.map(\.rows) }
+            #expect(try rows(privateCopy) == rows(inPlace), "as of \(commit)")
+        }
+    }
+
     @Test func aCommitPastTheLastIsOneLine() throws {
         let copy = try Corpus.copyStore("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
         #expect(throws: StoreError.noSuchCommit(path: copy.path + "-wal", requested: 9, commits: 8)) {
