@@ -15,7 +15,7 @@ extension StoreSnapshot {
         guard cdstore_read_only_vfs_register() == SQLITE_OK else { return nil }
         let database: DatabaseQueue
         do {
-            database = try DatabaseQueue(path: readOnlyURI(files.main) + "&walbytes=\(max(0, walBytes))", configuration: configuration(trace: nil))
+            database = try DatabaseQueue(path: readOnlyURI(files.main, walBytes: walBytes), configuration: configuration(trace: nil))
         } catch {
             throw describe(error, path: files.main.path)
         }

@@ -163,8 +163,7 @@ public final class StoreSnapshot: @unchecked Sendable {
             let state = StoreFileState.current(files)
             let database: DatabaseQueue
             do {
-                let limit = walBytes.map { "&walbytes=\($0)" } ?? ""
-                database = try DatabaseQueue(path: readOnlyURI(files.main) + limit, configuration: configuration(trace: trace))
+                database = try DatabaseQueue(path: readOnlyURI(files.main, walBytes: walBytes), configuration: configuration(trace: trace))
             } catch {
                 throw describe(error, path: files.main.path)
             }
@@ -204,8 +203,9 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// `file:` URI of `url` for the read-only VFS: every byte outside the unreserved set and
-    /// `/` percent-encoded, so `?`, `#` and `%` in a path stay part of it.
-    static func readOnlyURI(_ url: URL) -> String {
+    /// `/` percent-encoded, so `?`, `#` and `%` in a path stay part of it. `walBytes` adds the
+    /// VFS's `walbytes` parameter: SQLite sees only that much of the `-wal`.
+    static func readOnlyURI(_ url: URL, walBytes: Int64? = nil) -> String {
         let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
         var path = ""
         for byte in url.path.utf8 {
@@ -215,7 +215,8 @@ public final class StoreSnapshot: @unchecked Sendable {
                 path += String(format: "%%%02X", byte)
             }
         }
-        return "file:\(path)?vfs=\(String(cString: cdstore_read_only_vfs_name))&mode=ro"
+        let limit = walBytes.map { "&walbytes=\(max(0, $0))" } ?? ""
+        return "file:\(path)?vfs=\(String(cString: cdstore_read_only_vfs_name))&mode=ro" + limit
     }
 
     /// Copies the main file, `-wal`, `-shm` and `-journal` into a private folder and opens the copy.
