@@ -47,8 +47,11 @@ let package = Package(
         /// A SQLite VFS that reads a store in place without writing a byte: read-only files,
         /// no locks, the WAL index in process memory instead of the `-shm`.
         .target(name: "CReadOnlyVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
-        /// A store's write-ahead log as a history of commits (`wal`).
-        .target(name: "CDWAL", dependencies: ["CDBase", "CDMapping", "CDStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        /// A store's write-ahead log as a history of commits (`wal`), and each commit as object
+        /// changes (`wal --changes`).
+        .target(
+            name: "CDWAL",
+            dependencies: ["CDBase", "CDMapping", "CDStore", "CDSession", "CDDiff", "CDRendering", .product(name: "GRDB", package: "GRDB.swift")]),
         /// Gives freed heap memory back to the system (glibc's `malloc_trim`, which Swift's Glibc
         /// module does not export), for `serve` after it closes idle stores.
         .target(name: "CMemory"),
@@ -237,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "CDWALTests",
             dependencies: [
-                "CDWAL", "CDBase", "CDStore", "CDTestSupport",
+                "CDWAL", "CDBase", "CDStore", "CDDiff", "CDRendering", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDModel", "CDPredicate", "CDStore", "CDTestSupport"]),

@@ -16,16 +16,64 @@ struct WALCommand: ParsableCommand, ChoosesColor {
             whose checksum fails and the frames after it, frames of an earlier generation of the \
             log, a last frame cut short; and whether the main file alone holds no table. A -wal of \
             another database (another page size) or one SQLite would not read is an error.
+
+            With --changes, each commit as object changes: the objects it inserted, deleted and \
+            updated per entity, each changed property old → new, to-many members added and \
+            removed (as diff writes them). Only the objects on the pages the commit wrote are \
+            compared, as the store stood before and after it, so the cost grows with the \
+            commit, not the store; a commit that changed the schema, or rewrote an overflow page \
+            in place, is compared whole and says so. A commit that made the store's tables lists \
+            its objects per entity.
             """)
 
     @Argument(help: .storeFile, completion: .file())
     var store: String
 
+    @Flag(name: .long, help: "Show each commit as the objects it inserted, deleted and updated.")
+    var changes = false
+
+    @Option(name: .long, help: ArgumentHelp("With --changes: the first commit shown (default 1).", valueName: "commit"))
+    var from: Int?
+
+    @Option(name: .long, help: ArgumentHelp("With --changes: the last commit shown (default the last).", valueName: "commit"))
+    var to: Int?
+
+    @Option(
+        name: .customLong("entity"),
+        help: ArgumentHelp("With --changes: only this entity's objects, with its sub-entities; repeatable.", valueName: "entity"),
+        completion: ShellCompletion.entityName)
+    var entities: [String] = []
+
+    @Option(name: .long, help: "With --changes: describe at most this many changed objects per entity and commit (default 20).")
+    var limit: Int = 20
+
+    @Flag(name: .long, help: "With --changes: print inserted and deleted objects with all their values.")
+    var values = false
+
+    @OptionGroup var modelOptions: ModelOptions
+
     @OptionGroup var format: ReportFormatOptions
 
     @OptionGroup var colorOptions: ColorOptions
 
+    func validate() throws {
+        try requireNotNegative(limit, option: "--limit")
+        if !changes {
+            for (name, given) in [
+                ("--from", from != nil), ("--to", to != nil), ("--entity", !entities.isEmpty), ("--values", values), ("--model", modelOptions.model != nil),
+            ] where given {
+                throw ValidationError("\(name) needs --changes")
+            }
+        }
+    }
+
     func run() throws {
+        if changes {
+            let report = try WALChanges.make(
+                storePath: store, modelPath: modelOptions.model, from: from, to: to, entities: entities, limit: limit, values: values)
+            Output.report(format.json ? WALChangesJSON.document(report) : WALChangesText.render(report, limit: limit))
+            return
+        }
         let report = try WALReport.make(storePath: store)
         try Output.report(report, json: format.json, text: WALText.render(report))
     }

@@ -124,6 +124,11 @@ struct DataComparison {
     private func compare(_ pair: EntityPairing.Pair) throws -> EntityChanges {
         var changes = EntityChanges(entity: pair.name)
         if let nameA = pair.entityA, let nameB = pair.entityB, nameA != nameB { changes.renamedFrom = nameA }
+        let only = options.objects.map { objects in
+            [pair.entityA, pair.entityB].compactMap { $0 }.reduce(into: Set<Int64>()) { $0.formUnion(objects[$1] ?? []) }
+        }
+        if only?.isEmpty == true { return changes }
+        let restriction = only.map(ObjectRestriction.init)
         let key = try key(for: pair)
         changes.key = key?.namesB ?? key?.namesA
 
@@ -186,9 +191,11 @@ struct DataComparison {
                     let memberKeys = targetIdentities(a: a, b: b)
                     guard
                         let queryA = MemberQuery(
-                            reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberIdentity: memberKeys?.a ?? []),
+                            reader: readerA, entity: nameA, relationship: a, keyColumns: keyColumnNamesA, memberIdentity: memberKeys?.a ?? [],
+                            restriction: restriction),
                         let queryB = MemberQuery(
-                            reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberIdentity: memberKeys?.b ?? [])
+                            reader: readerB, entity: nameB, relationship: b, keyColumns: keyColumnNamesB, memberIdentity: memberKeys?.b ?? [],
+                            restriction: restriction)
                     else { continue }
                     memberQueries.append((queryA, queryB))
                     properties.append(
@@ -201,8 +208,8 @@ struct DataComparison {
             }
         }
 
-        let rowsA = pair.entityA.flatMap { rowQuery(readerA, entity: $0, selection: selectionA, keyColumns: keyColumnNamesA) }
-        let rowsB = pair.entityB.flatMap { rowQuery(readerB, entity: $0, selection: selectionB, keyColumns: keyColumnNamesB) }
+        let rowsA = pair.entityA.flatMap { rowQuery(readerA, entity: $0, selection: selectionA, keyColumns: keyColumnNamesA, restriction: restriction) }
+        let rowsB = pair.entityB.flatMap { rowQuery(readerB, entity: $0, selection: selectionB, keyColumns: keyColumnNamesB, restriction: restriction) }
         let externalA = readerA.snapshot.files.externalDataFolder, externalB = readerB.snapshot.files.externalDataFolder
         let keyNames = changes.key ?? []
 
@@ -295,7 +302,15 @@ struct DataComparison {
                         for property in properties {
                             switch property.kind {
                             case .attribute(let columnA, let typeA, let extA, let columnB, let typeB, let extB):
-                                if typeA == typeB, extA == extB, scanA.sameRaw(columnA, as: scanB, columnB) { continue }
+                                if typeA == typeB, extA == extB {
+                                    if scanA.sameRaw(columnA, as: scanB, columnB) { continue }
+                                    // Other bytes in the same storage class are another value,
+                                    // even where both decode alike (two unreadable archives).
+                                    if scanA.type(columnA) == scanB.type(columnB) {
+                                        changed.append(property.name)
+                                        continue
+                                    }
+                                }
                                 let old = ValueDecoder.decode(scanA.raw(columnA), type: typeA, allowsExternalStorage: extA, externalData: externalA)
                                 let new = ValueDecoder.decode(scanB.raw(columnB), type: typeB, allowsExternalStorage: extB, externalData: externalB)
                                 if !ValueComparison.same(old, new) { changed.append(property.name) }
@@ -456,13 +471,17 @@ struct DataComparison {
 
     /// The SELECT of one concrete entity's rows, in key (else `Z_PK`) order. The unary `+`
     /// keeps SQLite off the `Z_ENT` index: one scan of the table in rowid order.
-    private func rowQuery(_ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String]) -> (sql: String, arguments: StatementArguments)? {
+    private func rowQuery(
+        _ reader: ObjectReader, entity: String, selection: Selection, keyColumns: [String], restriction: ObjectRestriction?
+    ) -> (sql: String, arguments: StatementArguments)? {
         guard let table = reader.mapping.table(forEntity: entity), let ent = reader.mapping.entityNumber(of: entity) else { return nil }
         let order = (keyColumns + ["Z_PK"]).map { "o." + $0.quotedSQLIdentifier }.joined(separator: ", ")
         let sql =
             "SELECT " + selection.expressions.joined(separator: ", ")
-            + " FROM " + table.name.quotedSQLIdentifier + " o WHERE +o.Z_ENT = ? ORDER BY " + order
-        return (sql, [ent])
+            + " FROM " + table.name.quotedSQLIdentifier + " o WHERE +o.Z_ENT = ?" + (restriction?.sql ?? "") + " ORDER BY " + order
+        var arguments: StatementArguments = [ent]
+        if let restriction { arguments += [restriction.keys] }
+        return (sql, arguments)
     }
 
     // MARK: details

@@ -25,6 +25,11 @@ package struct DiffOptions: Sendable {
     package var limit: Int = 20
     /// Whether inserted and deleted objects are described with all their values.
     package var values = false
+    /// Only these objects are compared: `Z_PK`s by entity name (either store's name for it);
+    /// an entity not listed has no changes. Nil compares every object. `wal --changes` passes
+    /// the objects on the pages a commit wrote (``ChangedObjects``), the only ones it can have
+    /// changed.
+    package var objects: [String: Set<Int64>]?
 
     package init() {}
 }

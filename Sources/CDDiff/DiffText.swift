@@ -54,21 +54,29 @@ package enum DiffText {
                 lines.append("Data: no differences")
             } else {
                 lines.append("Data: \(plural(data.count, "entity", "entities")) " + (data.count == 1 ? "differs:" : "differ:"))
-                var table = TextTable([("Entity", .left), ("Deleted", .right), ("Inserted", .right), ("Updated", .right)])
-                for entity in data {
-                    table.add([
-                        entity.entity + (entity.renamedFrom.map { " (was \($0))" } ?? ""),
-                        grouped(entity.deleted), grouped(entity.inserted), grouped(entity.updated),
-                    ])
-                }
-                lines.append(table.render(indent: 2, header: true))
-                for entity in data {
-                    lines.append("")
-                    lines += details(entity, limit: limit)
-                }
+                lines += dataLines(data, limit: limit)
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The objects that differ: a table of counts per entity, then each entity's changes
+    /// (`limit` of them, as ``EntityChanges`` lists them). `wal --changes` writes a commit's
+    /// changes with it.
+    package static func dataLines(_ data: [EntityChanges], limit: Int) -> [String] {
+        var table = TextTable([("Entity", .left), ("Deleted", .right), ("Inserted", .right), ("Updated", .right)])
+        for entity in data {
+            table.add([
+                entity.entity + (entity.renamedFrom.map { " (was \($0))" } ?? ""),
+                grouped(entity.deleted), grouped(entity.inserted), grouped(entity.updated),
+            ])
+        }
+        var lines = [table.render(indent: 2, header: true)]
+        for entity in data {
+            lines.append("")
+            lines += details(entity, limit: limit)
+        }
+        return lines
     }
 
     /// ` (identifiers)`, or nothing for a model without version identifiers.
@@ -182,26 +190,32 @@ package enum DiffJSON {
         }
         json.key("data")
         if let data = report.data {
-            let values = JSONValues()
-            json.beginArray()
-            for entity in data {
-                json.beginObject()
-                writeMembers(entity, to: &json)
-                json.key("changes")
-                json.beginArray()
-                for change in entity.changes {
-                    json.beginObject()
-                    writeMembers(change, values: values, to: &json)
-                    json.endObject()
-                }
-                json.endArray()
-                json.endObject()
-            }
-            json.endArray()
+            write(data, to: &json)
         } else {
             json.null()
         }
         json.endObject()
+    }
+
+    /// The objects that differ as the document's `data` array, entity by entity; `wal --changes`
+    /// writes a commit's changes with it.
+    package static func write(_ data: [EntityChanges], to json: inout JSONWriter) {
+        let values = JSONValues()
+        json.beginArray()
+        for entity in data {
+            json.beginObject()
+            writeMembers(entity, to: &json)
+            json.key("changes")
+            json.beginArray()
+            for change in entity.changes {
+                json.beginObject()
+                writeMembers(change, values: values, to: &json)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
     }
 
     package static func lines(_ report: StoreDiffReport) throws -> String {

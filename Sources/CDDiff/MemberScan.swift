@@ -23,8 +23,11 @@ struct MemberQuery {
     let memberKeyCount: Int
 
     /// `memberIdentity`: SQL expressions over the member's row, aliased `d`, that stand for it
-    /// (empty to compare members by object).
-    init?(reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberIdentity: [String]) {
+    /// (empty to compare members by object); `restriction` keeps the owners the rows' scan reads.
+    init?(
+        reader: ObjectReader, entity: String, relationship: RelationshipDescription, keyColumns: [String], memberIdentity: [String],
+        restriction: ObjectRestriction? = nil
+    ) {
         let mapping = reader.mapping
         guard let ownerTable = mapping.table(forEntity: entity)?.name.quotedSQLIdentifier,
             let ownerEnt = mapping.entityNumber(of: entity),
@@ -57,9 +60,23 @@ struct MemberQuery {
         sql =
             "SELECT " + (["m.owner", "m.ent", "m.pk"] + memberKeys).joined(separator: ", ")
             + " FROM (\(members)) m JOIN \(ownerTable) o ON o.Z_PK = m.owner"
-            + " WHERE o.Z_ENT = ? ORDER BY " + ([ownerOrder, "m.position"] + memberKeys + ["m.pk"]).joined(separator: ", ")
-        arguments = [ownerEnt]
+            + " WHERE o.Z_ENT = ?" + (restriction?.sql ?? "") + " ORDER BY " + ([ownerOrder, "m.position"] + memberKeys + ["m.pk"]).joined(separator: ", ")
+        var arguments: StatementArguments = [ownerEnt]
+        if let restriction { arguments += [restriction.keys] }
+        self.arguments = arguments
         memberKeyCount = memberIdentity.count
+    }
+}
+
+/// The objects a comparison is restricted to (``DiffOptions/objects``): a condition on the owner
+/// table's `Z_PK`, aliased `o`, whose one argument lists the keys as a JSON array (SQLite's
+/// `json_each` reads it, so any number of keys is one bound value).
+struct ObjectRestriction {
+    let keys: String
+    let sql = " AND o.Z_PK IN (SELECT value FROM json_each(?))"
+
+    init(_ objects: Set<Int64>) {
+        keys = "[" + objects.sorted().map(String.init).joined(separator: ",") + "]"
     }
 }
 

@@ -139,10 +139,19 @@ package struct WALReport: Codable, Sendable, Equatable {
 package enum WALError: UserFacingError, Sendable, Equatable {
     /// The store has no `-wal`, or an empty one: all its data is in the main file.
     case noLog(path: String, walName: String)
+    /// `--from` or `--to` names a commit the log does not hold.
+    case noSuchCommit(option: String, requested: Int, path: String, commits: Int)
+    /// `--from` is after `--to`.
+    case emptyRange(from: Int, to: Int)
 
     package var message: String {
         switch self {
         case .noLog(let path, let walName): "\(path) has no write-ahead log (no \(walName), or an empty one): every commit is in the main file"
+        case .noSuchCommit(let option, let requested, let path, let commits):
+            commits == 0
+                ? "\(option) \(requested): \(path) holds no commit"
+                : "\(option) \(requested): \(path) holds \(plural(commits, "commit")); --from and --to take 1 to \(commits)"
+        case .emptyRange(let from, let to): "--from \(from) is after --to \(to): no commit to show"
         }
     }
 }

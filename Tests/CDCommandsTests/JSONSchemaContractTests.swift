@@ -69,7 +69,7 @@ import Testing
                 "rows.schema.json", "serve-compat.schema.json", "serve-diff.schema.json", "serve-entity.schema.json", "serve-error.schema.json",
                 "serve-event.schema.json", "serve-explain.schema.json", "serve-history.schema.json", "serve-members.schema.json", "serve-model.schema.json",
                 "serve-object.schema.json", "serve-store.schema.json", "serve-stores.schema.json", "serve-validate.schema.json", "sql.schema.json",
-                "trace.schema.json", "validate.schema.json", "wal.schema.json", "watch.schema.json",
+                "trace.schema.json", "validate.schema.json", "wal-changes.schema.json", "wal.schema.json", "watch.schema.json",
             ])
         // This suite checks them all but watch's, which the watch test checks on its live output,
         // and serve's, which the server's tests check on its answers.
@@ -98,6 +98,23 @@ import Testing
             try Self.expectConforms(output, to: "wal.schema.json")
             for (change, altered) in Self.alterations(of: try JSONValue(parsing: output)) {
                 #expect(try !validator.problems(in: altered).isEmpty, "wal.schema.json accepts the report with \(change)")
+            }
+        }
+    }
+
+    /// Commits that made the store (created), changed objects (data with values and to-many
+    /// members), and none, each report also rejected once altered.
+    @Test func walChanges() throws {
+        let validator = try JSONSchemaValidator(file: "wal-changes.schema.json", in: Self.folder)
+        for (store, range) in [
+            ("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite", ["--to", "3"]),
+            ("wibosco-migration/CoreDataMigration_Example_WAL.sqlite", ["--from", "100", "--to", "104", "--values", "--limit", "2"]),
+        ] {
+            let copy = try Corpus.copyStore(store)
+            let output = Self.run(["wal", copy.path, "--changes", "--json"] + range)
+            try Self.expectConforms(output, to: "wal-changes.schema.json")
+            for (change, altered) in Self.alterations(of: try JSONValue(parsing: output)) {
+                #expect(try !validator.problems(in: altered).isEmpty, "wal-changes.schema.json accepts the report with \(change)")
             }
         }
     }

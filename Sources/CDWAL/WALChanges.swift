@@ -1,0 +1,130 @@
+import CDBase
+import CDDiff
+import CDMapping
+import CDSession
+import CDStore
+import Foundation
+import GRDB
+
+/// What `cdstore wal --changes` reports: each commit of a store's `-wal` as object changes, the
+/// objects it inserted, deleted and updated, per entity, with each changed property old → new
+/// (diff's changes, ``EntityChanges``).
+///
+/// A commit is compared as the store stood before it and after it (both read in place as of a
+/// commit), but only over the objects the pages it wrote can hold (``CommitRows``,
+/// ``ChangedObjects``): the cost grows with the commit, not the store. Where the pages cannot
+/// tell (a schema change, an overflow page rewritten in place), the commit's two states are
+/// compared whole and the commit says so.
+package struct WALChanges: Sendable {
+    /// One commit's changes.
+    package struct Commit: Sendable {
+        /// 1 for the log's first commit.
+        package var number: Int
+        package var frames: Int
+        /// How many distinct pages it wrote.
+        package var pages: Int
+        /// Why the whole store was compared instead of the objects on its pages; nil when the
+        /// pages told.
+        package var wholeStoreReason: String?
+        /// Objects per entity, when the commit made the store's tables (nothing before it is a
+        /// Core Data store): every object after it is new.
+        package var created: [(entity: String, objects: Int)]?
+        /// Why the store as of this commit is not a Core Data store yet (its tables not all
+        /// made), when it is not.
+        package var unreadable: String?
+        /// The entities whose objects changed, as `diff` lists them.
+        package var data: [EntityChanges] = []
+        /// The tables whose rows are on the pages it wrote (found from the pages), by name:
+        /// for a commit that changed no object, which of Core Data's own tables it wrote
+        /// (`Z_PRIMARYKEY`, `Z_METADATA`, the history tables).
+        package var tables: [String] = []
+    }
+
+    /// The store's main file.
+    package var store: String
+    /// All commits of the log.
+    package var commitCount: Int
+    /// The commits asked for, in order.
+    package var commits: [Commit]
+
+    /// The changes of commits `from` through `to` (default: all) of the store at `path`, for
+    /// `entities` (and their sub-entities; empty: all), listing at most `limit` objects per
+    /// entity and commit, inserted and deleted ones with all their values when `values`.
+    package static func make(
+        storePath path: String, modelPath: String? = nil, from: Int? = nil, to: Int? = nil, entities: [String] = [], limit: Int = 20,
+        values: Bool = false
+    ) throws -> WALChanges {
+        let files = StoreFiles(path: path)
+        guard FileManager.default.fileExists(atPath: files.main.path) else { throw StoreError.fileNotFound(path: files.main.path) }
+        guard let log = try WriteAheadLog.read(files.wal) else { throw WALError.noLog(path: files.main.path, walName: files.wal.lastPathComponent) }
+        let count = log.commits.count
+        let first = from ?? 1, last = to ?? count
+        for (option, value) in [("--from", from), ("--to", to)] {
+            if let value, value < 1 || value > count { throw WALError.noSuchCommit(option: option, requested: value, path: files.wal.path, commits: count) }
+        }
+        if first > last { throw WALError.emptyRange(from: first, to: last) }
+        var result = WALChanges(store: files.main.path, commitCount: count, commits: [])
+        guard count > 0 else { return result }
+        let pages = try LogPages(files: files, log: log)
+        var options = DiffOptions()
+        options.parts = [.data]
+        options.entities = entities
+        options.limit = limit
+        options.values = values
+        var schemaBefore = try CommitRows.Schema.read(files, walBytes: first == 1 ? 0 : log.commits[first - 2].logBytes)
+        // A state without Core Data's tables (the main file alone of a store the log created,
+        // a commit in the middle of creating it) has no objects; any other fails as it would
+        // for every read command.
+        var sessionBefore =
+            schemaBefore.isCoreData ? try StoreSession(storePath: path, modelPath: modelPath, asOf: first - 1) : nil
+        for number in first...last {
+            let commit = log.commits[number - 1]
+            var report = Commit(number: number, frames: commit.frames, pages: commit.pages.count)
+            let schemaAfter = try CommitRows.Schema.read(files, walBytes: commit.logBytes)
+            let sessionAfter = schemaAfter.isCoreData ? try StoreSession(storePath: path, modelPath: modelPath, asOf: number) : nil
+            if sessionAfter == nil { report.unreadable = "no Core Data tables yet (Z_METADATA, Z_PRIMARYKEY)" }
+            if let sessionAfter {
+                if let sessionBefore {
+                    let rows = try CommitRows.of(commit: number, pages: pages, before: schemaBefore, after: schemaAfter)
+                    report.wholeStoreReason = rows.wholeStoreReason
+                    report.tables = rows.rows.filter { !$0.value.isEmpty }.keys.sorted()
+                    var commitOptions = options
+                    if rows.wholeStoreReason == nil {
+                        commitOptions.objects = try ChangedObjects.objects(
+                            onRows: rows.rows, readerA: try sessionBefore.reader(), readerB: try sessionAfter.reader())
+                    }
+                    report.data = try StoreDiffer.compare(sessionBefore, sessionAfter, options: commitOptions).data ?? []
+                } else {
+                    report.created = try Self.objectCounts(try sessionAfter.reader(), entities: entities)
+                }
+            }
+            result.commits.append(report)
+            schemaBefore = schemaAfter
+            sessionBefore = sessionAfter
+        }
+        return result
+    }
+
+    /// Objects per concrete entity (of `entities` and their sub-entities; empty: all), in
+    /// `Z_ENT` order, for a commit that made the store.
+    private static func objectCounts(_ reader: ObjectReader, entities: [String]) throws -> [(entity: String, objects: Int)] {
+        var wanted: Set<Int>?
+        if !entities.isEmpty {
+            var numbers = Set<Int>()
+            for name in entities {
+                guard reader.model.entity(named: name) != nil else { throw StoreError.unknownEntity(name: name, known: reader.dumpableEntities) }
+                numbers.formUnion(reader.mapping.entityNumbers(includingSubentitiesOf: name))
+            }
+            wanted = numbers
+        }
+        return try reader.snapshot.read { db in
+            try reader.dumpableEntities.compactMap { name -> (String, Int)? in
+                guard let number = reader.mapping.entityNumber(of: name), wanted?.contains(number) ?? true,
+                    let table = reader.mapping.table(forEntity: name)?.name, try db.tableExists(table)
+                else { return nil }
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier) WHERE Z_ENT = ?", arguments: [number])
+                return (name, count ?? 0)
+            }
+        }
+    }
+}
