@@ -51,7 +51,7 @@ let package = Package(
         /// changes (`wal --changes`).
         .target(
             name: "CDWAL",
-            dependencies: ["CDBase", "CDMapping", "CDStore", "CDSession", "CDDiff", "CDRendering", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["CDBase", "CDMapping", "CDStore", "CDSession", "CDDiff", "CDChanges", "CDRendering", .product(name: "GRDB", package: "GRDB.swift")]),
         /// Gives freed heap memory back to the system (glibc's `malloc_trim`, which Swift's Glibc
         /// module does not export), for `serve` after it closes idle stores.
         .target(name: "CMemory"),

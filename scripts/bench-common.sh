@@ -208,11 +208,12 @@ store_entities() {
     novel_ent=$(entity_number "$book_db" GraphicNovel)
 }
 
-# Recreates $work with the two stores, $rows new rows in each.
+# Recreates the two stores in $work, $rows new rows in each; other files there (the other
+# scripts' stores, Datasette's environment) stay.
 bench_create_stores() {
     log "Preparing $work"
-    rm -rf -- "$work"
     mkdir -p -- "$work"
+    rm -f -- "$post_db" "$post_db"-wal "$post_db"-shm "$book_db" "$book_db"-wal "$book_db"-shm
 
     # Shared SQL fragment: a recursive CTE numbering the new rows 0..rows-1.
     local seq_cte="WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < $rows)"
@@ -478,4 +479,53 @@ time_interleaved() {
     read -r rest rest rest "ratio_of[$label]" rest < <(for ((r = 0; r < runs; r++)); do echo "${wall0[r]} ${wall1[r]}"; done \
         | awk '{ print $1 / $2 }' | summarize 1 %.2f)
     echo "  $label ${names[0]}/${names[1]}: median of per-round ratios ${ratio_of[$label]}"
+}
+
+# bench_serve_store DB ROWS: DB is a copy of the wibosco Post store whose ZPOST is grown to ROWS
+# rows as Core Data would write them (the next Z_PKs, Z_ENT of Post, Z_OPT 1, Z_PRIMARYKEY.Z_MAX
+# moved along); an existing DB with those rows is reused. Sets post_ent.
+bench_serve_store() {
+    local serve_db=$1 serve_rows=$2 reuse_note first added start uuid_expr check
+    serve_store_reusable() {
+        [[ -f $serve_db ]] || { reuse_note="no ${serve_db#"$repo_root"/}"; return 1; }
+        local have
+        have=$(sql "$serve_db" "SELECT COUNT(*) FROM ZPOST;" 2>/dev/null) || have=unreadable
+        if [[ $have != "$serve_rows" ]]; then
+            reuse_note="its ZPOST holds $have rows, not $serve_rows"
+            return 1
+        fi
+        post_ent=$(entity_number "$serve_db" Post)
+        if [[ $(sql "$serve_db" "SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $post_ent) = (SELECT MAX(Z_PK) FROM ZPOST);") != 1 ]]; then
+            reuse_note="Z_MAX of Post is not ZPOST's largest Z_PK"
+            return 1
+        fi
+        reuse_note="ZPOST holds $have rows, Z_MAX consistent"
+    }
+
+    if serve_store_reusable; then
+        log "Reusing ${serve_db#"$repo_root"/}: $reuse_note"
+    else
+        log "Building ${serve_db#"$repo_root"/} ($reuse_note)"
+        mkdir -p -- "$work"
+        rm -f -- "$serve_db" "$serve_db-wal" "$serve_db-shm"
+        copy_store "$corpus/$post_source" "$serve_db"
+        post_ent=$(entity_number "$serve_db" Post)
+        first=$(next_pk "$serve_db" ZPOST "$post_ent")
+        added=$((serve_rows - $(sql "$serve_db" "SELECT COUNT(*) FROM ZPOST;")))
+        ((added >= 0)) || die "the corpus store already holds more than $serve_rows Post rows"
+        echo "inserting $added Post rows (Z_ENT $post_ent, Z_PK from $first)"
+        start=$(date +%s%N)
+        uuid_expr="substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-A' || substr(h, 18, 3) || '-' || substr(h, 21, 12)"
+        bulk_insert "$serve_db" ZPOST "$post_ent" "
+    WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < $added)
+    INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZCOLOR, ZDATE, ZPOSTID)
+    SELECT $first + i, $post_ent, 1, NULL,
+           500000000 + (abs(random()) % 250000000) + (abs(random()) % 1000000) / 1000000.0,
+           $uuid_expr
+    FROM (SELECT i, hex(randomblob(16)) AS h FROM seq);"
+        echo "done in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+        check=$(sql "$serve_db" 'PRAGMA quick_check;')
+        [[ $check == ok ]] || die "quick_check failed on $serve_db: $check"
+        serve_store_reusable || die "the new store is not as expected: $reuse_note"
+    fi
 }

@@ -23,7 +23,8 @@ struct WALCommand: ParsableCommand, ChoosesColor {
             compared, as the store stood before and after it, so the cost grows with the \
             commit, not the store; a commit that changed the schema, or rewrote an overflow page \
             in place, is compared whole and says so. A commit that made the store's tables lists \
-            its objects per entity.
+            its objects per entity. On a store with persistent history, a commit's new \
+            ATRANSACTION rows are shown as the transactions they are, as history shows them.
             """)
 
     @Argument(help: .storeFile, completion: .file())
@@ -71,7 +72,7 @@ struct WALCommand: ParsableCommand, ChoosesColor {
         if changes {
             let report = try WALChanges.make(
                 storePath: store, modelPath: modelOptions.model, from: from, to: to, entities: entities, limit: limit, values: values)
-            Output.report(format.json ? WALChangesJSON.document(report) : WALChangesText.render(report, limit: limit))
+            Output.report(format.json ? try WALChangesJSON.document(report) : WALChangesText.render(report, limit: limit))
             return
         }
         let report = try WALReport.make(storePath: store)

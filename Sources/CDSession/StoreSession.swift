@@ -28,21 +28,31 @@ package final class StoreSession {
     /// The SQL debug log of this session, if any.
     package let trace: SQLTrace?
     private var openedRunner: FetchRunner?
+    /// A reader of another state of this store with the same schema, metadata and model cache,
+    /// whose model and mapping are used instead of reading them again; set before the first
+    /// read of objects.
+    package var sameLayout: ObjectReader?
 
     /// Opens `storePath` read-only. `trace` logs the SQL; `asOf` reads the store as it stood
     /// after that commit of its `-wal` (``StoreSnapshot/init(path:trace:keepingThisVersion:asOf:)``).
-    package init(storePath: String, modelPath: String?, trace: SQLTrace? = nil, asOf: Int? = nil) throws {
+    /// `log` (the `-wal` already read) spares `wal --changes` reading it again for every commit.
+    package init(storePath: String, modelPath: String?, trace: SQLTrace? = nil, asOf: Int? = nil, log: WriteAheadLog? = nil) throws {
         self.storePath = storePath
         self.modelPath = modelPath
         self.trace = trace
-        snapshot = try StoreSnapshot(path: storePath, trace: trace, asOf: asOf)
+        snapshot = try StoreSnapshot(files: StoreFiles(path: storePath), trace: trace, asOf: asOf, log: log)
     }
 
     /// The fetch runner over the store's objects, reading the model on first use.
     package func runner() throws -> FetchRunner {
         if let openedRunner { return openedRunner }
-        let chosenModel = try modelPath.map { try ModelSource.storeModel(at: $0, for: snapshot) }
-        let runner = FetchRunner(reader: try ObjectReader(snapshot: snapshot, model: chosenModel))
+        let reader: ObjectReader
+        if let sameLayout {
+            reader = ObjectReader(snapshot: snapshot, sameLayoutAs: sameLayout)
+        } else {
+            reader = try ObjectReader(snapshot: snapshot, model: try modelPath.map { try ModelSource.storeModel(at: $0, for: snapshot) })
+        }
+        let runner = FetchRunner(reader: reader)
         openedRunner = runner
         return runner
     }

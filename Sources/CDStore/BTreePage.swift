@@ -46,6 +46,33 @@ package struct BTreePage: Sendable {
         return result
     }
 
+    /// A table leaf's cells: each rowid with the payload bytes the page holds (the local part;
+    /// `complete` is false when the rest sits on overflow pages, which are not followed); nil
+    /// for another kind of page. A malformed cell is skipped. `usableSize` is the page size
+    /// less the reserved bytes per page (database header offset 20).
+    package func cells(usableSize: Int) -> [(rowid: Int64, payload: ArraySlice<UInt8>, complete: Bool)]? {
+        guard kind == .tableLeaf else { return nil }
+        var result: [(rowid: Int64, payload: ArraySlice<UInt8>, complete: Bool)] = []
+        for index in 0..<cellCount {
+            guard var offset = cellOffset(index), let size = Self.varint(bytes, &offset), size >= 0,
+                let rowid = Self.varint(bytes, &offset)
+            else { continue }
+            // SQLite's local payload size for a table leaf (file-format document, "B-tree
+            // Pages"): all of it up to usable − 35 bytes, else a minimum plus what fits.
+            let total = Int(clamping: size)
+            let most = usableSize - 35
+            var local = total
+            if total > most {
+                let least = (usableSize - 12) * 32 / 255 - 23
+                let candidate = least + (total - least) % (usableSize - 4)
+                local = candidate <= most ? candidate : least
+            }
+            guard local >= 0, offset + local <= bytes.count else { continue }
+            result.append((rowid, bytes[offset..<(offset + local)], local == total))
+        }
+        return result
+    }
+
     /// A table interior page's keys (each the largest rowid under its left child); nil for
     /// another kind or a malformed cell.
     package var keys: [Int64]? {

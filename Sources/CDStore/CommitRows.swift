@@ -42,19 +42,22 @@ package struct CommitRows: Sendable, Equatable {
             guard let database = try StoreSnapshot.logState(files, walBytes: walBytes) else { return Schema(tables: [], entries: []) }
             defer { try? database.close() }
             do {
-                return try database.read { db in
-                    var schema = Schema(tables: [], entries: [])
-                    let rows = try Row.fetchCursor(db, sql: "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY name")
-                    while let row = try rows.next() {
-                        let type: String? = row[0], name: String? = row[1], root: Int? = row[3], sql: String? = row[4]
-                        schema.entries.append([type, name, row[2] as String?, root.map(String.init), sql].map { $0 ?? "" }.joined(separator: "\u{1}"))
-                        if type == "table", let name, let root, root > 1 { schema.tables.append((name, root)) }
-                    }
-                    return schema
-                }
+                return try database.read { try read($0) }
             } catch {
                 throw StoreError.corrupt(path: files.main.path, sqliteMessage: (error as? DatabaseError)?.message)
             }
+        }
+
+        /// The schema `db` reads.
+        package static func read(_ db: Database) throws -> Schema {
+            var schema = Schema(tables: [], entries: [])
+            let rows = try Row.fetchCursor(db, sql: "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY name")
+            while let row = try rows.next() {
+                let type: String? = row[0], name: String? = row[1], root: Int? = row[3], sql: String? = row[4]
+                schema.entries.append([type, name, row[2] as String?, root.map(String.init), sql].map { $0 ?? "" }.joined(separator: "\u{1}"))
+                if type == "table", let name, let root, root > 1 { schema.tables.append((name, root)) }
+            }
+            return schema
         }
     }
 

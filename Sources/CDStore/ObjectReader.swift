@@ -153,6 +153,20 @@ public final class ObjectReader {
         namesByEnt = names
     }
 
+    /// A reader of `snapshot` that takes its model, mapping, entity numbers and store UUID from
+    /// `other`, a reader of another state of the same store with the same schema, metadata and
+    /// model cache (`wal --changes` reads commit after commit; only `Z_MAX` may differ, which
+    /// the mapping does not use).
+    package init(snapshot: StoreSnapshot, sameLayoutAs other: ObjectReader) {
+        self.snapshot = snapshot
+        model = other.model
+        registry = other.registry
+        storeUUID = other.storeUUID
+        mapping = other.mapping
+        columnIndex = other.columnIndex
+        namesByEnt = other.namesByEnt
+    }
+
     /// The columns of `property` as `entity` sees it: its own or an ancestor's declaration.
     private func columns(forProperty property: String, ofEntity entity: String) -> [MappedColumn] {
         columnIndex.columns(forProperty: property, ofEntity: entity)

@@ -52,13 +52,20 @@ public final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// Opens the store made of `files` the same way as ``init(path:trace:keepingThisVersion:asOf:)``.
-    public init(files: StoreFiles, trace: SQLTrace? = nil, keepingThisVersion: Bool = false, asOf: Int? = nil) throws {
+    public convenience init(files: StoreFiles, trace: SQLTrace? = nil, keepingThisVersion: Bool = false, asOf: Int? = nil) throws {
+        try self.init(files: files, trace: trace, keepingThisVersion: keepingThisVersion, asOf: asOf, log: nil)
+    }
+
+    /// Opens the store as ``init(files:trace:keepingThisVersion:asOf:)`` does; `log` is the
+    /// store's `-wal` already read, for a caller that opens many of its commits (`wal
+    /// --changes`): each open then skips reading the whole log again.
+    package init(files: StoreFiles, trace: SQLTrace?, keepingThisVersion: Bool = false, asOf: Int?, log: WriteAheadLog?) throws {
         self.trace = trace
         self.files = files
         asOfCommit = asOf
         let header = try Self.checkMainFile(files)
         self.header = header
-        let walBytes = try asOf.map { try Self.logBytes(files, asOf: $0) }
+        let walBytes = try asOf.map { try Self.logBytes(files, asOf: $0, log: log) }
         trace?.connecting(to: files.main.path, walMode: header.isWALMode)
         if !keepingThisVersion, !FileManager.default.fileExists(atPath: files.journal.path),
             let inPlace = try Self.openInPlace(files, header: header, trace: trace, walBytes: walBytes)
@@ -186,8 +193,8 @@ public final class StoreSnapshot: @unchecked Sendable {
 
     /// The length of `files`' log through commit `asOf` (0 for none); throws
     /// ``StoreError/noSuchCommit(path:requested:commits:)`` past its last commit.
-    private static func logBytes(_ files: StoreFiles, asOf: Int) throws -> Int64 {
-        let commits = try WriteAheadLog.read(files.wal)?.commits ?? []
+    private static func logBytes(_ files: StoreFiles, asOf: Int, log: WriteAheadLog?) throws -> Int64 {
+        let commits = try (log ?? WriteAheadLog.read(files.wal))?.commits ?? []
         guard asOf >= 0, asOf <= commits.count else {
             throw StoreError.noSuchCommit(path: files.wal.path, requested: asOf, commits: commits.count)
         }

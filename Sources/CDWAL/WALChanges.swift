@@ -1,4 +1,5 @@
 import CDBase
+import CDChanges
 import CDDiff
 import CDMapping
 import CDSession
@@ -38,6 +39,9 @@ package struct WALChanges: Sendable {
         /// for a commit that changed no object, which of Core Data's own tables it wrote
         /// (`Z_PRIMARYKEY`, `Z_METADATA`, the history tables).
         package var tables: [String] = []
+        /// The persistent-history transactions it added (`ATRANSACTION` rows newer than every
+        /// one before it), with their changes, as `history` reads them.
+        package var transactions: [HistoryTransaction] = []
     }
 
     /// The store's main file.
@@ -71,23 +75,36 @@ package struct WALChanges: Sendable {
         options.entities = entities
         options.limit = limit
         options.values = values
-        var schemaBefore = try CommitRows.Schema.read(files, walBytes: first == 1 ? 0 : log.commits[first - 2].logBytes)
         // A state without Core Data's tables (the main file alone of a store the log created,
         // a commit in the middle of creating it) has no objects; any other fails as it would
         // for every read command.
-        var sessionBefore =
-            schemaBefore.isCoreData ? try StoreSession(storePath: path, modelPath: modelPath, asOf: first - 1) : nil
+        func open(_ number: Int) throws -> (session: StoreSession?, schema: CommitRows.Schema) {
+            do {
+                let session = try StoreSession(storePath: path, modelPath: modelPath, asOf: number, log: log)
+                let schema = try session.snapshot.read { try CommitRows.Schema.read($0) }
+                return (schema.isCoreData ? session : nil, schema)
+            } catch {
+                let schema = try CommitRows.Schema.read(files, walBytes: number == 0 ? 0 : log.commits[number - 1].logBytes)
+                if schema.isCoreData { throw error }
+                return (nil, schema)
+            }
+        }
+        var (sessionBefore, schemaBefore) = try open(first - 1)
         for number in first...last {
             let commit = log.commits[number - 1]
             var report = Commit(number: number, frames: commit.frames, pages: commit.pages.count)
-            let schemaAfter = try CommitRows.Schema.read(files, walBytes: commit.logBytes)
-            let sessionAfter = schemaAfter.isCoreData ? try StoreSession(storePath: path, modelPath: modelPath, asOf: number) : nil
+            let (sessionAfter, schemaAfter) = try open(number)
             if sessionAfter == nil { report.unreadable = "no Core Data tables yet (Z_METADATA, Z_PRIMARYKEY)" }
             if let sessionAfter {
                 if let sessionBefore {
                     let rows = try CommitRows.of(commit: number, pages: pages, before: schemaBefore, after: schemaAfter)
                     report.wholeStoreReason = rows.wholeStoreReason
                     report.tables = rows.rows.filter { !$0.value.isEmpty }.keys.sorted()
+                    // The model and mapping are read once while the commits leave the schema,
+                    // Core Data's metadata and model cache alone.
+                    if rows.wholeStoreReason == nil, !report.tables.contains(where: { ["Z_METADATA", "Z_MODELCACHE"].contains($0.uppercased()) }) {
+                        sessionAfter.sameLayout = try sessionBefore.reader()
+                    }
                     var commitOptions = options
                     if rows.wholeStoreReason == nil {
                         commitOptions.objects = try ChangedObjects.objects(
@@ -98,11 +115,34 @@ package struct WALChanges: Sendable {
                     report.created = try Self.objectCounts(try sessionAfter.reader(), entities: entities)
                 }
             }
+            if let sessionAfter { report.transactions = try Self.transactions(before: sessionBefore, after: sessionAfter, entities: entities) }
             result.commits.append(report)
             schemaBefore = schemaAfter
             sessionBefore = sessionAfter
         }
         return result
+    }
+
+    /// The history transactions `after` holds beyond the newest of `before` (all of them when
+    /// `before` has none), only their changes of `entities` and their sub-entities when given;
+    /// none for a store without persistent history.
+    private static func transactions(before: StoreSession?, after: StoreSession, entities: [String]) throws -> [HistoryTransaction] {
+        guard try after.snapshot.read({ try HistoryReader.hasHistory($0) }) else { return [] }
+        let newestBefore = try before?.snapshot.read { db -> Int64? in
+            try HistoryReader.hasHistory(db) ? try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") : nil
+        }
+        var transactions = try HistoryReader(snapshot: after.snapshot).transactions(HistoryFilter(afterTransaction: newestBefore ?? 0))
+        if !entities.isEmpty {
+            let reader = try after.reader()
+            let numbers = Set(entities.flatMap { reader.mapping.entityNumbers(includingSubentitiesOf: $0) })
+            let names = Set(reader.mapping.entities.filter { numbers.contains($0.number) }.map(\.name))
+            transactions = transactions.compactMap { transaction in
+                var kept = transaction
+                kept.changes = transaction.changes.filter { names.contains($0.entity) }
+                return kept.changes.isEmpty ? nil : kept
+            }
+        }
+        return transactions
     }
 
     /// Objects per concrete entity (of `entities` and their sub-entities; empty: all), in

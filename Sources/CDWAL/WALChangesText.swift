@@ -1,4 +1,5 @@
 import CDBase
+import CDChanges
 import CDDiff
 import CDRendering
 
@@ -34,6 +35,14 @@ package enum WALChangesText {
                 lines.append(heading + ":")
                 lines += DiffText.dataLines(commit.data, limit: limit)
             }
+            if !commit.transactions.isEmpty {
+                lines.append("  History: \(plural(commit.transactions.count, "transaction")) added")
+                for transaction in commit.transactions {
+                    lines.append("    " + HistoryText.summary(transaction))
+                    lines += transaction.changes.prefix(limit).map { "      " + HistoryText.line($0) }
+                    if transaction.changes.count > limit { lines.append("      … and \(grouped(transaction.changes.count - limit)) more (--limit \(limit))") }
+                }
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -42,7 +51,7 @@ package enum WALChangesText {
 /// The JSON of `cdstore wal --changes --json` (schemas/wal-changes.schema.json): each commit
 /// with its changes as `diff`'s JSON writes its `data` array.
 package enum WALChangesJSON {
-    package static func document(_ changes: WALChanges) -> String {
+    package static func document(_ changes: WALChanges) throws -> String {
         var json = JSONWriter()
         json.beginObject()
         json.member("store", changes.store)
@@ -69,6 +78,10 @@ package enum WALChangesJSON {
             }
             json.key("data")
             DiffJSON.write(commit.data, to: &json)
+            json.key("transactions")
+            json.beginArray()
+            for transaction in commit.transactions { try json.encoded(transaction) }
+            json.endArray()
             json.endObject()
         }
         json.endArray()

@@ -43,6 +43,22 @@ import Testing
         #expect(changes.commits.count == changes.commitCount)
         #expect(changes.commits.contains { !$0.data.isEmpty || $0.created != nil }, "\(store): no commit changed an object")
         #expect(try Checksums.of(directory: copy.deletingLastPathComponent()) == before)
+        // History: each commit's transactions are the ATRANSACTION rows a copy cut after it has
+        // beyond the copy cut before it.
+        let log = try #require(IndependentWAL(try Data(contentsOf: URL(fileURLWithPath: copy.path + "-wal"))))
+        func transactions(logBytes: Int) throws -> Set<Int64> {
+            let database = try DatabaseQueue(path: try WALCut.copy(of: copy, logBytes: logBytes).path)
+            defer { try? database.close() }
+            return try database.read { db in
+                try db.tableExists("ATRANSACTION") ? Set(try Int64.fetchAll(db, sql: "SELECT Z_PK FROM ATRANSACTION")) : []
+            }
+        }
+        var previous = try transactions(logBytes: 32)
+        for commit in changes.commits {
+            let ids = try transactions(logBytes: log.transactions[commit.number - 1].endOffset)
+            #expect(Set(commit.transactions.map(\.id)) == ids.subtracting(previous), "\(store) commit \(commit.number)")
+            previous = ids
+        }
     }
 
     /// Seeded saves on two stores (join tables and incremental auto-vacuum; to-one keys and no
