@@ -240,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "CDWALTests",
             dependencies: [
-                "CDWAL", "CDBase", "CDStore", "CDDiff", "CDRendering", "CDTestSupport",
+                "CDWAL", "CDBase", "CDStore", "CDDiff", "CDRendering", "CDMaintenance", "CDTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CDSessionTests", dependencies: ["CDSession", "CDFetch", "CDModel", "CDPredicate", "CDStore", "CDTestSupport"]),

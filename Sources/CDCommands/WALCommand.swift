@@ -25,6 +25,13 @@ struct WALCommand: ParsableCommand, ChoosesColor {
             in place, is compared whole and says so. A commit that made the store's tables lists \
             its objects per entity. On a store with persistent history, a commit's new \
             ATRANSACTION rows are shown as the transactions they are, as history shows them.
+
+            With --recovered, rows in no state of the store any more: cells of table leaf pages \
+            that are free in the newest state and of frames outside every commit (an earlier \
+            generation of the log, a transaction never committed), decoded with the model where \
+            their shape fits an entity table (column count and types, Z_ENT of that table, Z_PK \
+            up to Z_MAX), each with where it was found; a row equal to a live row is left out. \
+            With SQLite's secure_delete on, freed pages are zeroed and nothing is found there.
             """)
 
     @Argument(help: .storeFile, completion: .file())
@@ -32,6 +39,9 @@ struct WALCommand: ParsableCommand, ChoosesColor {
 
     @Flag(name: .long, help: "Show each commit as the objects it inserted, deleted and updated.")
     var changes = false
+
+    @Flag(name: .long, help: "List rows found in free pages and in frames outside every commit: deleted or overwritten rows, not live objects.")
+    var recovered = false
 
     @Option(name: .long, help: ArgumentHelp("With --changes: the first commit shown (default 1).", valueName: "commit"))
     var from: Int?
@@ -59,6 +69,7 @@ struct WALCommand: ParsableCommand, ChoosesColor {
 
     func validate() throws {
         try requireNotNegative(limit, option: "--limit")
+        if changes, recovered { throw ValidationError("--changes and --recovered are two reports: give one") }
         if !changes {
             for (name, given) in [
                 ("--from", from != nil), ("--to", to != nil), ("--entity", !entities.isEmpty), ("--values", values), ("--model", modelOptions.model != nil),
@@ -69,6 +80,11 @@ struct WALCommand: ParsableCommand, ChoosesColor {
     }
 
     func run() throws {
+        if recovered {
+            let report = try RecoveredRows.make(storePath: store, modelPath: modelOptions.model)
+            Output.report(format.json ? RecoveredRowsText.document(report) : RecoveredRowsText.render(report))
+            return
+        }
         if changes {
             let report = try WALChanges.make(
                 storePath: store, modelPath: modelOptions.model, from: from, to: to, entities: entities, limit: limit, values: values)

@@ -8,7 +8,8 @@ package final class LogPages {
     package let log: WriteAheadLog
     package let files: StoreFiles
     private let main: FileHandle
-    private let wal: FileHandle
+    /// The log's file; nil for a store without one (every page is the main file's).
+    private let wal: FileHandle?
     private let mainBytes: Int64
     /// The frames holding each page, ascending, over the committed frames.
     private var framesOfPage: [Int: [Int]] = [:]
@@ -22,13 +23,13 @@ package final class LogPages {
         self.log = log
         do {
             main = try FileHandle(forReadingFrom: files.main)
-            wal = try FileHandle(forReadingFrom: files.wal)
+            wal = FileManager.default.fileExists(atPath: files.wal.path) ? try FileHandle(forReadingFrom: files.wal) : nil
             mainBytes = Int64(try main.seekToEnd())
         } catch {
             throw StoreError.system(path: files.main.path, description: error.localizedDescription)
         }
         lastFrames = log.commits.map { $0.firstFrame + $0.frames - 1 }
-        if let lastFrame = lastFrames.last {
+        if let lastFrame = lastFrames.last, let wal {
             for frame in 1...lastFrame {
                 let head = try read(wal, at: frameOffset(frame), count: 4, path: files.wal.path)
                 framesOfPage[BTreePage.bigEndian32(head, 0), default: []].append(frame)
@@ -38,8 +39,21 @@ package final class LogPages {
 
     deinit {
         try? main.close()
-        try? wal.close()
+        try? wal?.close()
     }
+
+    /// Frame `index` (1-based) of the log as it lies in the file, whatever its salts: the page
+    /// number its header names, whether it carries the header's salts, and its page image; nil
+    /// past the file's last whole frame.
+    package func frame(_ index: Int) throws -> (page: Int, currentSalts: Bool, image: [UInt8])? {
+        guard let wal, index >= 1, frameOffset(index) + Int64(24 + pageSize) <= log.fileBytes else { return nil }
+        let bytes = try read(wal, at: frameOffset(index), count: 24 + pageSize, path: files.wal.path)
+        let salts = [UInt32(BTreePage.bigEndian32(bytes, 8)), UInt32(BTreePage.bigEndian32(bytes, 12))]
+        return (BTreePage.bigEndian32(bytes, 0), salts == log.header.salts, Array(bytes[24...]))
+    }
+
+    /// The last frame of the last commit; 0 without one.
+    package var lastCommittedFrame: Int { lastFrames.last ?? 0 }
 
     /// The page size of the log (and of the store).
     package var pageSize: Int { log.header.pageSize }
@@ -48,7 +62,7 @@ package final class LogPages {
     /// neither the log up to then nor the main file holds.
     package func page(_ number: Int, asOf commit: Int) throws -> [UInt8] {
         let last = commit > 0 && commit <= lastFrames.count ? lastFrames[commit - 1] : 0
-        if let frames = framesOfPage[number], let frame = frames.last(where: { $0 <= last }) {
+        if let wal, let frames = framesOfPage[number], let frame = frames.last(where: { $0 <= last }) {
             return try read(wal, at: frameOffset(frame) + 24, count: pageSize, path: files.wal.path)
         }
         let offset = Int64(number - 1) * Int64(pageSize)

@@ -55,6 +55,15 @@ package struct WriteAheadLog: Sendable, Equatable {
     /// The file's size in bytes.
     package var fileBytes: Int64
 
+    /// The log of a store that has none: no commit, so every page is the main file's
+    /// (``LogPages`` reads such a store's pages as they stand).
+    package static func none(pageSize: Int) -> WriteAheadLog {
+        WriteAheadLog(
+            header: Header(bigEndianChecksums: false, formatVersion: 3_007_000, pageSize: pageSize, checkpointSequence: 0, salts: [0, 0]),
+            commits: [], uncommittedFrames: 0, earlierGenerationFrames: 0, badChecksumFrame: nil, framesAfterBadChecksum: 0, tornBytes: 0,
+            fileBytes: 0)
+    }
+
     /// Bytes of one frame: its 24-byte header and a page.
     package var frameBytes: Int { 24 + header.pageSize }
 

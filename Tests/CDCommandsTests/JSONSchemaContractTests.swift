@@ -69,7 +69,7 @@ import Testing
                 "rows.schema.json", "serve-compat.schema.json", "serve-diff.schema.json", "serve-entity.schema.json", "serve-error.schema.json",
                 "serve-event.schema.json", "serve-explain.schema.json", "serve-history.schema.json", "serve-members.schema.json", "serve-model.schema.json",
                 "serve-object.schema.json", "serve-store.schema.json", "serve-stores.schema.json", "serve-validate.schema.json", "sql.schema.json",
-                "trace.schema.json", "validate.schema.json", "wal-changes.schema.json", "wal.schema.json", "watch.schema.json",
+                "trace.schema.json", "validate.schema.json", "wal-changes.schema.json", "wal-recovered.schema.json", "wal.schema.json", "watch.schema.json",
             ])
         // This suite checks them all but watch's, which the watch test checks on its live output,
         // and serve's, which the server's tests check on its answers.
@@ -117,6 +117,24 @@ import Testing
                 #expect(try !validator.problems(in: altered).isEmpty, "wal-changes.schema.json accepts the report with \(change)")
             }
         }
+    }
+
+    /// Rows recovered from free pages of two real stores (a location cache, a store migrated in
+    /// place), each report also rejected once altered; RecoveredRowsTests checks what is found.
+    @Test func walRecovered() throws {
+        let validator = try JSONSchemaValidator(file: "wal-recovered.schema.json", in: Self.folder)
+        var rows = 0
+        for store in ["osxphotos-clslocationcache-10.15.1/CLSLocationCache.sqlite", "wibosco-revised/CoreDataMigration_Example_2.sqlite"] {
+            let copy = try Corpus.copyStore(store)
+            let output = Self.run(["wal", copy.path, "--recovered", "--json"])
+            try Self.expectConforms(output, to: "wal-recovered.schema.json")
+            let document = try JSONValue(parsing: output)
+            if case .array(let list)? = document.members?["rows"] { rows += list.count }
+            for (change, altered) in Self.alterations(of: document) {
+                #expect(try !validator.problems(in: altered).isEmpty, "wal-recovered.schema.json accepts the report with \(change)")
+            }
+        }
+        #expect(rows > 0, "no row recovered: the schema's rows went unchecked")
     }
 
     // MARK: diff
