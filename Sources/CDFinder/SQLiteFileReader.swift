@@ -1,3 +1,4 @@
+import CDBase
 import Foundation
 #if canImport(Glibc)
     import Glibc
@@ -169,13 +170,7 @@ final class SQLiteFileReader {
 
     /// A cell's payload: the part on the page, then the overflow chain (SQLite file format §1.6).
     private func payload(_ bytes: [UInt8], at offset: Int, size: Int) throws -> [UInt8] {
-        let maxLocal = usableSize - 35
-        var local = size
-        if size > maxLocal {
-            let minLocal = (usableSize - 12) * 32 / 255 - 23
-            let candidate = minLocal + (size - minLocal) % (usableSize - 4)
-            local = candidate <= maxLocal ? candidate : minLocal
-        }
+        let local = SQLitePayload.localBytes(total: size, usableSize: usableSize)
         guard offset + local <= bytes.count else { throw FinderError.recordPastPage }
         var result = Array(bytes[offset..<offset + local])
         guard local < size else { return result }

@@ -1,3 +1,5 @@
+import CDBase
+
 /// One page of a SQLite database file read as a b-tree page (docs/format/store-format.md §10b,
 /// from SQLite's file-format document, "B-tree Pages"): its kind, its cells' rowids on a table
 /// leaf, its children on a table interior page.
@@ -57,16 +59,8 @@ package struct BTreePage: Sendable {
             guard var offset = cellOffset(index), let size = Self.varint(bytes, &offset), size >= 0,
                 let rowid = Self.varint(bytes, &offset)
             else { continue }
-            // SQLite's local payload size for a table leaf (file-format document, "B-tree
-            // Pages"): all of it up to usable − 35 bytes, else a minimum plus what fits.
             let total = Int(clamping: size)
-            let most = usableSize - 35
-            var local = total
-            if total > most {
-                let least = (usableSize - 12) * 32 / 255 - 23
-                let candidate = least + (total - least) % (usableSize - 4)
-                local = candidate <= most ? candidate : least
-            }
+            let local = SQLitePayload.localBytes(total: total, usableSize: usableSize)
             guard local >= 0, offset + local <= bytes.count else { continue }
             result.append((rowid, bytes[offset..<(offset + local)], local == total))
         }
