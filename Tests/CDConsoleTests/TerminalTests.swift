@@ -129,6 +129,26 @@ import Testing
         try terminal.waitFor("EXIT=0")
     }
 
+    /// `--as-of` reads the store as it stood after a commit of its -wal: a copy of a corpus log
+    /// whose commits 6 and 8 each insert an Entry (as `wal --changes` lists them, golden
+    /// Tests/Fixtures/wal/CLSContactCache-changes.txt), under the terminal's store name.
+    @Test func asOfReadsTheStoreAfterACommit() throws {
+        try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
+        let terminal = try Terminal()
+        let source = Corpus.url("osxphotos-clscontactcache-10.15.4/CLSContactCache.sqlite")
+        try FileManager.default.removeItem(at: terminal.store)
+        try FileManager.default.copyItem(at: source, to: terminal.store)
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: source.path + "-wal"), to: URL(fileURLWithPath: terminal.store.path + "-wal"))
+        for (options, count) in [("--as-of 5", 0), ("--as-of 6", 1), ("", 2)] {
+            try terminal.startConsole(options: options)
+            try terminal.type("Entry.count")
+            try terminal.send("Enter")
+            try terminal.waitFor("Entry.count\n\(count)\n")
+            try terminal.send("C-d")
+            try terminal.waitFor("EXIT=0")
+        }
+    }
+
     @Test func ctrlCInterruptsAQueryAndCtrlDExits() throws {
         try #require(Self.hasTmux, "tmux is needed for the terminal tests (.ci/run installs it)")
         let terminal = try Terminal()
