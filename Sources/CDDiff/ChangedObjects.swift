@@ -27,8 +27,7 @@ package enum ChangedObjects {
                         guard case .relationship(let relationship) = property, relationship.isToMany else { continue }
                         for query in ownerQueries(reader.mapping, entity: entity.name, relationship: relationship) {
                             guard let keys = byTable[query.table.uppercased()], !keys.isEmpty, try db.tableExists(query.listing) else { continue }
-                            let list = "[" + keys.sorted().map(String.init).joined(separator: ",") + "]"
-                            let owners = try Int64.fetchCursor(db, sql: query.sql, arguments: [list])
+                            let owners = try Int64.fetchCursor(db, sql: query.sql, arguments: [ObjectRestriction(keys).keys])
                             while let owner = try owners.next() { objects[entity.name, default: []].insert(owner) }
                         }
                     }

@@ -70,7 +70,8 @@ struct MemberQuery {
 
 /// The objects a comparison is restricted to (``DiffOptions/objects``): a condition on the owner
 /// table's `Z_PK`, aliased `o`, whose one argument lists the keys as a JSON array (SQLite's
-/// `json_each` reads it, so any number of keys is one bound value).
+/// `json_each` reads it, so any number of keys is one bound value; ``ChangedObjects`` binds its
+/// rowids the same way).
 struct ObjectRestriction {
     let keys: String
     let sql = " AND o.Z_PK IN (SELECT value FROM json_each(?))"

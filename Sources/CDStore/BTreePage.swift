@@ -69,36 +69,34 @@ package struct BTreePage: Sendable {
 
     /// A table interior page's keys (each the largest rowid under its left child); nil for
     /// another kind or a malformed cell.
-    package var keys: [Int64]? {
-        guard kind == .tableInterior else { return nil }
-        var result: [Int64] = []
-        for index in 0..<cellCount {
-            guard var offset = cellOffset(index), offset + 4 <= bytes.count else { return nil }
-            offset += 4
-            guard let key = Self.varint(bytes, &offset) else { return nil }
-            result.append(key)
-        }
-        return result
-    }
+    package var keys: [Int64]? { interiorCells?.map(\.key) }
 
     /// A table interior page's children, left to right, the right-most pointer last; nil for
     /// another kind or a malformed cell.
     package var children: [Int]? {
-        guard kind == .tableInterior else { return nil }
-        var result: [Int] = []
-        for index in 0..<cellCount {
-            guard let offset = cellOffset(index), offset + 4 <= bytes.count else { return nil }
-            result.append(Self.bigEndian32(bytes, offset))
-        }
-        return result + [Self.bigEndian32(bytes, header + 8)]
+        interiorCells.map { $0.map(\.child) + [Self.bigEndian32(bytes, header + 8)] }
     }
 
     /// The child of a table interior page whose subtree holds `rowid`: the first cell whose key
     /// is at least `rowid`, else the right-most pointer.
     package func child(toward rowid: Int64) -> Int? {
-        guard let keys, let children else { return nil }
-        let index = keys.firstIndex { $0 >= rowid } ?? keys.count
-        return children[index]
+        guard let cells = interiorCells else { return nil }
+        return cells.first { $0.key >= rowid }?.child ?? Self.bigEndian32(bytes, header + 8)
+    }
+
+    /// A table interior page's cells in order: a left child's page number, then the largest
+    /// rowid under it; nil for another kind or a malformed cell.
+    private var interiorCells: [(child: Int, key: Int64)]? {
+        guard kind == .tableInterior else { return nil }
+        var result: [(child: Int, key: Int64)] = []
+        for index in 0..<cellCount {
+            guard var offset = cellOffset(index), offset + 4 <= bytes.count else { return nil }
+            let child = Self.bigEndian32(bytes, offset)
+            offset += 4
+            guard let key = Self.varint(bytes, &offset) else { return nil }
+            result.append((child, key))
+        }
+        return result
     }
 
     private func cellOffset(_ index: Int) -> Int? {

@@ -94,7 +94,6 @@ package struct WALChanges: Sendable {
             let commit = log.commits[number - 1]
             var report = Commit(number: number, frames: commit.frames, pages: commit.pages.count)
             let (sessionAfter, schemaAfter) = try open(number)
-            if sessionAfter == nil { report.unreadable = "no Core Data tables yet (Z_METADATA, Z_PRIMARYKEY)" }
             if let sessionAfter {
                 if let sessionBefore {
                     let rows = try CommitRows.of(commit: number, pages: pages, before: schemaBefore, after: schemaAfter)
@@ -114,8 +113,10 @@ package struct WALChanges: Sendable {
                 } else {
                     report.created = try Self.objectCounts(try sessionAfter.reader(), entities: entities)
                 }
+                report.transactions = try Self.transactions(before: sessionBefore, after: sessionAfter, entities: entities)
+            } else {
+                report.unreadable = "no Core Data tables yet (Z_METADATA, Z_PRIMARYKEY)"
             }
-            if let sessionAfter { report.transactions = try Self.transactions(before: sessionBefore, after: sessionAfter, entities: entities) }
             result.commits.append(report)
             schemaBefore = schemaAfter
             sessionBefore = sessionAfter
@@ -132,9 +133,8 @@ package struct WALChanges: Sendable {
             try HistoryReader.hasHistory(db) ? try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") : nil
         }
         var transactions = try HistoryReader(snapshot: after.snapshot).transactions(HistoryFilter(afterTransaction: newestBefore ?? 0))
-        if !entities.isEmpty {
-            let reader = try after.reader()
-            let numbers = Set(entities.flatMap { reader.mapping.entityNumbers(includingSubentitiesOf: $0) })
+        let reader = try after.reader()
+        if let numbers = entityNumbers(entities, in: reader) {
             let names = Set(reader.mapping.entities.filter { numbers.contains($0.number) }.map(\.name))
             transactions = transactions.compactMap { transaction in
                 var kept = transaction
@@ -148,15 +148,10 @@ package struct WALChanges: Sendable {
     /// Objects per concrete entity (of `entities` and their sub-entities; empty: all), in
     /// `Z_ENT` order, for a commit that made the store.
     private static func objectCounts(_ reader: ObjectReader, entities: [String]) throws -> [(entity: String, objects: Int)] {
-        var wanted: Set<Int>?
-        if !entities.isEmpty {
-            var numbers = Set<Int>()
-            for name in entities {
-                guard reader.model.entity(named: name) != nil else { throw StoreError.unknownEntity(name: name, known: reader.dumpableEntities) }
-                numbers.formUnion(reader.mapping.entityNumbers(includingSubentitiesOf: name))
-            }
-            wanted = numbers
+        for name in entities where reader.model.entity(named: name) == nil {
+            throw StoreError.unknownEntity(name: name, known: reader.dumpableEntities)
         }
+        let wanted = entityNumbers(entities, in: reader)
         return try reader.snapshot.read { db in
             try reader.dumpableEntities.compactMap { name -> (String, Int)? in
                 guard let number = reader.mapping.entityNumber(of: name), wanted?.contains(number) ?? true,
@@ -166,5 +161,11 @@ package struct WALChanges: Sendable {
                 return (name, count ?? 0)
             }
         }
+    }
+
+    /// The `Z_ENT`s of `entities` and their sub-entities in `reader`'s mapping; nil when
+    /// `entities` is empty (every entity).
+    private static func entityNumbers(_ entities: [String], in reader: ObjectReader) -> Set<Int>? {
+        entities.isEmpty ? nil : Set(entities.flatMap { reader.mapping.entityNumbers(includingSubentitiesOf: $0) })
     }
 }
