@@ -2,7 +2,6 @@ import CDServe
 import CDTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// Conditional GET (``EntityTag``): every page of a store's data carries a weak `ETag` of the
@@ -14,7 +13,7 @@ import Testing
         "/stores/1/model", "/stores/1/validate", "/stores/1/compat", "/stores/1/history", "/diff/1/2",
     ]
 
-    static func get(_ client: any TestClientProtocol, _ uri: String, ifNoneMatch: String? = nil, accept: String? = nil, method: HTTPRequest.Method = .get)
+    static func get(_ client: ServeClient, _ uri: String, ifNoneMatch: String? = nil, accept: String? = nil, method: HTTPRequest.Method = .get)
         async throws -> ServeHarness.Answer
     {
         var headers: HTTPFields = [:]

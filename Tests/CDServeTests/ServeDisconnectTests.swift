@@ -2,7 +2,6 @@ import CDServe
 import CDTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// A client that goes away stops its work: over a real socket, curl asks for a slow filtered
@@ -17,8 +16,7 @@ import Testing
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: big.path, modelPath: nil)], queryTimeout: 600)
         // No maker matches: the page's statement reads every row.
         let uri = page + "?where=" + ServePagingTests.encode("maker MATCHES '.*(a|b)(c|d).*N.*'")
-        try await ServeServer.application(catalog: catalog).test(.live) { live in
-            let port = try #require(live.port)
+        try await LiveServer.with(catalog) { port in
             let curl = try SpawnedProcess(
                 executable: "/usr/bin/curl", arguments: ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)\(uri)"], environment: [:],
                 output: big.deletingLastPathComponent().appendingPathComponent("curl.txt"))

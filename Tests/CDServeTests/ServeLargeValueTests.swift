@@ -2,7 +2,6 @@ import CDServe
 import CDTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// Big values: an object page reads no binary or transformable value over 64 KiB. It gives the
@@ -19,7 +18,7 @@ import Testing
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
 
-    static func raw(_ client: any TestClientProtocol, _ uri: String) async throws -> (status: Int, headers: HTTPFields, body: [UInt8]) {
+    static func raw(_ client: ServeClient, _ uri: String) async throws -> (status: Int, headers: HTTPFields, body: [UInt8]) {
         try await client.execute(uri: uri, method: .get, headers: [:], body: nil) { response in
             (Int(response.status.code), response.headers, Array(response.body.readableBytesView))
         }

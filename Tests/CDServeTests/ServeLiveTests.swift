@@ -3,7 +3,6 @@ import CDServe
 import CDTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The live updates of `serve`: `/stores/{store}/events` on a server listening on a real port,
@@ -19,21 +18,12 @@ import Testing
     /// inside `body`.
     static func withLiveServer(
         _ copy: URL, modelPath: String? = nil,
-        _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: PatientClient) async throws -> Void
+        _ body: @escaping @Sendable (_ catalog: StoreCatalog, _ base: String, _ client: ServeClient) async throws -> Void
     ) async throws {
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: modelPath)], queryTimeout: 10, live: fast)
-        let app = ServeServer.application(catalog: catalog)
-        try await app.test(.live) { live in
-            let port = try #require(live.port)
-            let client = TestClient(host: "localhost", port: port, configuration: .init(timeout: .seconds(600)))
-            client.connect()
-            do {
-                try await body(catalog, "http://127.0.0.1:\(port)", PatientClient(client: client))
-            } catch {
-                try? await client.shutdown()
-                throw error
-            }
-            try await client.shutdown()
+        try await LiveServer.with(catalog) { port in
+            let base = "http://127.0.0.1:\(port)"
+            try await body(catalog, base, ServeClient(port: port))
         }
     }
 
@@ -63,11 +53,11 @@ import Testing
                 #expect(try await events.nextBlock() == ": heartbeat", "round \(round)")
                 #expect(try Checksums.of(directory: directory) == written, "round \(round): the server changed the store")
                 // The pages read the new version too: the pool opened a new session.
-                let page = try await client.get("/stores/1/entities/Car.json?size=1")
+                let page = try await ServeHarness.get(client, "/stores/1/entities/Car.json?size=1")
                 #expect(try page.json["count"]?.integer == after.values.filter { $0.table == "ZCAR" }.count, "round \(round)")
                 // The Refresh of the Car page marks exactly the cars sqlite3 saw inserted or saved,
                 // from the keys of the events of the entities the page names (as the script does).
-                let cars = try await client.get("/stores/1/entities/Car")
+                let cars = try await ServeHarness.get(client, "/stores/1/entities/Car")
                 let family = Self.watchedEntities(cars.body)
                 #expect(family == ["Car", "LuxuryCar", "SportCar"])
                 let changed = try Set(received.filter { try family.contains($0.entity) }.flatMap { try $0.keys("inserted_pks") + $0.keys("updated_pks") })
@@ -75,7 +65,7 @@ import Testing
                 #expect(changed == saved, "round \(round)")
                 if !changed.isEmpty {
                     let query = changed.sorted().map(String.init).joined(separator: ",")
-                    let marked = try await client.get("/stores/1/entities/Car?size=1000&changed=" + query)
+                    let marked = try await ServeHarness.get(client, "/stores/1/entities/Car?size=1000&changed=" + query)
                     #expect(Self.markedRows(marked.body) == saved, "round \(round)")
                 }
             }
@@ -91,8 +81,7 @@ import Testing
         let copy = try Corpus.copyStore(ServeHarness.sample)
         let settings = LiveSettings(pollInterval: 3600, heartbeatInterval: 0.1)
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copy.path, modelPath: nil)], queryTimeout: 10, live: settings)
-        try await ServeServer.application(catalog: catalog).test(.live) { live in
-            let port = try #require(live.port)
+        try await LiveServer.with(catalog) { port in
             let events = try EventClient("http://127.0.0.1:\(port)/stores/1/events")
             defer { events.stop() }
             var block = try await events.nextBlock()
@@ -183,7 +172,7 @@ import Testing
                     "{\"entity\":\"Recipe\",\"inserted\":1,\"updated\":1,\"deleted\":0,\"inserted_pks\":[11],\"updated_pks\":[1],\"deleted_pks\":[],\"truncated\":false}",
                 ])
             // The page the events are for names the same entity.
-            let page = try await client.get("/stores/1/entities/Recipe")
+            let page = try await ServeHarness.get(client, "/stores/1/entities/Recipe")
             #expect(page.status == 200 && Self.watchedEntities(page.body) == ["Recipe"], "\(page.body.prefix(300))")
             #expect(catalog.feeds[0].watchersStarted == 1)
         }
@@ -207,7 +196,7 @@ import Testing
         #expect(answers[0].1.body.contains("text/event-stream"))
         for (uri, answer) in answers { ServeHarness.expectSecurityHeaders(answer, uri) }
         try await Self.withLiveServer(copy) { _, _, client in
-            let head = try await client.get("/stores/1/events", method: .head)
+            let head = try await ServeHarness.get(client, "/stores/1/events", method: .head)
             #expect(head.status == 200 && head.body.isEmpty)
             #expect(head.header("Content-Type") == "text/event-stream; charset=utf-8")
             // The script's EventSource connects to the server itself: default-src 'self' covers
@@ -374,19 +363,6 @@ import Testing
             await pause(milliseconds: 20)
         }
         return condition()
-    }
-}
-
-/// The test client of ``ServeLiveTests/withLiveServer(_:_:)``: it waits up to ten minutes for
-/// an answer, where HummingbirdTesting's live client gives up after 20 seconds without one. In a
-/// full parallel run the other suites can hold every thread of the shared concurrency pool, which
-/// the in-process server needs to answer, for longer than that (CI saw a HEAD request time out so).
-struct PatientClient: Sendable {
-    let client: TestClient
-
-    func get(_ uri: String, method: HTTPRequest.Method = .get) async throws -> ServeHarness.Answer {
-        let response = try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: [.connection: "keep-alive"]))
-        return ServeHarness.Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: response.body ?? ByteBuffer()))
     }
 }
 

@@ -2,7 +2,6 @@ import CDServe
 import CDTestSupport
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// `serve --find` at scale: 200 stores served, none opened by the store list, each opened when
@@ -13,7 +12,7 @@ import Testing
         let copies = try (0..<200).map { _ in try Corpus.copyStore(ServeHarness.sample) }
         let stores = copies.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: nil, group: "Group \($0.offset / 50)") }
         let catalog = StoreCatalog(stores: stores, queryTimeout: 10, sessionIdleTime: 3600)
-        try await ServeServer.application(catalog: catalog).test(.router) { client in
+        try await ServeHarness.withClient(catalog) { client in
             let list = try await ServeHarness.get(client, "/.json")
             #expect(list.status == 200)
             #expect(try list.json["stores"]?.array?.count == 200)
@@ -46,7 +45,7 @@ import Testing
     @Test func anyRequestClosesWhatWasIdle() async throws {
         let copies = try ServeHarness.copies([ServeHarness.sample])
         let catalog = StoreCatalog(stores: [ServedStore(number: 1, path: copies[0].path, modelPath: nil)], queryTimeout: 10, sessionIdleTime: 0.3)
-        try await ServeServer.application(catalog: catalog).test(.router) { client in
+        try await ServeHarness.withClient(catalog) { client in
             let page = try await ServeHarness.get(client, "/stores/1/entities/Car.json")
             #expect(page.status == 200)
             #expect(catalog.idleSessionCount == 1)

@@ -3,7 +3,6 @@ import CDMaintenance
 import CDServe
 import CDTestSupport
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// `serve` on a store whose tables and columns need quoting in SQL (``OddNameStore``: entity

@@ -4,7 +4,6 @@ import CDTestSupport
 import Foundation
 import GRDB
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The model, report, history and diff pages of `serve` on copies of corpus stores: each JSON
@@ -188,7 +187,7 @@ import Testing
 
     /// The pages reached from `start` by following `link` (`next` or `newer`), each page's
     /// transactions.
-    static func walk(_ client: any TestClientProtocol, from start: String, following link: String) async throws -> [[JSONValue]] {
+    static func walk(_ client: ServeClient, from start: String, following link: String) async throws -> [[JSONValue]] {
         var pages: [[JSONValue]] = []
         var uri: String? = start
         while let current = uri, pages.count < 100 {

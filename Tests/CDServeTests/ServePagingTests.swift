@@ -4,7 +4,6 @@ import CDServe
 import CDStore
 import CDTestSupport
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// Keyset pages and filters against `cdstore query`, on generated cases: following `next`
@@ -14,7 +13,7 @@ import Testing
 @Suite(.temporaryDirectories) struct ServePagingTests {
     /// Every page of `uri` (a `.json` entity or member page), following `next`.
     /// `counts` are the `count` of each page (the same on every page of one filter).
-    static func allPages(_ client: any TestClientProtocol, _ uri: String) async throws -> (
+    static func allPages(_ client: ServeClient, _ uri: String) async throws -> (
         objects: [JSONValue], status: Int, body: String, counts: [JSONValue]
     ) {
         var objects: [JSONValue] = []

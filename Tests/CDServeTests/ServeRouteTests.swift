@@ -5,7 +5,6 @@ import CDTestSupport
 import Foundation
 import GRDB
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// Every route of `serve` on copies of corpus stores, through Hummingbird's in-memory test

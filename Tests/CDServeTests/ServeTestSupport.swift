@@ -4,7 +4,6 @@ import CDTestSupport
 import Foundation
 import GRDB
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// Running the server in process on copies of corpus stores, and reading its answers.
@@ -21,17 +20,21 @@ enum ServeHarness {
         try stores.map { try Corpus.copyStore($0) }
     }
 
-    /// Runs `body` with a client of a server over `paths` (Hummingbird's in-memory router test:
-    /// no socket), started with `--model modelPath` when given; `queueLimit` bounds the requests
-    /// that may wait for a worker.
+    /// Runs `body` with a client of a server over `paths` (in process, on a free loopback port),
+    /// started with `--model modelPath` when given; `queueLimit` bounds the requests that may
+    /// wait for a worker.
     static func withServer<Value: Sendable>(
         _ paths: [URL], modelPath: String? = nil, queryTimeout: Double = 10, idleSessions: Int = 4, queueLimit: Int? = nil,
-        _ body: @Sendable (any TestClientProtocol) async throws -> Value
+        _ body: @Sendable (ServeClient) async throws -> Value
     ) async throws -> Value {
         let stores = paths.enumerated().map { ServedStore(number: $0.offset + 1, path: $0.element.path, modelPath: modelPath) }
         let catalog = StoreCatalog(stores: stores, queryTimeout: queryTimeout, idleSessions: idleSessions, queueLimit: queueLimit)
-        let app = ServeServer.application(catalog: catalog)
-        return try await app.test(.router, body)
+        return try await withClient(catalog, body)
+    }
+
+    /// Runs `body` with a client of a server of `catalog`.
+    static func withClient<Value: Sendable>(_ catalog: StoreCatalog, _ body: @Sendable (ServeClient) async throws -> Value) async throws -> Value {
+        try await LiveServer.with(catalog) { port in try await body(ServeClient(port: port)) }
     }
 
     /// A copy of the sample store with a million more cars (`Maker 1` to `Maker 1000000`, Z_PK
@@ -54,7 +57,7 @@ enum ServeHarness {
     }
 
     /// GETs `uri` and returns status, headers and body text.
-    static func get(_ client: any TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get, accept: String? = nil) async throws -> Answer {
+    static func get(_ client: ServeClient, _ uri: String, method: HTTPRequest.Method = .get, accept: String? = nil) async throws -> Answer {
         var headers: HTTPFields = [:]
         if let accept { headers[.accept] = accept }
         return try await client.execute(uri: uri, method: method, headers: headers) { response in
