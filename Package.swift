@@ -14,7 +14,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
@@ -40,7 +39,6 @@ let package = Package(
             name: "CDModel",
             dependencies: [
                 "CDBase", "CDArchive", "CDPredicate",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         /// The exact SQLite layout Core Data gives a model (tables, columns, indexes, and the
         /// framework versions' rules), predicted or checked against a store's schema, with the
@@ -134,7 +132,6 @@ let package = Package(
             name: "CDRendering",
             dependencies: [
                 "CDBase", "CDArchive", "CDStore",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         /// The interactive console: one session on one private snapshot, dot-commands and queries,
         /// completion from the model in memory, libedit line editing, and script mode.
@@ -177,7 +174,6 @@ let package = Package(
             name: "CDTestSupport",
             dependencies: [
                 "CDBase", "CDCommands", "CDMaintenance", "CDPredicate", "CDModel", "CDMapping", "CDStore", "CDFetch",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/CDTestSupport"),
         .testTarget(name: "CDTestSupportTests", dependencies: ["CDTestSupport", "CDMaintenance", "CDPredicate"]),

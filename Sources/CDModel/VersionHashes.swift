@@ -1,4 +1,4 @@
-import Crypto
+import CDBase
 import Foundation
 
 /// Core Data's entity version hashes, model checksum and digest, computed from a model.

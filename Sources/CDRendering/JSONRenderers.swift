@@ -1,7 +1,6 @@
 import CDArchive
 import CDBase
 import CDStore
-import Crypto
 import Foundation
 
 /// JSON text for object values, written directly (no `JSONEncoder`) so keys keep the model's

@@ -1,7 +1,6 @@
 import CDArchive
 import CDBase
 import CDStore
-import Crypto
 import Foundation
 
 /// Plain text for one value, as the line, table, expanded and CSV formats show it.

@@ -64,7 +64,7 @@ import Testing
             let first = try await ServeHarness.get(client, "/stores/1/entities/Page/1.json")
             #expect(
                 try first.json["object"]?["content"]
-                    == .object([(key: "size", value: .number("65536")), (key: "sha256", value: .string(Checksums.sha256Hex(Data(atLimit))))]))
+                    == .object([(key: "size", value: .number("65536")), (key: "sha256", value: .string(try Checksums.sha256Hex(Data(atLimit))))]))
             let second = try await ServeHarness.get(client, "/stores/1/entities/Page/2.json")
             #expect(try second.json["object"]?["content"] == .object([(key: "size", value: .number("65537")), (key: "notRead", value: .bool(true))]))
             #expect(try await Self.raw(client, "/stores/1/entities/Page/2/content").body == overLimit)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Testing
 
@@ -82,24 +81,55 @@ public enum Corpus {
     }
 }
 
-/// SHA-256 checksums of files, to prove that reading a store changed nothing.
+/// SHA-256 checksums of files, to prove that reading a store changed nothing. Computed by the
+/// system's `shasum`, not by the product's own SHA-256 (CDBase's `SHA2`), which they also check.
 public enum Checksums {
+    /// `shasum` failed or printed what is not its listing.
+    public struct ShasumFailed: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "shasum failed: \(output.prefix(300))" }
+    }
+
     /// Lowercase hex SHA-256 of `data`.
-    public static func sha256Hex(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    public static func sha256Hex(_ data: Data) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cdstore-shasum-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard let digest = try shasum([file.path]).first else { throw ShasumFailed(output: "no digest") }
+        return digest
     }
 
     /// Hex SHA-256 of every regular file in `directory` (recursively), by relative path.
     public static func of(directory: URL) throws -> [String: String] {
-        var result: [String: String] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return result }
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [:] }
+        var relativePaths: [String] = []
         for case let relative as String in walker {
-            let url = directory.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            result[relative] = sha256Hex(try Data(contentsOf: url))
+            let path = directory.appendingPathComponent(relative).path
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            relativePaths.append(relative)
         }
-        return result
+        guard !relativePaths.isEmpty else { return [:] }
+        let digests = try shasum(relativePaths.map { directory.appendingPathComponent($0).path })
+        guard digests.count == relativePaths.count else { throw ShasumFailed(output: "\(digests.count) digests for \(relativePaths.count) files") }
+        return Dictionary(uniqueKeysWithValues: zip(relativePaths, digests))
+    }
+
+    /// Lowercase hex digests of the files at `paths` by `shasum -a bits` (256 or 512), in their
+    /// order (its listing is one `digest  path` line each; the paths hold no newline).
+    public static func shasum(_ paths: [String], bits: Int = 256) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/shasum")
+        process.arguments = ["-a", String(bits), "--"] + paths
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw ShasumFailed(output: text) }
+        return text.split(separator: "\n").map { String($0.prefix(bits / 4)) }
     }
 }
 
