@@ -78,32 +78,43 @@ package struct SHA2<Variant: SHA2Variant> {
         rotate(value, amounts.0) ^ rotate(value, amounts.1) ^ (shiftsLast ? value >> amounts.2 : rotate(value, amounts.2))
     }
 
-    /// One block of `blockBytes` bytes into the state (FIPS 180-4 §6.2.2, §6.4.2).
+    /// One block of `blockBytes` bytes into the state (FIPS 180-4 §6.2.2, §6.4.2). The message
+    /// schedule lives on the stack: a heap array per block made a dump's digests of large values
+    /// several times slower.
     @inlinable mutating func compress(_ block: UnsafeRawBufferPointer) {
         let wordBytes = Variant.Word.bitWidth / 8
-        let rounds = Variant.roundConstants.count
-        var schedule = [Variant.Word](repeating: 0, count: rounds)
-        for index in 0..<16 {
-            var word: Variant.Word = 0
-            for byte in block[(index * wordBytes)..<((index + 1) * wordBytes)] { word = word << 8 | Variant.Word(byte) }
-            schedule[index] = word
-        }
-        for index in 16..<rounds {
-            schedule[index] =
-                Self.sigma(schedule[index - 2], Variant.smallSigma1, shiftsLast: true) &+ schedule[index - 7]
-                &+ Self.sigma(schedule[index - 15], Variant.smallSigma0, shiftsLast: true) &+ schedule[index - 16]
-        }
+        let constants = Variant.roundConstants
+        let rounds = constants.count
         var (a, b, c, d) = (state[0], state[1], state[2], state[3])
         var (e, f, g, h) = (state[4], state[5], state[6], state[7])
-        for index in 0..<rounds {
-            let choice = (e & f) ^ (~e & g)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let first = h &+ Self.sigma(e, Variant.bigSigma1, shiftsLast: false) &+ choice &+ Variant.roundConstants[index] &+ schedule[index]
-            let second = Self.sigma(a, Variant.bigSigma0, shiftsLast: false) &+ majority
-            (h, g, f, e) = (g, f, e, d &+ first)
-            (d, c, b, a) = (c, b, a, first &+ second)
+        withUnsafeTemporaryAllocation(of: Variant.Word.self, capacity: rounds) { schedule in
+            for index in 0..<16 {
+                var word: Variant.Word = 0
+                for offset in (index * wordBytes)..<((index + 1) * wordBytes) { word = word << 8 | Variant.Word(block[offset]) }
+                schedule[index] = word
+            }
+            for index in 16..<rounds {
+                schedule[index] =
+                    Self.sigma(schedule[index - 2], Variant.smallSigma1, shiftsLast: true) &+ schedule[index - 7]
+                    &+ Self.sigma(schedule[index - 15], Variant.smallSigma0, shiftsLast: true) &+ schedule[index - 16]
+            }
+            for index in 0..<rounds {
+                let choice = (e & f) ^ (~e & g)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let first = h &+ Self.sigma(e, Variant.bigSigma1, shiftsLast: false) &+ choice &+ constants[index] &+ schedule[index]
+                let second = Self.sigma(a, Variant.bigSigma0, shiftsLast: false) &+ majority
+                (h, g, f, e) = (g, f, e, d &+ first)
+                (d, c, b, a) = (c, b, a, first &+ second)
+            }
         }
-        for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] &+= value }
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
     }
 }
 
