@@ -12,9 +12,9 @@ import ServiceLifecycle
 /// A client of a live server (``LiveServer``) over a real socket, on SwiftNIO's HTTP/1 codec:
 /// one connection per request (`Connection: close`), at most ``ConnectionSlots/limit`` at once
 /// (thousands of connects at once overflow the server's listen backlog), the request's URI sent
-/// exactly as given, the answer's body collected whole. It waits as long as the server takes: in a full parallel
-/// run the other suites can keep the concurrency pool, which the in-process server needs to
-/// answer, busy for minutes. Why not HummingbirdTesting: it builds AsyncHTTPClient, NIOSSL and a
+/// exactly as given, the answer's body collected whole. It waits as long as the server takes: in
+/// a full parallel run the other suites can keep the concurrency pool, which the in-process
+/// server needs to answer, busy for minutes. Why not HummingbirdTesting: it builds AsyncHTTPClient, NIOSSL and a
 /// second BoringSSL, most of the test build's time; and its in-memory mode hands the responder a
 /// request body that ``ServeResponder``'s watch for a client that leaves cannot use.
 struct ServeClient: Sendable {
@@ -158,8 +158,8 @@ struct ServeClient: Sendable {
     }
 }
 
-/// `serve`'s real HTTP server on a free loopback port, for the tests that need a socket (event
-/// streams read by curl, a client that hangs up).
+/// `serve`'s real HTTP server on a free loopback port, which every serve test talks to: through
+/// ``ServeClient``, curl (event streams, a client that hangs up) or a browser.
 enum LiveServer {
     struct NeverListened: Error, CustomStringConvertible {
         var description: String { "the server stopped before it listened" }
