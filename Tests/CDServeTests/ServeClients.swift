@@ -158,8 +158,9 @@ struct ServeClient: Sendable {
     }
 }
 
-/// `serve`'s real HTTP server on a free loopback port, which every serve test talks to: through
-/// ``ServeClient``, curl (event streams, a client that hangs up) or a browser.
+/// `serve`'s real HTTP server, in process, on a free loopback port: what every serve test but the
+/// browser tests (which run the built `cdstore serve`) talks to, through ``ServeClient`` or curl
+/// (event streams, a client that hangs up).
 enum LiveServer {
     struct NeverListened: Error, CustomStringConvertible {
         var description: String { "the server stopped before it listened" }
